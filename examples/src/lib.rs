@@ -1,0 +1,1 @@
+//! Examples of using the framework.

@@ -1,0 +1,2 @@
+//! The runtime of the op framework.
+pub use op_spec::{DType, TypeClass};

@@ -1,0 +1,1 @@
+//! The kernels the framework ships.

@@ -1,0 +1,1 @@
+//! Proc macros of the op framework.

@@ -1,0 +1,501 @@
+//! Attr values and attr types: what an attr may hold, and what it holds.
+
+use std::fmt;
+
+use crate::DType;
+
+/// The kind of value an attr holds, without the `list(...)` wrapper.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AttrKind {
+    /// `string`: a byte string, not required to be UTF-8.
+    String,
+    /// `int`: a signed 64-bit integer.
+    Int,
+    /// `float`: a 32-bit float.
+    Float,
+    /// `bool`.
+    Bool,
+    /// `type`: a [`DType`].
+    Type,
+    /// `shape`: a [`ShapeValue`], possibly partially known.
+    Shape,
+    /// `tensor`: a [`TensorValue`] constant.
+    Tensor,
+    /// `func`: a function reference ([`FuncValue`]).
+    Func,
+}
+
+impl AttrKind {
+    /// Every kind, in the order TensorFlow's parser tries them.
+    pub const ALL: [AttrKind; 8] = [
+        AttrKind::String,
+        AttrKind::Int,
+        AttrKind::Float,
+        AttrKind::Bool,
+        AttrKind::Type,
+        AttrKind::Shape,
+        AttrKind::Tensor,
+        AttrKind::Func,
+    ];
+
+    /// The kind's name in specs and in `AttrDef.type` (`int`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AttrKind::String => "string",
+            AttrKind::Int => "int",
+            AttrKind::Float => "float",
+            AttrKind::Bool => "bool",
+            AttrKind::Type => "type",
+            AttrKind::Shape => "shape",
+            AttrKind::Tensor => "tensor",
+            AttrKind::Func => "func",
+        }
+    }
+
+    /// The field of TensorFlow's `AttrValue` (and `ListValue`) that holds this kind.
+    pub fn field_name(self) -> &'static str {
+        match self {
+            AttrKind::String => "s",
+            AttrKind::Int => "i",
+            AttrKind::Float => "f",
+            AttrKind::Bool => "b",
+            AttrKind::Type => "type",
+            AttrKind::Shape => "shape",
+            AttrKind::Tensor => "tensor",
+            AttrKind::Func => "func",
+        }
+    }
+}
+
+/// An attr's type: a kind, or a list of that kind (`list(int)`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AttrType {
+    /// The element kind.
+    pub kind: AttrKind,
+    /// Whether the attr holds a list of `kind`.
+    pub is_list: bool,
+}
+
+impl AttrType {
+    /// A single value of `kind`.
+    pub const fn scalar(kind: AttrKind) -> AttrType {
+        AttrType {
+            kind,
+            is_list: false,
+        }
+    }
+
+    /// A list of `kind`.
+    pub const fn list(kind: AttrKind) -> AttrType {
+        AttrType {
+            kind,
+            is_list: true,
+        }
+    }
+
+    /// Parses TensorFlow's `AttrDef.type` string (`int`, `list(type)`).
+    pub fn from_type_string(s: &str) -> Option<AttrType> {
+        let (inner, is_list) = match s.strip_prefix("list(").and_then(|r| r.strip_suffix(')')) {
+            Some(inner) => (inner, true),
+            None => (s, false),
+        };
+        let kind = AttrKind::ALL.into_iter().find(|k| k.name() == inner)?;
+        Some(AttrType { kind, is_list })
+    }
+}
+
+impl fmt::Display for AttrType {
+    /// Writes TensorFlow's `AttrDef.type` string: `int`, `list(type)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_list {
+            write!(f, "list({})", self.kind.name())
+        } else {
+            f.write_str(self.kind.name())
+        }
+    }
+}
+
+/// One dimension of a [`ShapeValue`]: TensorFlow's `TensorShapeProto.Dim`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DimValue {
+    /// The size; -1 means unknown.
+    pub size: i64,
+    /// An optional name for the dimension.
+    pub name: String,
+}
+
+/// A shape as an attr value: TensorFlow's `TensorShapeProto`, which may be
+/// partially known (a dim of -1) or of unknown rank.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ShapeValue {
+    /// The dimensions, outermost first.
+    pub dims: Vec<DimValue>,
+    /// Whether the rank is unknown (then `dims` is empty).
+    pub unknown_rank: bool,
+}
+
+impl ShapeValue {
+    /// A shape of known rank from sizes (-1 for an unknown dimension).
+    pub fn from_sizes(sizes: &[i64]) -> ShapeValue {
+        ShapeValue {
+            dims: sizes
+                .iter()
+                .map(|&size| DimValue {
+                    size,
+                    name: String::new(),
+                })
+                .collect(),
+            unknown_rank: false,
+        }
+    }
+
+    /// A shape of unknown rank.
+    pub fn unknown_rank() -> ShapeValue {
+        ShapeValue {
+            dims: Vec::new(),
+            unknown_rank: true,
+        }
+    }
+}
+
+impl fmt::Display for ShapeValue {
+    /// Writes the shape as TensorFlow summarizes it: `[2,?,3]`, `<unknown>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.unknown_rank {
+            return f.write_str("<unknown>");
+        }
+        f.write_str("[")?;
+        for (i, d) in self.dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            if d.size < 0 {
+                f.write_str("?")?;
+            } else {
+                write!(f, "{}", d.size)?;
+            }
+        }
+        f.write_str("]")
+    }
+}
+
+/// A tensor constant as an attr value: TensorFlow's `TensorProto`, with its
+/// value fields as they were written (the runtime turns it into a tensor).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TensorValue {
+    /// The element type. `None` only while parsing; a validated value has one.
+    pub dtype: Option<DType>,
+    /// The shape, when given (`None` prints no `tensor_shape` field).
+    pub shape: Option<ShapeValue>,
+    /// `version_number`.
+    pub version_number: i32,
+    /// `tensor_content`: the raw little-endian bytes of all elements.
+    pub tensor_content: Vec<u8>,
+    /// `half_val` (also bfloat16): the 16-bit patterns, widened to i32.
+    pub half_val: Vec<i32>,
+    /// `float_val`.
+    pub float_val: Vec<f32>,
+    /// `double_val`.
+    pub double_val: Vec<f64>,
+    /// `int_val`: int32, int16, int8, uint16, uint8 and qint types.
+    pub int_val: Vec<i32>,
+    /// `string_val`.
+    pub string_val: Vec<Vec<u8>>,
+    /// `scomplex_val`: complex64 as (real, imag) pairs.
+    pub scomplex_val: Vec<f32>,
+    /// `int64_val`.
+    pub int64_val: Vec<i64>,
+    /// `bool_val`.
+    pub bool_val: Vec<bool>,
+    /// `dcomplex_val`: complex128 as (real, imag) pairs.
+    pub dcomplex_val: Vec<f64>,
+    /// `uint32_val`.
+    pub uint32_val: Vec<u32>,
+    /// `uint64_val`.
+    pub uint64_val: Vec<u64>,
+}
+
+/// A function reference: TensorFlow's `NameAttrList`, reduced to its name
+/// (attrs of function references are not supported).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct FuncValue {
+    /// The function's name.
+    pub name: String,
+}
+
+/// The values of a list attr, all of one kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ListValue {
+    /// `list(string)`.
+    String(Vec<Vec<u8>>),
+    /// `list(int)`.
+    Int(Vec<i64>),
+    /// `list(float)`.
+    Float(Vec<f32>),
+    /// `list(bool)`.
+    Bool(Vec<bool>),
+    /// `list(type)`.
+    Type(Vec<DType>),
+    /// `list(shape)`.
+    Shape(Vec<ShapeValue>),
+    /// `list(tensor)`.
+    Tensor(Vec<TensorValue>),
+    /// `list(func)`.
+    Func(Vec<FuncValue>),
+}
+
+impl ListValue {
+    /// An empty list of `kind`.
+    pub fn empty(kind: AttrKind) -> ListValue {
+        match kind {
+            AttrKind::String => ListValue::String(Vec::new()),
+            AttrKind::Int => ListValue::Int(Vec::new()),
+            AttrKind::Float => ListValue::Float(Vec::new()),
+            AttrKind::Bool => ListValue::Bool(Vec::new()),
+            AttrKind::Type => ListValue::Type(Vec::new()),
+            AttrKind::Shape => ListValue::Shape(Vec::new()),
+            AttrKind::Tensor => ListValue::Tensor(Vec::new()),
+            AttrKind::Func => ListValue::Func(Vec::new()),
+        }
+    }
+
+    /// The kind of the elements.
+    pub fn kind(&self) -> AttrKind {
+        match self {
+            ListValue::String(_) => AttrKind::String,
+            ListValue::Int(_) => AttrKind::Int,
+            ListValue::Float(_) => AttrKind::Float,
+            ListValue::Bool(_) => AttrKind::Bool,
+            ListValue::Type(_) => AttrKind::Type,
+            ListValue::Shape(_) => AttrKind::Shape,
+            ListValue::Tensor(_) => AttrKind::Tensor,
+            ListValue::Func(_) => AttrKind::Func,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            ListValue::String(v) => v.len(),
+            ListValue::Int(v) => v.len(),
+            ListValue::Float(v) => v.len(),
+            ListValue::Bool(v) => v.len(),
+            ListValue::Type(v) => v.len(),
+            ListValue::Shape(v) => v.len(),
+            ListValue::Tensor(v) => v.len(),
+            ListValue::Func(v) => v.len(),
+        }
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The value of an attr: TensorFlow's `AttrValue`.
+///
+/// ```
+/// use op_spec::{AttrValue, DType};
+/// let v = AttrValue::from(DType::I32);
+/// assert_eq!(v.to_string(), "int32");
+/// assert_eq!(AttrValue::from(vec![2i64, 3]).to_string(), "[2, 3]");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// A byte string.
+    String(Vec<u8>),
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f32),
+    /// A bool.
+    Bool(bool),
+    /// A data type.
+    Type(DType),
+    /// A shape.
+    Shape(ShapeValue),
+    /// A tensor constant.
+    Tensor(TensorValue),
+    /// A function reference.
+    Func(FuncValue),
+    /// A list of values of one kind.
+    List(ListValue),
+}
+
+impl AttrValue {
+    /// The type of this value (`int`, `list(type)`).
+    pub fn attr_type(&self) -> AttrType {
+        match self {
+            AttrValue::String(_) => AttrType::scalar(AttrKind::String),
+            AttrValue::Int(_) => AttrType::scalar(AttrKind::Int),
+            AttrValue::Float(_) => AttrType::scalar(AttrKind::Float),
+            AttrValue::Bool(_) => AttrType::scalar(AttrKind::Bool),
+            AttrValue::Type(_) => AttrType::scalar(AttrKind::Type),
+            AttrValue::Shape(_) => AttrType::scalar(AttrKind::Shape),
+            AttrValue::Tensor(_) => AttrType::scalar(AttrKind::Tensor),
+            AttrValue::Func(_) => AttrType::scalar(AttrKind::Func),
+            AttrValue::List(l) => AttrType::list(l.kind()),
+        }
+    }
+
+    /// Whether this value can be held by an attr of type `ty`. An empty list
+    /// fits every list type, as in TensorFlow.
+    pub fn has_type(&self, ty: AttrType) -> bool {
+        match self {
+            AttrValue::List(l) if l.is_empty() => ty.is_list,
+            _ => self.attr_type() == ty,
+        }
+    }
+}
+
+macro_rules! attr_value_from {
+    ($($t:ty => $variant:ident $(($conv:expr))?),* $(,)?) => {$(
+        impl From<$t> for AttrValue {
+            fn from(v: $t) -> AttrValue {
+                AttrValue::$variant($($conv)?(v))
+            }
+        }
+    )*};
+}
+
+attr_value_from! {
+    i64 => Int,
+    f32 => Float,
+    bool => Bool,
+    DType => Type,
+    ShapeValue => Shape,
+    TensorValue => Tensor,
+    Vec<u8> => String,
+    &str => String((|s: &str| s.as_bytes().to_vec())),
+    String => String((String::into_bytes)),
+    ListValue => List,
+    Vec<i64> => List((ListValue::Int)),
+    Vec<f32> => List((ListValue::Float)),
+    Vec<bool> => List((ListValue::Bool)),
+    Vec<DType> => List((ListValue::Type)),
+    Vec<ShapeValue> => List((ListValue::Shape)),
+}
+
+impl From<Vec<&str>> for AttrValue {
+    fn from(v: Vec<&str>) -> AttrValue {
+        AttrValue::List(ListValue::String(
+            v.into_iter().map(|s| s.as_bytes().to_vec()).collect(),
+        ))
+    }
+}
+
+/// Writes bytes as a quoted string, escaping what is not printable ASCII.
+pub(crate) fn write_quoted(f: &mut impl fmt::Write, bytes: &[u8], quote: char) -> fmt::Result {
+    f.write_char(quote)?;
+    f.write_str(&crate::pbtxt::c_escape(bytes))?;
+    f.write_char(quote)
+}
+
+impl fmt::Display for AttrValue {
+    /// Summarizes the value in the style of TensorFlow's `SummarizeAttrValue`:
+    /// `"foo"`, `3`, `1.5`, `true`, `int32`, `[2,?]`, `[1, 2]`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttrValue::String(s) => write_quoted(f, s, '"'),
+            AttrValue::Int(i) => write!(f, "{i}"),
+            AttrValue::Float(x) => f.write_str(&crate::pbtxt::format_float(*x)),
+            AttrValue::Bool(b) => write!(f, "{b}"),
+            AttrValue::Type(t) => write!(f, "{t}"),
+            AttrValue::Shape(s) => write!(f, "{s}"),
+            AttrValue::Tensor(t) => match t.dtype {
+                Some(dt) => write!(f, "<tensor {dt}>"),
+                None => f.write_str("<tensor>"),
+            },
+            AttrValue::Func(func) => write!(f, "{}[]", func.name),
+            AttrValue::List(list) => {
+                f.write_str("[")?;
+                let mut first = true;
+                let mut sep = |f: &mut fmt::Formatter<'_>| {
+                    if !std::mem::replace(&mut first, false) {
+                        f.write_str(", ")?;
+                    }
+                    Ok::<(), fmt::Error>(())
+                };
+                match list {
+                    ListValue::String(v) => v.iter().try_for_each(|s| {
+                        sep(f)?;
+                        write_quoted(f, s, '"')
+                    })?,
+                    ListValue::Int(v) => v.iter().try_for_each(|i| {
+                        sep(f)?;
+                        write!(f, "{i}")
+                    })?,
+                    ListValue::Float(v) => v.iter().try_for_each(|x| {
+                        sep(f)?;
+                        f.write_str(&crate::pbtxt::format_float(*x))
+                    })?,
+                    ListValue::Bool(v) => v.iter().try_for_each(|b| {
+                        sep(f)?;
+                        write!(f, "{b}")
+                    })?,
+                    ListValue::Type(v) => v.iter().try_for_each(|t| {
+                        sep(f)?;
+                        write!(f, "{t}")
+                    })?,
+                    ListValue::Shape(v) => v.iter().try_for_each(|s| {
+                        sep(f)?;
+                        write!(f, "{s}")
+                    })?,
+                    ListValue::Tensor(v) => v.iter().try_for_each(|t| {
+                        sep(f)?;
+                        write!(f, "{}", AttrValue::Tensor(t.clone()))
+                    })?,
+                    ListValue::Func(v) => v.iter().try_for_each(|func| {
+                        sep(f)?;
+                        write!(f, "{}[]", func.name)
+                    })?,
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attr_type_strings_round_trip() {
+        for kind in AttrKind::ALL {
+            for ty in [AttrType::scalar(kind), AttrType::list(kind)] {
+                assert_eq!(AttrType::from_type_string(&ty.to_string()), Some(ty));
+            }
+        }
+        assert_eq!(AttrType::from_type_string("list(list(int))"), None);
+        assert_eq!(AttrType::from_type_string("integer"), None);
+    }
+
+    #[test]
+    fn empty_lists_fit_any_list_type() {
+        let empty = AttrValue::List(ListValue::empty(AttrKind::Int));
+        assert!(empty.has_type(AttrType::list(AttrKind::Type)));
+        assert!(!empty.has_type(AttrType::scalar(AttrKind::Int)));
+        assert!(AttrValue::Int(1).has_type(AttrType::scalar(AttrKind::Int)));
+        assert!(!AttrValue::Int(1).has_type(AttrType::scalar(AttrKind::Float)));
+    }
+
+    #[test]
+    fn display_summaries() {
+        assert_eq!(AttrValue::from("a\"b").to_string(), "\"a\\\"b\"");
+        assert_eq!(AttrValue::Float(1.0).to_string(), "1");
+        assert_eq!(
+            AttrValue::from(vec![DType::F32, DType::I32]).to_string(),
+            "[float, int32]"
+        );
+        assert_eq!(
+            AttrValue::Shape(ShapeValue::from_sizes(&[2, -1])).to_string(),
+            "[2,?]"
+        );
+        assert_eq!(
+            AttrValue::Shape(ShapeValue::unknown_rank()).to_string(),
+            "<unknown>"
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! The op-spec language: what an op *is*, independent of how it runs.
+//!
+//! This crate exists so that one parser serves two masters. The proc macros in
+//! `op-macros` parse and validate every spec string at compile time, and the
+//! runtime in `op-core` parses the same strings (from `cargo xtask opdef`, from
+//! tests, from ops registered without macros) at run time. A proc-macro crate
+//! cannot export ordinary items and the runtime should not depend on `syn`, so
+//! the shared part lives here, with no dependencies at all.
+//!
+//! It holds:
+//! - [`DType`], TensorFlow's data types with their spec and enum names and the
+//!   type classes (`numbertype`, ...);
+//! - the [`OpDef`] model (args, attrs, flags), with [`AttrValue`] for attr values;
+//! - [`OpDefBuilder`], which parses the `Input`, `Output` and `Attr` spec strings
+//!   exactly as TensorFlow's `REGISTER_OP` does and validates the result,
+//!   reporting every problem with the spec it came from and the column;
+//! - [`pbtxt`], which writes op definitions in TensorFlow's text format.
+//!
+//! ```
+//! use op_spec::{DType, OpDefBuilder};
+//!
+//! let op = OpDefBuilder::new("ZeroOut")
+//!     .attr("T: {float, int32} = DT_INT32")
+//!     .input("to_zero: T")
+//!     .output("zeroed: T")
+//!     .build()
+//!     .unwrap();
+//! assert_eq!(op.attrs[0].allowed_types(), Some(&[DType::F32, DType::I32][..]));
+//! ```
+
+mod builder;
+mod doc;
+mod spec;
+mod suggest;
+
+pub mod attr_value;
+pub mod dtype;
+pub mod error;
+pub mod op_def;
+pub mod pbtxt;
+pub mod text;
+pub mod validate;
+
+pub use attr_value::{
+    AttrKind, AttrType, AttrValue, DimValue, FuncValue, ListValue, ShapeValue, TensorValue,
+};
+pub use builder::{OpDefBuilder, is_valid_op_name};
+pub use dtype::{DType, TypeClass, UnknownDType};
+pub use error::{SpecError, SpecErrors, SpecSource};
+pub use op_def::{ArgDef, ArgType, AttrDef, Deprecation, OpDef};

@@ -1,0 +1,1 @@
+//! Compile-fail tests for the proc macros live in `tests/`.

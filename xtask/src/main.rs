@@ -1,0 +1,2 @@
+//! Developer commands.
+fn main() {}
