@@ -1,2 +1,39 @@
-//! The runtime of the op framework.
+//! The runtime of the op framework: tensors, shapes, element types and errors.
+//!
+//! - [`Tensor`]: a dynamically typed n-dimensional array, backed by ndarray.
+//! - [`TensorShape`]: a fully known shape.
+//! - [`Element`]: the Rust element type of each [`DType`].
+//! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
+//!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
+//!
+//! ```
+//! use op_core::{op_requires, Code, Result, Tensor};
+//!
+//! fn sum(t: &Tensor) -> Result<Tensor> {
+//!     op_requires!(t.rank() == 1, Code::InvalidArgument, "expected a vector, got shape {}", t.shape());
+//!     let total: f32 = t.as_slice::<f32>()?.iter().sum();
+//!     Ok(Tensor::scalar(total))
+//! }
+//!
+//! let t = Tensor::from_vec([3], vec![1.0f32, 2.0, 3.0])?;
+//! assert_eq!(sum(&t)?.scalar_value::<f32>()?, 6.0);
+//! # Ok::<(), op_core::Error>(())
+//! ```
+
+pub mod element;
+pub mod error;
+pub mod resource_handle;
+pub mod shape;
+pub mod tensor;
+
 pub use op_spec::{DType, TypeClass};
+
+pub use element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
+pub use error::{Code, Error, Result, ResultExt};
+pub use resource_handle::ResourceHandle;
+pub use shape::TensorShape;
+pub use tensor::Tensor;
+
+pub use half::{bf16, f16};
+pub use ndarray;
+pub use num_complex::Complex;

@@ -67,6 +67,20 @@ impl SpecError {
         };
         format!("{kind}({:?})", self.spec)
     }
+
+    /// The error on one line, without the op's name: for tools that print
+    /// one line per error (`Attr("T: flaot") at column 4: unknown attr type
+    /// 'flaot' (help: did you mean 'float'?)`).
+    pub fn one_line(&self) -> String {
+        let mut line = match self.source {
+            SpecSource::OpName | SpecSource::Doc => self.message.clone(),
+            _ => format!("{} at column {}: {}", self.spec_label(), self.column(), self.message),
+        };
+        if let Some(help) = &self.help {
+            line.push_str(&format!(" (help: {help})"));
+        }
+        line
+    }
 }
 
 impl fmt::Display for SpecError {
