@@ -315,8 +315,8 @@ pub enum AttrValue {
     Type(DType),
     /// A shape.
     Shape(ShapeValue),
-    /// A tensor constant.
-    Tensor(TensorValue),
+    /// A tensor constant (boxed: it is much larger than the other variants).
+    Tensor(Box<TensorValue>),
     /// A function reference.
     Func(FuncValue),
     /// A list of values of one kind.
@@ -365,7 +365,7 @@ attr_value_from! {
     bool => Bool,
     DType => Type,
     ShapeValue => Shape,
-    TensorValue => Tensor,
+    TensorValue => Tensor((Box::new)),
     Vec<u8> => String,
     &str => String((|s: &str| s.as_bytes().to_vec())),
     String => String((String::into_bytes)),
@@ -444,7 +444,7 @@ impl fmt::Display for AttrValue {
                     })?,
                     ListValue::Tensor(v) => v.iter().try_for_each(|t| {
                         sep(f)?;
-                        write!(f, "{}", AttrValue::Tensor(t.clone()))
+                        write!(f, "{}", AttrValue::Tensor(Box::new(t.clone())))
                     })?,
                     ListValue::Func(v) => v.iter().try_for_each(|func| {
                         sep(f)?;

@@ -261,15 +261,15 @@ impl Build<'_> {
         {
             op.is_stateful = true;
         }
-        if let Some(doc) = &reg.doc {
-            if let Err(unknown) = crate::doc::apply_doc(doc, &mut op) {
-                self.error(
-                    SpecSource::Doc,
-                    0..0,
-                    format!("the docs describe '{unknown}', which is not an input, output or attr"),
-                    Some("document each arg or attr as '<name>: <text>' on its own line".into()),
-                );
-            }
+        if let Some(doc) = &reg.doc
+            && let Err(unknown) = crate::doc::apply_doc(doc, &mut op)
+        {
+            self.error(
+                SpecSource::Doc,
+                0..0,
+                format!("the docs describe '{unknown}', which is not an input, output or attr"),
+                Some("document each arg or attr as '<name>: <text>' on its own line".into()),
+            );
         }
         op
     }

@@ -74,7 +74,12 @@ impl SpecError {
     pub fn one_line(&self) -> String {
         let mut line = match self.source {
             SpecSource::OpName | SpecSource::Doc => self.message.clone(),
-            _ => format!("{} at column {}: {}", self.spec_label(), self.column(), self.message),
+            _ => format!(
+                "{} at column {}: {}",
+                self.spec_label(),
+                self.column(),
+                self.message
+            ),
         };
         if let Some(help) = &self.help {
             line.push_str(&format!(" (help: {help})"));

@@ -77,7 +77,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes one byte matching `first` then any matching `more`; returns the span.
-    fn eat_word(&mut self, first: fn(u8) -> bool, more: fn(u8) -> bool) -> Option<Range<usize>> {
+    fn eat_word(&mut self, first: BytePredicate, more: BytePredicate) -> Option<Range<usize>> {
         let start = self.pos;
         if !self.peek().is_some_and(first) {
             return None;
@@ -120,6 +120,8 @@ impl<'a> Cursor<'a> {
         false
     }
 }
+
+type BytePredicate = fn(u8) -> bool;
 
 fn is_letter(b: u8) -> bool {
     b.is_ascii_alphabetic()
@@ -174,7 +176,7 @@ pub(crate) struct ArgSpans {
 
 /// The `<name>:` at the start of a spec, with the rules for `kind` names.
 fn parse_name(c: &mut Cursor<'_>, is_arg: bool) -> Result<Range<usize>> {
-    let (first, more): (fn(u8) -> bool, fn(u8) -> bool) = if is_arg {
+    let (first, more): (BytePredicate, BytePredicate) = if is_arg {
         (is_lower, is_lower_word)
     } else {
         (is_letter, is_word)

@@ -693,7 +693,7 @@ fn decode_scalar(kind: AttrKind, node: &Node) -> Result<AttrValue> {
         AttrKind::Bool => AttrValue::Bool(decode_bool(node)?),
         AttrKind::Type => AttrValue::Type(decode_dtype(node)?),
         AttrKind::Shape => AttrValue::Shape(decode_shape(node)?),
-        AttrKind::Tensor => AttrValue::Tensor(decode_tensor(node)?),
+        AttrKind::Tensor => AttrValue::Tensor(Box::new(decode_tensor(node)?)),
         AttrKind::Func => AttrValue::Func(decode_func(node)?),
     })
 }
@@ -837,7 +837,7 @@ mod tests {
         let t = scalar(AttrKind::Tensor, "{ dtype: DT_INT32 int_val: 5 }").unwrap();
         assert_eq!(
             t,
-            AttrValue::Tensor(TensorValue {
+            AttrValue::from(TensorValue {
                 dtype: Some(DType::I32),
                 int_val: vec![5],
                 ..Default::default()

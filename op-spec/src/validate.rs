@@ -184,7 +184,7 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Attr
         }
     }
     let tensors: &[crate::TensorValue] = match value {
-        AttrValue::Tensor(t) => std::slice::from_ref(t),
+        AttrValue::Tensor(t) => std::slice::from_ref(&**t),
         AttrValue::List(ListValue::Tensor(ts)) => ts,
         _ => &[],
     };

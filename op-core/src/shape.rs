@@ -1,0 +1,263 @@
+//! [`TensorShape`]: the fully known shape of a tensor.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+/// The fully known shape of a tensor: its dimension sizes, outermost first.
+///
+/// A shape always has a representable element count: the product of its
+/// nonzero dimensions is at most `isize::MAX`, the limit of both ndarray and
+/// TensorFlow (whose sizes are `int64`). So [`num_elements`](Self::num_elements)
+/// cannot overflow. The fallible constructors ([`try_new`](Self::try_new),
+/// [`try_add_dim`](Self::try_add_dim)) return an `InvalidArgument` error for
+/// dimensions that break this; the infallible ones ([`new`](Self::new), the
+/// `From` impls, [`add_dim`](Self::add_dim)) panic, like TensorFlow's
+/// `TensorShape` constructor. Use the fallible ones for dimensions read from
+/// input data.
+///
+/// `Display` writes the shape as TensorFlow does: `[2,3]`, and `[]` for a scalar.
+///
+/// ```
+/// use op_core::TensorShape;
+/// let shape = TensorShape::from([2, 3]);
+/// assert_eq!(shape.rank(), 2);
+/// assert_eq!(shape.num_elements(), 6);
+/// assert_eq!(shape.to_string(), "[2,3]");
+/// assert_eq!(TensorShape::scalar().to_string(), "[]");
+/// assert!(TensorShape::try_new([usize::MAX, 2]).is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TensorShape {
+    dims: Vec<usize>,
+}
+
+/// The element count of `dims`, if the product of the nonzero dims is at most
+/// `isize::MAX`.
+fn checked_num_elements(dims: &[usize]) -> Option<usize> {
+    let nonzero = dims
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize)?;
+    Some(if dims.contains(&0) { 0 } else { nonzero })
+}
+
+fn too_many_elements(dims: &[usize]) -> Error {
+    Error::invalid_argument(format!(
+        "shape {} has too many elements (more than {})",
+        TensorShape::display_dims(dims),
+        isize::MAX
+    ))
+}
+
+impl TensorShape {
+    /// The shape with dimensions `dims`.
+    ///
+    /// # Panics
+    ///
+    /// If the element count is too large (see the type's docs); use
+    /// [`try_new`](Self::try_new) to get an error instead.
+    pub fn new(dims: impl Into<Vec<usize>>) -> TensorShape {
+        match TensorShape::try_new(dims) {
+            Ok(shape) => shape,
+            Err(e) => panic!("{}", e.message()),
+        }
+    }
+
+    /// The shape with dimensions `dims`, or an `InvalidArgument` error if its
+    /// element count is too large (see the type's docs).
+    pub fn try_new(dims: impl Into<Vec<usize>>) -> Result<TensorShape> {
+        let dims = dims.into();
+        match checked_num_elements(&dims) {
+            Some(_) => Ok(TensorShape { dims }),
+            None => Err(too_many_elements(&dims)),
+        }
+    }
+
+    /// The shape of a scalar: rank 0, one element.
+    pub fn scalar() -> TensorShape {
+        TensorShape { dims: Vec::new() }
+    }
+
+    /// The shape of a vector of `n` elements.
+    pub fn vector(n: usize) -> TensorShape {
+        TensorShape { dims: vec![n] }
+    }
+
+    /// The shape of a matrix with `rows` rows and `cols` columns.
+    ///
+    /// # Panics
+    ///
+    /// If `rows * cols` is too large.
+    pub fn matrix(rows: usize, cols: usize) -> TensorShape {
+        TensorShape::new([rows, cols])
+    }
+
+    /// The dimension sizes, outermost first.
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// The size of dimension `i`, or `None` if `i >= rank`.
+    pub fn dim_size(&self, i: usize) -> Option<usize> {
+        self.dims.get(i).copied()
+    }
+
+    /// The number of elements: the product of the dimensions (1 for a scalar).
+    pub fn num_elements(&self) -> usize {
+        checked_num_elements(&self.dims).expect("a TensorShape's element count fits in isize")
+    }
+
+    /// Whether this is the shape of a scalar (rank 0).
+    pub fn is_scalar(&self) -> bool {
+        self.rank() == 0
+    }
+
+    /// Whether this is the shape of a vector (rank 1).
+    pub fn is_vector(&self) -> bool {
+        self.rank() == 1
+    }
+
+    /// Whether this is the shape of a matrix (rank 2).
+    pub fn is_matrix(&self) -> bool {
+        self.rank() == 2
+    }
+
+    /// Whether `other` has the same dimensions (TensorFlow's `IsSameSize`).
+    pub fn is_same_size(&self, other: &TensorShape) -> bool {
+        self.dims == other.dims
+    }
+
+    /// Appends an innermost dimension of size `size`.
+    ///
+    /// # Panics
+    ///
+    /// If the element count becomes too large; use
+    /// [`try_add_dim`](Self::try_add_dim) to get an error instead.
+    pub fn add_dim(&mut self, size: usize) {
+        if let Err(e) = self.try_add_dim(size) {
+            panic!("{}", e.message());
+        }
+    }
+
+    /// Appends an innermost dimension of size `size`, or returns an
+    /// `InvalidArgument` error (leaving the shape unchanged) if the element
+    /// count would become too large.
+    pub fn try_add_dim(&mut self, size: usize) -> Result<()> {
+        self.dims.push(size);
+        if checked_num_elements(&self.dims).is_none() {
+            let error = too_many_elements(&self.dims);
+            self.dims.pop();
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    /// Removes dimension `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= rank`.
+    pub fn remove_dim(&mut self, i: usize) {
+        assert!(
+            i < self.rank(),
+            "cannot remove dimension {i} of shape {self} (rank {})",
+            self.rank()
+        );
+        self.dims.remove(i);
+    }
+
+    /// Formats `dims` as TensorFlow does, without requiring a valid shape.
+    fn display_dims(dims: &[usize]) -> impl fmt::Display + '_ {
+        struct Dims<'a>(&'a [usize]);
+        impl fmt::Display for Dims<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("[")?;
+                for (i, d) in self.0.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{d}")?;
+                }
+                f.write_str("]")
+            }
+        }
+        Dims(dims)
+    }
+}
+
+impl fmt::Display for TensorShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        TensorShape::display_dims(&self.dims).fmt(f)
+    }
+}
+
+/// # Panics
+///
+/// If the element count is too large (see [`TensorShape`]).
+impl From<Vec<usize>> for TensorShape {
+    fn from(dims: Vec<usize>) -> TensorShape {
+        TensorShape::new(dims)
+    }
+}
+
+/// # Panics
+///
+/// If the element count is too large (see [`TensorShape`]).
+impl From<&[usize]> for TensorShape {
+    fn from(dims: &[usize]) -> TensorShape {
+        TensorShape::new(dims)
+    }
+}
+
+/// # Panics
+///
+/// If the element count is too large (see [`TensorShape`]).
+impl<const N: usize> From<[usize; N]> for TensorShape {
+    fn from(dims: [usize; N]) -> TensorShape {
+        TensorShape::new(dims)
+    }
+}
+
+impl From<&TensorShape> for TensorShape {
+    fn from(shape: &TensorShape) -> TensorShape {
+        shape.clone()
+    }
+}
+
+impl From<TensorShape> for Vec<usize> {
+    fn from(shape: TensorShape) -> Vec<usize> {
+        shape.dims
+    }
+}
+
+impl AsRef<[usize]> for TensorShape {
+    fn as_ref(&self) -> &[usize] {
+        &self.dims
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_count_limit() {
+        let max = isize::MAX as usize;
+        assert_eq!(TensorShape::new([max]).num_elements(), max);
+        assert_eq!(TensorShape::new([max, 0, 1]).num_elements(), 0);
+        assert!(TensorShape::try_new([max, 2]).is_err());
+        assert!(TensorShape::try_new([max, 0, 2]).is_err());
+        assert!(TensorShape::try_new([max + 1]).is_err());
+        // Removing a zero dim never breaks the invariant.
+        let mut shape = TensorShape::new([max, 0]);
+        shape.remove_dim(1);
+        assert_eq!(shape.num_elements(), max);
+    }
+}
