@@ -377,6 +377,13 @@ macro_rules! op_requires_ok {
     };
 }
 
+impl From<op_spec::SpecErrors> for Error {
+    /// An op registration that does not parse or validate is an invalid argument.
+    fn from(e: op_spec::SpecErrors) -> Error {
+        Error::invalid_argument(e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

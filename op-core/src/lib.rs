@@ -3,6 +3,9 @@
 //! - [`Tensor`]: a dynamically typed n-dimensional array, backed by ndarray.
 //! - [`TensorShape`]: a fully known shape.
 //! - [`Element`]: the Rust element type of each [`DType`].
+//! - [`OpDef`] and [`OpDefBuilder`] (from `op-spec`): op definitions in
+//!   TensorFlow's spec language; [`node::Node`]: an op instance with its attrs
+//!   inferred from its inputs and checked.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
 //!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
 //!
@@ -22,11 +25,15 @@
 
 pub mod element;
 pub mod error;
+pub mod node;
 pub mod resource_handle;
 pub mod shape;
 pub mod tensor;
 
-pub use op_spec::{DType, TypeClass};
+pub use op_spec::{
+    ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, ListValue, OpDef, OpDefBuilder,
+    ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
+};
 
 pub use element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use error::{Code, Error, Result, ResultExt};

@@ -367,7 +367,10 @@ impl Build<'_> {
             {
                 self.error(
                     source.clone(),
-                    attr.spans.name.clone(),
+                    attr.spans
+                        .minimum
+                        .clone()
+                        .unwrap_or(attr.spans.name.clone()),
                     format!(
                         "attr '{}' with list type must have a non-negative minimum, not {min}",
                         def.name

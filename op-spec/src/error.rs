@@ -104,8 +104,10 @@ impl fmt::Display for SpecError {
                     self.message
                 )?;
                 // The spec on its own line with carets under the span.
-                let start = self.span.start.min(self.spec.len());
-                let end = self.span.end.clamp(start, self.spec.len());
+                // Clamped to the spec and to char boundaries: the fields are
+                // public, and a caret line must never panic.
+                let start = self.spec.floor_char_boundary(self.span.start);
+                let end = self.spec.floor_char_boundary(self.span.end).max(start);
                 let pad = self.spec[..start].chars().count();
                 let width = self.spec[start..end].chars().count().max(1);
                 write!(

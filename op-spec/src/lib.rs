@@ -31,13 +31,13 @@
 mod builder;
 mod doc;
 mod spec;
-mod suggest;
 
 pub mod attr_value;
 pub mod dtype;
 pub mod error;
 pub mod op_def;
 pub mod pbtxt;
+pub mod suggest;
 pub mod text;
 pub mod validate;
 

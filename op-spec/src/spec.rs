@@ -95,15 +95,22 @@ impl<'a> Cursor<'a> {
         self.pos..self.s.len().max(self.pos + 1)
     }
 
-    /// The span of the word at the cursor (up to space or punctuation).
+    /// The span of the word at the cursor (up to space or punctuation); when
+    /// no word starts there, the one char at the cursor, or one byte past the
+    /// end at the end. Never splits a multi-byte char.
     fn word_span(&self) -> Range<usize> {
-        let len = self
-            .rest()
-            .bytes()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .count()
-            .max(1);
-        self.pos..(self.pos + len).min(self.s.len()).max(self.pos + 1)
+        let word = self.rest().bytes().take_while(|b| is_word(*b)).count();
+        let len = if word > 0 {
+            word
+        } else {
+            self.rest().chars().next().map_or(1, char::len_utf8)
+        };
+        self.pos..self.pos + len
+    }
+
+    /// The text of `span`, or "" for a span past the end.
+    fn text(&self, span: &Range<usize>) -> &'a str {
+        self.s.get(span.clone()).unwrap_or("")
     }
 
     /// Applies TensorFlow's "<prefix> AnySpace ( AnySpace" pattern all or nothing.
@@ -164,6 +171,7 @@ fn snake_case(name: &str) -> String {
 pub(crate) struct AttrSpans {
     pub name: Range<usize>,
     pub default: Option<Range<usize>>,
+    pub minimum: Option<Range<usize>>,
 }
 
 /// Spans of the parts of an arg spec.
@@ -197,7 +205,7 @@ fn parse_name(c: &mut Cursor<'_>, is_arg: bool) -> Result<Range<usize>> {
     let Some(name) = c.eat_word(first, more) else {
         // Say what is wrong with the name rather than only that it is wrong.
         let word = c.word_span();
-        let written = &c.s[word.clone()];
+        let written = c.text(&word);
         if written.is_empty() || c.peek() == Some(b':') {
             return Err(
                 Problem::new(word, format!("missing {what} name before ':'"))
@@ -278,6 +286,12 @@ fn attr_type_help(word: &str) -> String {
             dt.spec_name()
         );
     }
+    if let Some(dt) = word.strip_suffix("_ref").and_then(DType::from_spec_name) {
+        return format!(
+            "reference types cannot be attr values: to restrict a `type` attr to {0} write '{{{0}}}'",
+            dt.spec_name()
+        );
+    }
     let candidates = KIND_KEYWORDS
         .iter()
         .map(|(k, _)| *k)
@@ -335,7 +349,7 @@ pub(crate) fn parse_attr(spec: &str) -> Result<ParsedAttr> {
         }
     } else {
         let word = c.word_span();
-        let shown = &spec[word.clone()];
+        let shown = c.text(&word);
         let message = if c.at_end() {
             "missing attr type after ':'".to_owned()
         } else {
@@ -343,6 +357,15 @@ pub(crate) fn parse_attr(spec: &str) -> Result<ParsedAttr> {
         };
         return Err(Problem::new(word, message).help(attr_type_help(shown)));
     };
+    if c.peek().is_some_and(is_word) {
+        // `int32`, `types`, `float_ref`: a keyword with more glued to it is one
+        // unknown word, not a keyword followed by junk.
+        let word = type_start..c.word_span().end;
+        let shown = &spec[word.clone()];
+        return Err(
+            Problem::new(word, format!("unknown attr type '{shown}'")).help(attr_type_help(shown))
+        );
+    }
     let type_end = c.pos;
     c.skip_space();
 
@@ -355,6 +378,7 @@ pub(crate) fn parse_attr(spec: &str) -> Result<ParsedAttr> {
     let ty = AttrType { kind, is_list };
 
     let mut minimum = None;
+    let mut minimum_span = None;
     if (is_list || kind == AttrKind::Int) && c.eat(">=") {
         let start = c.pos;
         c.skip_space();
@@ -364,7 +388,10 @@ pub(crate) fn parse_attr(spec: &str) -> Result<ParsedAttr> {
         c.pos += digits;
         let literal = &spec[num_start..c.pos];
         match (digits > 0).then(|| literal.parse::<i64>()) {
-            Some(Ok(v)) => minimum = Some(v),
+            Some(Ok(v)) => {
+                minimum = Some(v);
+                minimum_span = Some(num_start..c.pos);
+            }
             _ => {
                 let span = if digits > 0 {
                     num_start..c.pos
@@ -446,6 +473,7 @@ pub(crate) fn parse_attr(spec: &str) -> Result<ParsedAttr> {
         spans: AttrSpans {
             name: name_span,
             default: default_span,
+            minimum: minimum_span,
         },
     })
 }
@@ -464,7 +492,8 @@ fn default_help(ty: AttrType) -> String {
     if ty.is_list {
         format!("a {ty} default is written in brackets, e.g. [] or [{example}]")
     } else {
-        format!("a {ty} default is written as in TensorFlow, e.g. {example}")
+        let article = if ty.kind == AttrKind::Int { "an" } else { "a" };
+        format!("{article} {ty} default is written as in TensorFlow, e.g. {example}")
     }
 }
 
@@ -490,6 +519,11 @@ fn parse_string_set(c: &mut Cursor<'_>) -> Result<Vec<Vec<u8>>> {
             }
         } else if c.eat("}") {
             return Ok(out);
+        } else if c.at_end() {
+            return Err(Problem::new(
+                c.rest_span(),
+                "missing '}' to close the string set",
+            ));
         } else {
             return Err(Problem::new(
                 c.rest_span(),
@@ -509,7 +543,7 @@ fn parse_type_set(c: &mut Cursor<'_>) -> Result<Vec<DType>> {
                     .help("list the allowed types, e.g. {float, int32}")
             } else {
                 let span = c.word_span();
-                let shown = &c.s[span.clone()];
+                let shown = c.text(&span);
                 let mut p = Problem::new(
                     span.clone(),
                     format!(
@@ -549,6 +583,11 @@ fn parse_type_set(c: &mut Cursor<'_>) -> Result<Vec<DType>> {
             }
         } else if c.eat("}") {
             return Ok(out);
+        } else if c.at_end() {
+            return Err(Problem::new(
+                c.rest_span(),
+                "missing '}' to close the type set",
+            ));
         } else {
             let p = Problem::new(c.rest_span(), "expected ',' or '}' after a type in the set");
             return Err(if c.rest().starts_with("_ref") {
@@ -583,7 +622,7 @@ pub(crate) fn parse_arg(spec: &str, scope: &AttrScope<'_>) -> Result<Option<Pars
 
     let Some(first) = c.eat_word(is_letter, is_word) else {
         let msg = if c.at_end() {
-            "missing type after ':'".to_owned()
+            format!("missing type after '{}'", if is_ref { "Ref(" } else { ":" })
         } else {
             format!("expected a type or an attr name, found '{}'", c.rest())
         };

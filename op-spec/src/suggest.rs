@@ -2,7 +2,7 @@
 
 /// Edit distance between two strings, counted in chars, where swapping two
 /// adjacent chars is one edit (optimal string alignment).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
@@ -29,10 +29,7 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The candidate closest to `word`, if it is within a third of the word's length
 /// (at least one edit).
-pub(crate) fn closest<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .into_iter()
