@@ -44,3 +44,4 @@ pub use tensor::Tensor;
 pub use half::{bf16, f16};
 pub use ndarray;
 pub use num_complex::Complex;
+pub use op_spec;
