@@ -147,6 +147,16 @@ impl OpDefBuilder {
         if b.errors.is_empty() {
             Ok(op)
         } else {
+            // Parse errors are found spec by spec and validation errors after
+            // them; report them all in the order of the specs (stable, so
+            // that the errors of one spec keep their order).
+            b.errors.sort_by_key(|e| match e.source {
+                SpecSource::OpName => (0, 0),
+                SpecSource::Attr(i) => (1, i),
+                SpecSource::Input(i) => (2, i),
+                SpecSource::Output(i) => (3, i),
+                SpecSource::Doc => (4, 0),
+            });
             Err(SpecErrors(b.errors))
         }
     }

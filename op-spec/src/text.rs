@@ -481,10 +481,18 @@ fn decode_f64(node: &Node) -> Result<f64> {
                     Ok(v) => v,
                     Err(_) => return err(*pos, format!("'{lit}' is not a number")),
                 }
+            } else if lit.len() > 1 && lit.starts_with('0') {
+                // Like protobuf's ConsumeUnsignedDecimalAsDouble: a float
+                // written as an integer must be decimal.
+                return err(*pos, format!("expected a decimal number, found '{lit}'"));
             } else {
-                match parse_unsigned(lit) {
-                    Some(v) => v as f64,
-                    None => return err(*pos, format!("'{lit}' is not a number")),
+                // An integer too big for uint64 is still a float, as in protobuf.
+                match lit.parse::<u64>() {
+                    Ok(v) => v as f64,
+                    Err(_) => match lit.parse::<f64>() {
+                        Ok(v) if lit.bytes().all(|b| b.is_ascii_digit()) => v,
+                        _ => return err(*pos, format!("'{lit}' is not a number")),
+                    },
                 }
             }
         }
@@ -786,6 +794,20 @@ mod tests {
         assert_eq!(scalar(AttrKind::Float, "1e-3"), Ok(AttrValue::Float(1e-3)));
         assert_eq!(scalar(AttrKind::Float, "1"), Ok(AttrValue::Float(1.0)));
         assert_eq!(scalar(AttrKind::Float, "2.5f"), Ok(AttrValue::Float(2.5)));
+        assert_eq!(
+            scalar(AttrKind::Float, "340282350000000000000000000000000000000"),
+            Ok(AttrValue::Float(f32::MAX))
+        );
+        assert_eq!(
+            scalar(
+                AttrKind::Float,
+                "1000000000000000000000000000000000000000000"
+            ),
+            Ok(AttrValue::Float(f32::INFINITY))
+        );
+        assert!(scalar(AttrKind::Float, "0x10").is_err());
+        assert!(scalar(AttrKind::Float, "010").is_err());
+        assert_eq!(scalar(AttrKind::Float, "0"), Ok(AttrValue::Float(0.0)));
         assert_eq!(
             scalar(AttrKind::Float, "-inf"),
             Ok(AttrValue::Float(f32::NEG_INFINITY))
