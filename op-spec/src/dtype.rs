@@ -148,31 +148,15 @@ pub const QUANTIZED_TYPES: &[DType] = &[
 ];
 
 /// Every data type, in enum order.
-pub const ALL_TYPES: &[DType] = &[
-    DType::F32,
-    DType::F64,
-    DType::I32,
-    DType::U8,
-    DType::I16,
-    DType::I8,
-    DType::String,
-    DType::Complex64,
-    DType::I64,
-    DType::Bool,
-    DType::QInt8,
-    DType::QUInt8,
-    DType::QInt32,
-    DType::BF16,
-    DType::QInt16,
-    DType::QUInt16,
-    DType::U16,
-    DType::Complex128,
-    DType::F16,
-    DType::Resource,
-    DType::Variant,
-    DType::U32,
-    DType::U64,
-];
+pub const ALL_TYPES: &[DType] = &{
+    let mut all = [DType::F32; NAMES.len()];
+    let mut i = 0;
+    while i < NAMES.len() {
+        all[i] = NAMES[i].0;
+        i += 1;
+    }
+    all
+};
 
 /// A named group of types that an op spec may use as an attr's type
 /// (`T: numbertype`) or inside a type set (`{numbertype, bool}`).

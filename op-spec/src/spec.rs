@@ -511,24 +511,8 @@ fn parse_string_set(c: &mut Cursor<'_>) -> Result<Vec<Vec<u8>>> {
             .map_err(|e| Problem::new(e.pos..c.s.len(), e.message))?;
         out.push(value);
         c.pos = end;
-        c.skip_space();
-        if c.eat(",") {
-            c.skip_space();
-            if c.eat("}") {
-                return Ok(out);
-            }
-        } else if c.eat("}") {
+        if end_of_set_item(c, "string")? {
             return Ok(out);
-        } else if c.at_end() {
-            return Err(Problem::new(
-                c.rest_span(),
-                "missing '}' to close the string set",
-            ));
-        } else {
-            return Err(Problem::new(
-                c.rest_span(),
-                "expected ',' or '}' after a string in the set",
-            ));
         }
     }
 }
@@ -575,28 +559,38 @@ fn parse_type_set(c: &mut Cursor<'_>) -> Result<Vec<DType>> {
             }
             return Err(p);
         }
-        c.skip_space();
-        if c.eat(",") {
-            c.skip_space();
-            if c.eat("}") {
-                return Ok(out);
-            }
-        } else if c.eat("}") {
+        if end_of_set_item(c, "type")? {
             return Ok(out);
-        } else if c.at_end() {
-            return Err(Problem::new(
-                c.rest_span(),
-                "missing '}' to close the type set",
-            ));
-        } else {
-            let p = Problem::new(c.rest_span(), "expected ',' or '}' after a type in the set");
-            return Err(if c.rest().starts_with("_ref") {
-                p.help("reference types cannot be attr values; write the base type")
-            } else {
-                p
-            });
         }
     }
+}
+
+/// After an item of a `{...}` set: consumes `,` or `}` (a trailing `, }` is
+/// allowed, as in TensorFlow) and says whether the set is closed.
+fn end_of_set_item(c: &mut Cursor<'_>, what: &str) -> Result<bool> {
+    c.skip_space();
+    if c.eat(",") {
+        c.skip_space();
+        return Ok(c.eat("}"));
+    }
+    if c.eat("}") {
+        return Ok(true);
+    }
+    if c.at_end() {
+        return Err(Problem::new(
+            c.rest_span(),
+            format!("missing '}}' to close the {what} set"),
+        ));
+    }
+    let p = Problem::new(
+        c.rest_span(),
+        format!("expected ',' or '}}' after a {what} in the set"),
+    );
+    Err(if c.rest().starts_with("_ref") {
+        p.help("reference types cannot be attr values; write the base type")
+    } else {
+        p
+    })
 }
 
 /// What an arg spec may refer to: the attrs of the op, including the names of
