@@ -1,2 +1,82 @@
-//! Developer commands.
-fn main() {}
+//! Developer commands: `cargo xtask <command>` (see `cargo xtask --help`).
+
+use std::io;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Developer commands for the opkit workspace.
+#[derive(Parser)]
+#[command(
+    name = "xtask",
+    bin_name = "cargo xtask",
+    about = "Developer commands for the opkit workspace",
+    after_help = "Run 'cargo xtask help <COMMAND>' for the details of a command."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Turns op registrations (JSON lines on stdin) into a TensorFlow OpList
+    /// (text format, on stdout).
+    #[command(long_about = OPDEF_HELP)]
+    Opdef,
+}
+
+const OPDEF_HELP: &str = "\
+Turns op registrations into a TensorFlow OpList.
+
+Reads one op per line from stdin, as a JSON object with the spec strings of
+TensorFlow's REGISTER_OP:
+
+  {\"name\": \"ZeroOut\", \"inputs\": [\"to_zero: T\"], \"outputs\": [\"zeroed: T\"],
+   \"attrs\": [\"T: {float, int32} = DT_INT32\"], \"stateful\": false}
+
+Keys: name (required); inputs, outputs, attrs (arrays of spec strings);
+doc (string, as TensorFlow's Doc()); stateful, commutative, aggregate,
+allows_uninitialized_input, distributed_communication (booleans, default
+false). Blank lines are skipped.
+
+Prints the valid ops, in input order, as one OpList in text format (as in
+TensorFlow's ops.pbtxt) on stdout. Reports each invalid op or malformed line
+on stderr as one line, 'Name: problem; problem' (or 'line N: problem' when the
+line has no readable name), and goes on with the next line.
+
+Exit status: 0 if every op is valid, 1 if any line was reported, 2 if reading
+stdin or writing the output failed.
+
+Example:
+  echo '{\"name\": \"Counter\", \"outputs\": [\"n: int64\"], \"stateful\": true}' | cargo xtask opdef";
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Opdef => {
+            let stdin = io::stdin().lock();
+            let mut stdout = io::stdout().lock();
+            let mut stderr = io::stderr().lock();
+            match xtask::opdef::run(stdin, &mut stdout, &mut stderr) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::from(1),
+                Err(e) => {
+                    eprintln!("cargo xtask opdef: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,6 @@
+//! Developer commands for the workspace, run as `cargo xtask <command>`.
+//!
+//! The commands live here as library modules, so that they are tested
+//! without spawning processes; `main.rs` only parses the command line.
+
+pub mod opdef;
