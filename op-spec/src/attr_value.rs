@@ -392,6 +392,29 @@ pub(crate) fn write_quoted(f: &mut impl fmt::Write, bytes: &[u8], quote: char) -
     f.write_char(quote)
 }
 
+/// Writes `[a, b, c]`, each item by `write_item`.
+fn write_list<T>(
+    f: &mut fmt::Formatter<'_>,
+    items: &[T],
+    write_item: impl Fn(&mut fmt::Formatter<'_>, &T) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str("[")?;
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write_item(f, item)?;
+    }
+    f.write_str("]")
+}
+
+fn write_tensor_summary(f: &mut fmt::Formatter<'_>, t: &TensorValue) -> fmt::Result {
+    match t.dtype {
+        Some(dt) => write!(f, "<tensor {dt}>"),
+        None => f.write_str("<tensor>"),
+    }
+}
+
 impl fmt::Display for AttrValue {
     /// Summarizes the value in the style of TensorFlow's `SummarizeAttrValue`:
     /// `"foo"`, `3`, `1.5`, `true`, `int32`, `[2,?]`, `[1, 2]`.
@@ -403,56 +426,20 @@ impl fmt::Display for AttrValue {
             AttrValue::Bool(b) => write!(f, "{b}"),
             AttrValue::Type(t) => write!(f, "{t}"),
             AttrValue::Shape(s) => write!(f, "{s}"),
-            AttrValue::Tensor(t) => match t.dtype {
-                Some(dt) => write!(f, "<tensor {dt}>"),
-                None => f.write_str("<tensor>"),
-            },
+            AttrValue::Tensor(t) => write_tensor_summary(f, t),
             AttrValue::Func(func) => write!(f, "{}[]", func.name),
-            AttrValue::List(list) => {
-                f.write_str("[")?;
-                let mut first = true;
-                let mut sep = |f: &mut fmt::Formatter<'_>| {
-                    if !std::mem::replace(&mut first, false) {
-                        f.write_str(", ")?;
-                    }
-                    Ok::<(), fmt::Error>(())
-                };
-                match list {
-                    ListValue::String(v) => v.iter().try_for_each(|s| {
-                        sep(f)?;
-                        write_quoted(f, s, '"')
-                    })?,
-                    ListValue::Int(v) => v.iter().try_for_each(|i| {
-                        sep(f)?;
-                        write!(f, "{i}")
-                    })?,
-                    ListValue::Float(v) => v.iter().try_for_each(|x| {
-                        sep(f)?;
-                        f.write_str(&crate::pbtxt::format_float(*x))
-                    })?,
-                    ListValue::Bool(v) => v.iter().try_for_each(|b| {
-                        sep(f)?;
-                        write!(f, "{b}")
-                    })?,
-                    ListValue::Type(v) => v.iter().try_for_each(|t| {
-                        sep(f)?;
-                        write!(f, "{t}")
-                    })?,
-                    ListValue::Shape(v) => v.iter().try_for_each(|s| {
-                        sep(f)?;
-                        write!(f, "{s}")
-                    })?,
-                    ListValue::Tensor(v) => v.iter().try_for_each(|t| {
-                        sep(f)?;
-                        write!(f, "{}", AttrValue::Tensor(Box::new(t.clone())))
-                    })?,
-                    ListValue::Func(v) => v.iter().try_for_each(|func| {
-                        sep(f)?;
-                        write!(f, "{}[]", func.name)
-                    })?,
+            AttrValue::List(list) => match list {
+                ListValue::String(v) => write_list(f, v, |f, s| write_quoted(f, s, '"')),
+                ListValue::Int(v) => write_list(f, v, |f, i| write!(f, "{i}")),
+                ListValue::Float(v) => {
+                    write_list(f, v, |f, x| f.write_str(&crate::pbtxt::format_float(*x)))
                 }
-                f.write_str("]")
-            }
+                ListValue::Bool(v) => write_list(f, v, |f, b| write!(f, "{b}")),
+                ListValue::Type(v) => write_list(f, v, |f, t| write!(f, "{t}")),
+                ListValue::Shape(v) => write_list(f, v, |f, s| write!(f, "{s}")),
+                ListValue::Tensor(v) => write_list(f, v, write_tensor_summary),
+                ListValue::Func(v) => write_list(f, v, |f, func| write!(f, "{}[]", func.name)),
+            },
         }
     }
 }

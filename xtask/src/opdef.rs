@@ -249,6 +249,7 @@ fn unknown_key(key: &str) -> String {
 /// The known key closest to `key`, ignoring case and an `is_` / `set_is_`
 /// prefix (as in the builder's method names), if it is close enough.
 fn closest_key(key: &str) -> Option<&'static str> {
+    use op_spec::suggest::edit_distance;
     let lower = key.to_ascii_lowercase();
     let bare = lower
         .strip_prefix("set_is_")
@@ -262,22 +263,6 @@ fn closest_key(key: &str) -> Option<&'static str> {
         .filter(|(distance, known)| *distance <= (known.len() / 3).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, known)| known)
-}
-
-/// Levenshtein distance, in chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// "a string", "an array", ... for messages.
@@ -557,7 +542,7 @@ mod tests {
         assert_eq!(closest_key("Name"), Some("name"));
         assert_eq!(closest_key("description"), None);
         assert_eq!(closest_key("x"), None);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(op_spec::suggest::edit_distance("kitten", "sitting"), 3);
+        assert_eq!(op_spec::suggest::edit_distance("", "abc"), 3);
     }
 }

@@ -1,7 +1,20 @@
 //! Runs the real `xtask opdef` binary with piped stdin.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+
+/// Runs `cargo xtask opdef` with `input` on stdin.
+fn run_opdef(input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("opdef")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("xtask runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
 
 #[test]
 fn opdef_reads_stdin_and_reports_on_stdout_stderr_and_exit_status() {
@@ -14,20 +27,7 @@ fn opdef_reads_stdin_and_reports_on_stdout_stderr_and_exit_status() {
         r#"{"name":"Counter","outputs":["n: int64"],"stateful":true}"#,
         "\n",
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("opdef")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("xtask runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_opdef(input.as_bytes());
 
     let stdout = String::from_utf8(output.stdout).unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
@@ -77,20 +77,7 @@ op {
 
 #[test]
 fn opdef_exits_0_when_every_op_is_valid() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("opdef")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("xtask runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"name": "Noop"}"#)
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_opdef(br#"{"name": "Noop"}"#);
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
         "op {\n  name: \"Noop\"\n}\n"
