@@ -23,10 +23,15 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+pub mod context;
 pub mod element;
 pub mod error;
+pub mod kernel;
 pub mod node;
+pub mod op;
+pub mod registry;
 pub mod resource_handle;
+pub mod runtime;
 pub mod shape;
 pub mod tensor;
 
@@ -35,9 +40,17 @@ pub use op_spec::{
     ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
 };
 
+pub use context::KernelContext;
 pub use element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use error::{Code, Error, Result, ResultExt};
+pub use kernel::{
+    DEVICE_CPU, DEVICE_GPU, FnKernel, KernelConstruction, KernelFn, OpAttrs, OpKernel,
+};
+pub use node::{FromAttrValue, InputTypes, Node, NodeBuilder};
+pub use op::{Op, OpSignature, TypeAttrSignature};
+pub use registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint};
 pub use resource_handle::ResourceHandle;
+pub use runtime::{OpCall, PreparedOp, Runtime};
 pub use shape::TensorShape;
 pub use tensor::Tensor;
 
@@ -45,3 +58,7 @@ pub use half::{bf16, f16};
 pub use ndarray;
 pub use num_complex::Complex;
 pub use op_spec;
+
+/// Re-exported for the macros' generated code and for hand-written
+/// registrations (`op_core::inventory::submit! { ... }`).
+pub use inventory;

@@ -55,6 +55,18 @@ pub enum InputTypes {
     List(Vec<DType>),
 }
 
+impl From<DType> for InputTypes {
+    fn from(dtype: DType) -> Self {
+        InputTypes::Single(dtype)
+    }
+}
+
+impl From<Vec<DType>> for InputTypes {
+    fn from(dtypes: Vec<DType>) -> Self {
+        InputTypes::List(dtypes)
+    }
+}
+
 /// An op instance: the op's name, every attr's value, and the dtypes of its
 /// inputs and outputs (flattened: a list arg contributes one entry per tensor).
 #[derive(Clone, Debug, PartialEq)]
@@ -125,6 +137,18 @@ impl Node {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, r)| r.clone())
+    }
+
+    /// The indices, in the flattened inputs, of the tensors of the op's
+    /// `index`-th input arg.
+    pub fn input_arg_range(&self, index: usize) -> Option<Range<usize>> {
+        self.input_ranges.get(index).map(|(_, r)| r.clone())
+    }
+
+    /// The indices, in the flattened outputs, of the tensors of the op's
+    /// `index`-th output arg.
+    pub fn output_arg_range(&self, index: usize) -> Option<Range<usize>> {
+        self.output_ranges.get(index).map(|(_, r)| r.clone())
     }
 
     /// The indices, in the flattened outputs, of the tensors of output arg `name`.

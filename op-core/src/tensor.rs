@@ -342,6 +342,15 @@ fn not_standard_layout() -> Error {
     Error::internal("tensor buffer is not in standard layout")
 }
 
+impl From<&Tensor> for Tensor {
+    /// A tensor sharing `tensor`'s buffer: lets APIs that take
+    /// `impl Into<Tensor>` accept a borrowed tensor (shared) or an owned one
+    /// (whose buffer a kernel may then reuse for its output).
+    fn from(tensor: &Tensor) -> Tensor {
+        tensor.clone()
+    }
+}
+
 impl<T: Element, D: Dimension> From<Array<T, D>> for Tensor {
     /// See [`Tensor::from_array`].
     fn from(array: Array<T, D>) -> Tensor {

@@ -1,0 +1,304 @@
+//! [`KernelContext`]: what a kernel sees while it computes (TensorFlow's
+//! `OpKernelContext`).
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use ndarray::ArrayViewD;
+use op_spec::{ArgDef, DType};
+
+use crate::element::Element;
+use crate::node::Node;
+use crate::tensor::Tensor;
+use crate::{Error, OpDef, Result};
+
+/// Stands in for an input whose buffer was forwarded to an output.
+static FORWARDED: LazyLock<Tensor> = LazyLock::new(|| Tensor::scalar(false));
+
+/// The inputs, outputs and attrs of one kernel call.
+///
+/// Inputs and outputs are addressed by their flattened index (a list arg
+/// takes one index per tensor) or by the arg's name. Errors name the op, the
+/// node and the input or output at fault; the runtime adds the kernel and
+/// node as context to any error `compute` returns.
+///
+/// ```
+/// use op_core::{KernelContext, Result, Tensor};
+///
+/// // The body of a ZeroOut kernel: keep the first element, zero the rest.
+/// fn zero_out(ctx: &mut KernelContext<'_>) -> Result<()> {
+///     let dims = ctx.input(0)?.dims().to_vec();
+///     let output = ctx.forward_input_or_allocate_output(0, 0, &dims)?;
+///     let values = output.as_slice_mut::<i32>()?;
+///     values.iter_mut().skip(1).for_each(|v| *v = 0);
+///     Ok(())
+/// }
+/// ```
+pub struct KernelContext<'a> {
+    op: &'a OpDef,
+    node: &'a Node,
+    node_name: &'a str,
+    inputs: &'a mut [Tensor],
+    /// Inputs whose buffers went to an output; usually empty (no allocation).
+    forwarded: Vec<usize>,
+    outputs: &'a mut [Option<Tensor>],
+}
+
+impl<'a> KernelContext<'a> {
+    /// A context over `inputs` (already checked against the node's input
+    /// dtypes) and `outputs` (one `None` per output).
+    pub(crate) fn new(
+        op: &'a OpDef,
+        node: &'a Node,
+        node_name: &'a str,
+        inputs: &'a mut [Tensor],
+        outputs: &'a mut [Option<Tensor>],
+    ) -> Self {
+        KernelContext {
+            op,
+            node,
+            node_name,
+            inputs,
+            forwarded: Vec::new(),
+            outputs,
+        }
+    }
+
+    /// The op's definition.
+    pub fn op_def(&self) -> &'a OpDef {
+        self.op
+    }
+
+    /// The op's name.
+    pub fn op_name(&self) -> &'a str {
+        &self.op.name
+    }
+
+    /// The node: attr values and input and output dtypes.
+    pub fn node(&self) -> &'a Node {
+        self.node
+    }
+
+    /// The node's name.
+    pub fn node_name(&self) -> &'a str {
+        self.node_name
+    }
+
+    /// The number of input tensors (list args flattened).
+    pub fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// The number of output tensors (list args flattened).
+    pub fn num_outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
+    fn error(&self, message: std::fmt::Arguments<'_>) -> Error {
+        Error::invalid_argument(format!(
+            "op {} (node '{}'): {message}",
+            self.op.name, self.node_name
+        ))
+    }
+
+    /// Input tensor `index`.
+    pub fn input(&self, index: usize) -> Result<&Tensor> {
+        if !self.forwarded.is_empty() && self.forwarded.contains(&index) {
+            return Err(self.error(format_args!(
+                "input {index} was forwarded to an output and can no longer be read"
+            )));
+        }
+        self.inputs.get(index).ok_or_else(|| {
+            self.error(format_args!(
+                "asked for input {index}, but the op has {} input tensor(s)",
+                self.inputs.len()
+            ))
+        })
+    }
+
+    /// The tensors of input arg number `arg` (in the op's input order): one
+    /// for a single-tensor arg, any number for a list arg.
+    pub fn input_arg(&self, arg: usize) -> Result<&[Tensor]> {
+        let range = self.node.input_arg_range(arg).ok_or_else(|| {
+            self.error(format_args!(
+                "asked for input arg {arg}, but the op has {} input arg(s)",
+                self.op.inputs.len()
+            ))
+        })?;
+        self.check_not_forwarded(&range)?;
+        Ok(&self.inputs[range])
+    }
+
+    fn check_not_forwarded(&self, range: &Range<usize>) -> Result<()> {
+        match self.forwarded.iter().find(|i| range.contains(i)) {
+            Some(i) => Err(self.error(format_args!(
+                "input {i} was forwarded to an output and can no longer be read"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    fn input_arg_index(&self, name: &str) -> Result<usize> {
+        self.op
+            .inputs
+            .iter()
+            .position(|a| a.name == name)
+            .ok_or_else(|| {
+                self.error(format_args!(
+                    "has no input named '{name}' (inputs: {})",
+                    arg_names(&self.op.inputs)
+                ))
+            })
+    }
+
+    /// The tensor of the single-tensor input arg `name`.
+    pub fn input_by_name(&self, name: &str) -> Result<&Tensor> {
+        let arg = self.input_arg_index(name)?;
+        if self.op.inputs[arg].is_list() {
+            return Err(self.error(format_args!(
+                "input '{name}' is a list of tensors: use input_list(\"{name}\")"
+            )));
+        }
+        Ok(&self.input_arg(arg)?[0])
+    }
+
+    /// The tensors of the list input arg `name` (`N * T` or `list(type)`).
+    pub fn input_list(&self, name: &str) -> Result<&[Tensor]> {
+        self.input_arg(self.input_arg_index(name)?)
+    }
+
+    /// A typed view of input `index`. Errors if its dtype is not `T`'s.
+    pub fn input_view<T: Element>(&self, index: usize) -> Result<ArrayViewD<'_, T>> {
+        self.input(index)?
+            .view::<T>()
+            .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
+    }
+
+    /// The elements of input `index`, in row-major order.
+    pub fn input_slice<T: Element>(&self, index: usize) -> Result<&[T]> {
+        self.input(index)?
+            .as_slice::<T>()
+            .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
+    }
+
+    /// The dtype that output `index` must have.
+    pub fn output_dtype(&self, index: usize) -> Result<DType> {
+        self.node
+            .output_types()
+            .get(index)
+            .copied()
+            .ok_or_else(|| self.output_out_of_range(index))
+    }
+
+    fn output_out_of_range(&self, index: usize) -> Error {
+        self.error(format_args!(
+            "asked for output {index}, but the op has {} output tensor(s)",
+            self.outputs.len()
+        ))
+    }
+
+    /// The flattened index of the single-tensor output arg `name`.
+    pub fn output_index(&self, name: &str) -> Result<usize> {
+        let arg = self
+            .op
+            .outputs
+            .iter()
+            .position(|a| a.name == name)
+            .ok_or_else(|| {
+                self.error(format_args!(
+                    "has no output named '{name}' (outputs: {})",
+                    arg_names(&self.op.outputs)
+                ))
+            })?;
+        if self.op.outputs[arg].is_list() {
+            return Err(self.error(format_args!(
+                "output '{name}' is a list of tensors: use output_range(\"{name}\")"
+            )));
+        }
+        Ok(self.node.output_arg_range(arg).map_or(0, |r| r.start))
+    }
+
+    /// The flattened indices of the tensors of output arg `name`.
+    pub fn output_range(&self, name: &str) -> Result<Range<usize>> {
+        self.node.output_range(name).ok_or_else(|| {
+            self.error(format_args!(
+                "has no output named '{name}' (outputs: {})",
+                arg_names(&self.op.outputs)
+            ))
+        })
+    }
+
+    /// Sets output `index` to `tensor`, which must have the output's dtype.
+    pub fn set_output(&mut self, index: usize, tensor: Tensor) -> Result<()> {
+        let expected = self.output_dtype(index)?;
+        if tensor.dtype() != expected {
+            return Err(self.error(format_args!(
+                "output {index} must be {expected}, but the kernel produced {}",
+                tensor.dtype()
+            )));
+        }
+        self.outputs[index] = Some(tensor);
+        Ok(())
+    }
+
+    /// Sets the single-tensor output arg `name` to `tensor`.
+    pub fn set_output_by_name(&mut self, name: &str, tensor: Tensor) -> Result<()> {
+        let index = self.output_index(name)?;
+        self.set_output(index, tensor)
+    }
+
+    /// Allocates output `index` with shape `dims`, filled with zeros, and
+    /// returns it for writing.
+    pub fn allocate_output(&mut self, index: usize, dims: &[usize]) -> Result<&mut Tensor> {
+        let dtype = self.output_dtype(index)?;
+        let tensor = Tensor::zeros(dtype, dims)?;
+        Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// Allocates the single-tensor output arg `name` with shape `dims`.
+    pub fn allocate_output_by_name(&mut self, name: &str, dims: &[usize]) -> Result<&mut Tensor> {
+        let index = self.output_index(name)?;
+        self.allocate_output(index, dims)
+    }
+
+    /// Output `index` becomes input `input`'s buffer, reshaped to `dims`, if
+    /// nobody else holds that buffer and its dtype and element count fit;
+    /// otherwise output `index` is allocated (zeroed) as by
+    /// [`allocate_output`](Self::allocate_output). TensorFlow's
+    /// `forward_input_or_allocate_output`.
+    ///
+    /// Either way the result is the output, with a buffer this kernel alone
+    /// holds, so writing to it never copies. A forwarded input can no
+    /// longer be read.
+    pub fn forward_input_or_allocate_output(
+        &mut self,
+        input: usize,
+        index: usize,
+        dims: &[usize],
+    ) -> Result<&mut Tensor> {
+        let dtype = self.output_dtype(index)?;
+        let candidate = self.input(input)?;
+        let fits = candidate.is_unique()
+            && candidate.dtype() == dtype
+            && candidate.num_elements() == dims.iter().product::<usize>();
+        if !fits {
+            return self.allocate_output(index, dims);
+        }
+        let mut tensor = std::mem::replace(&mut self.inputs[input], FORWARDED.clone());
+        self.forwarded.push(input);
+        if tensor.dims() != dims {
+            // The reshaped tensor shares the buffer until `tensor` drops here.
+            tensor = tensor.reshape(dims)?;
+        }
+        Ok(self.outputs[index].insert(tensor))
+    }
+}
+
+fn arg_names(args: &[ArgDef]) -> String {
+    let names: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
+    if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,147 @@
+//! Kernels: the code that runs an op on one device for some dtypes.
+//!
+//! A kernel is any [`OpKernel`]: an object created once per distinct node
+//! (op, attrs and input dtypes), then asked to [`compute`](OpKernel::compute)
+//! any number of times, possibly from several threads at once. It is created
+//! from a [`KernelConstruction`], where it reads and checks its attrs once, as
+//! TensorFlow's `OpKernel` constructor does.
+//!
+//! Authors rarely implement [`OpKernel`] by hand: `#[kernel]` on a function
+//! registers a [`FnKernel`], and `#[kernel]` on an `impl` block with `new`
+//! and `compute` implements the trait and registers it.
+
+use crate::context::KernelContext;
+use crate::node::{FromAttrValue, Node};
+use crate::{OpDef, Result};
+
+/// The name of the CPU device.
+pub const DEVICE_CPU: &str = "cpu";
+/// The name of the GPU device.
+pub const DEVICE_GPU: &str = "gpu";
+
+/// An op's implementation for one device and one set of dtypes.
+///
+/// Kernels may be called concurrently from several threads, hence `Send +
+/// Sync`; keep per-call state in locals, not in `self`.
+///
+/// ```
+/// use op_core::{KernelContext, OpKernel, Result};
+///
+/// /// Doubles its `float` input.
+/// struct TimesTwo;
+///
+/// impl OpKernel for TimesTwo {
+///     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+///         let doubled: Vec<f32> = ctx.input_slice::<f32>(0)?.iter().map(|x| x * 2.0).collect();
+///         let dims = ctx.input(0)?.dims().to_vec();
+///         ctx.set_output(0, op_core::Tensor::from_vec(dims, doubled)?)
+///     }
+/// }
+/// ```
+pub trait OpKernel: Send + Sync + 'static {
+    /// Reads the inputs from `ctx` and sets every output.
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>;
+}
+
+/// What a kernel sees when it is created: the op, the node with every attr
+/// resolved, and the device (TensorFlow's `OpKernelConstruction`).
+#[derive(Clone, Copy, Debug)]
+pub struct KernelConstruction<'a> {
+    pub(crate) op: &'a OpDef,
+    pub(crate) node: &'a Node,
+    pub(crate) node_name: &'a str,
+    pub(crate) device: &'a str,
+}
+
+impl<'a> KernelConstruction<'a> {
+    /// A construction for `node` of `op` on `device`, for running a kernel by
+    /// hand (the runtime builds these itself).
+    pub fn new(op: &'a OpDef, node: &'a Node, node_name: &'a str, device: &'a str) -> Self {
+        KernelConstruction {
+            op,
+            node,
+            node_name,
+            device,
+        }
+    }
+
+    /// The op's definition.
+    pub fn op_def(&self) -> &'a OpDef {
+        self.op
+    }
+
+    /// The node: every attr's value and the input and output dtypes.
+    pub fn node(&self) -> &'a Node {
+        self.node
+    }
+
+    /// The node's name, for messages.
+    pub fn node_name(&self) -> &'a str {
+        self.node_name
+    }
+
+    /// The device the kernel runs on (`"cpu"`, `"gpu"`).
+    pub fn device(&self) -> &'a str {
+        self.device
+    }
+
+    /// The value of attr `name` as a Rust value (TensorFlow's `GetAttr`).
+    pub fn get_attr<T: FromAttrValue>(&self, name: &str) -> Result<T> {
+        self.node.get_attr(name)
+    }
+
+    /// All the op's attrs parsed into the struct `A` (what `#[register_op]`
+    /// generates for the fields of an op struct).
+    pub fn attrs<A: OpAttrs>(&self) -> Result<A> {
+        A::from_node(self.node)
+    }
+}
+
+/// A Rust value holding an op's attrs, parsed from a node.
+///
+/// `#[register_op]` implements it for the op struct: each field receives the
+/// attr of its name, already checked against the op's constraints (type,
+/// minimum, allowed values). `()` stands for "no attrs needed".
+pub trait OpAttrs: Sized + Send + Sync + 'static {
+    /// Reads the attrs from `node`.
+    fn from_node(node: &Node) -> Result<Self>;
+}
+
+impl OpAttrs for () {
+    fn from_node(_: &Node) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The signature of a kernel function: the context and the parsed attrs.
+pub type KernelFn<A> = fn(&mut KernelContext<'_>, &A) -> Result<()>;
+
+/// A kernel made of a function and the attrs it reads, parsed once when the
+/// kernel is created: what `#[kernel]` on a function registers.
+pub struct FnKernel<A> {
+    attrs: A,
+    function: KernelFn<A>,
+}
+
+impl<A: OpAttrs> FnKernel<A> {
+    /// Parses the attrs from `construction` and boxes the kernel.
+    pub fn create(
+        construction: &KernelConstruction<'_>,
+        function: KernelFn<A>,
+    ) -> Result<Box<dyn OpKernel>> {
+        Ok(Box::new(FnKernel {
+            attrs: construction.attrs::<A>()?,
+            function,
+        }))
+    }
+}
+
+impl<A: OpAttrs> OpKernel for FnKernel<A> {
+    #[inline]
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        (self.function)(ctx, &self.attrs)
+    }
+}
+
+/// Creates a kernel for a node: one per kernel registration.
+pub type CreateKernelFn = fn(&KernelConstruction<'_>) -> Result<Box<dyn OpKernel>>;

@@ -1,0 +1,107 @@
+//! [`Op`]: a Rust type standing for a registered op, as `#[register_op]`
+//! and `#[op]` generate, with the data `#[kernel]` checks at compile time.
+
+use op_spec::{DType, OpDef, SpecErrors};
+
+/// A Rust type that stands for an op: the struct `#[register_op]` is
+/// written on, or the struct `#[op]` generates for a function.
+///
+/// `#[kernel(op = ZeroOut, ...)]` names such a type, so that its type
+/// constraints and `host_memory` args are checked at compile time against
+/// [`SIGNATURE`](Self::SIGNATURE).
+pub trait Op {
+    /// The op's registered name.
+    const NAME: &'static str;
+    /// The op's type attrs and arg names, for compile-time checks of kernels.
+    const SIGNATURE: OpSignature;
+    /// Builds the op's definition from its spec strings. Cannot fail for an
+    /// op declared with the macros: they ran the same parser at compile time.
+    fn op_def() -> Result<OpDef, SpecErrors>;
+}
+
+/// What kernels need to know about an op at compile time.
+#[derive(Clone, Copy, Debug)]
+pub struct OpSignature {
+    /// The `type` and `list(type)` attrs.
+    pub type_attrs: &'static [TypeAttrSignature],
+    /// The input arg names, in order.
+    pub inputs: &'static [&'static str],
+    /// The output arg names, in order.
+    pub outputs: &'static [&'static str],
+}
+
+/// One `type` or `list(type)` attr of an [`OpSignature`].
+#[derive(Clone, Copy, Debug)]
+pub struct TypeAttrSignature {
+    /// The attr's name.
+    pub name: &'static str,
+    /// The allowed types; `None` when any type is allowed.
+    pub allowed: Option<&'static [DType]>,
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Compile-time check behind `#[kernel(types(...))]`: panics (a compile
+/// error, on the author's type token) unless `attr` is a type attr of the op
+/// that allows `dtype`.
+#[doc(hidden)]
+pub const fn check_kernel_type(signature: &OpSignature, attr: &str, dtype: DType) {
+    let mut i = 0;
+    while i < signature.type_attrs.len() {
+        let candidate = &signature.type_attrs[i];
+        if str_eq(candidate.name, attr) {
+            let Some(allowed) = candidate.allowed else {
+                return;
+            };
+            let mut j = 0;
+            while j < allowed.len() {
+                if allowed[j] as i32 == dtype as i32 {
+                    return;
+                }
+                j += 1;
+            }
+            panic!(
+                "the op's type attr does not allow this type: add it to the attr's constraint in the op, or remove it from the kernel's `types(...)`"
+            );
+        }
+        i += 1;
+    }
+    panic!(
+        "the op has no `type` or `list(type)` attr of this name: name one of the op's type attrs, as in `types(T = [f32])`"
+    );
+}
+
+/// Compile-time check behind `#[kernel(host_memory("arg"))]`.
+#[doc(hidden)]
+pub const fn check_host_memory_arg(signature: &OpSignature, arg: &str) {
+    let mut i = 0;
+    while i < signature.inputs.len() {
+        if str_eq(signature.inputs[i], arg) {
+            return;
+        }
+        i += 1;
+    }
+    let mut i = 0;
+    while i < signature.outputs.len() {
+        if str_eq(signature.outputs[i], arg) {
+            return;
+        }
+        i += 1;
+    }
+    panic!(
+        "the op has no input or output of this name: `host_memory` takes input and output names"
+    );
+}

@@ -1,0 +1,568 @@
+//! The registry: every op and kernel linked into the program, collected
+//! with [`inventory`] on first use, checked for conflicts, and searched when
+//! a node needs a kernel.
+//!
+//! `#[register_op]`, `#[op]` and `#[kernel]` submit an [`OpRegistration`] or
+//! [`KernelRegistration`]; they can also be submitted by hand with
+//! [`inventory::submit!`].
+//!
+//! # Linking
+//!
+//! Registrations live in the crate that declares them, and rustc links a
+//! dependency only if the program names it somewhere. A binary that depends
+//! on a kernel crate in `Cargo.toml` but never mentions it in code sees
+//! none of its ops. Name each such crate once, for example with
+//! `use my_kernels as _;` in `main.rs` or in a test file (or call
+//! `op_kernels::link()`, which our kernel crate provides for this). Then
+//! [`Registry::global`] lists its ops and kernels; printing the registry
+//! (`println!("{}", Registry::global())`) shows what got linked.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+use op_spec::{AttrKind, AttrValue, DType, ListValue, OpDef, SpecErrors};
+
+use crate::kernel::CreateKernelFn;
+use crate::node::Node;
+use crate::{Error, Result};
+
+/// An op submitted to the registry.
+#[derive(Debug)]
+pub struct OpRegistration {
+    /// The op's name.
+    pub name: &'static str,
+    /// Builds the op's definition.
+    pub build: fn() -> std::result::Result<OpDef, SpecErrors>,
+    /// Where the op was declared (`file!()`).
+    pub file: &'static str,
+    /// The line where the op was declared (`line!()`).
+    pub line: u32,
+}
+
+/// A kernel submitted to the registry (TensorFlow's `REGISTER_KERNEL_BUILDER`).
+#[derive(Debug)]
+pub struct KernelRegistration {
+    /// The op the kernel implements.
+    pub op: &'static str,
+    /// The device it runs on ([`DEVICE_CPU`](crate::DEVICE_CPU), [`DEVICE_GPU`](crate::DEVICE_GPU)).
+    pub device: &'static str,
+    /// The type attr values the kernel is for; a node matches when each
+    /// constrained attr has this type (every element, for `list(type)`).
+    pub constraints: &'static [TypeConstraint],
+    /// Inputs and outputs the kernel keeps in host memory.
+    pub host_memory: &'static [&'static str],
+    /// The kernel's name in listings and messages, e.g. `zero_out::<f32>`.
+    pub name: &'static str,
+    /// Creates the kernel for a node.
+    pub create: CreateKernelFn,
+    /// Where the kernel was declared (`file!()`).
+    pub file: &'static str,
+    /// The line where the kernel was declared (`line!()`).
+    pub line: u32,
+}
+
+/// One type constraint of a kernel: attr `attr` must be `dtype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TypeConstraint {
+    /// The type attr.
+    pub attr: &'static str,
+    /// The type it must have.
+    pub dtype: DType,
+}
+
+inventory::collect!(OpRegistration);
+inventory::collect!(KernelRegistration);
+
+impl KernelRegistration {
+    /// `device='cpu'; T=float`: the kernel's device and constraints, as
+    /// TensorFlow prints them.
+    pub fn describe(&self) -> String {
+        let mut text = format!("device='{}'", self.device);
+        for c in self.constraints {
+            text.push_str(&format!("; {}={}", c.attr, c.dtype));
+        }
+        text
+    }
+
+    fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// Whether the kernel is for `node` on `device`.
+    pub fn matches(&self, node: &Node, device: &str) -> bool {
+        self.device == device && self.mismatches(node).next().is_none()
+    }
+
+    /// The constraints `node` does not satisfy, with the node's value.
+    fn mismatches<'n>(
+        &'n self,
+        node: &'n Node,
+    ) -> impl Iterator<Item = (&'n TypeConstraint, Option<&'n AttrValue>)> {
+        self.constraints.iter().filter_map(move |c| {
+            let value = node.attr(c.attr);
+            let satisfied = match value {
+                Some(AttrValue::Type(t)) => *t == c.dtype,
+                Some(AttrValue::List(ListValue::Type(ts))) => ts.iter().all(|t| *t == c.dtype),
+                _ => false,
+            };
+            (!satisfied).then_some((c, value))
+        })
+    }
+
+    fn same_constraints(&self, other: &KernelRegistration) -> bool {
+        self.device == other.device
+            && self.constraints.len() == other.constraints.len()
+            && self
+                .constraints
+                .iter()
+                .all(|c| other.constraints.contains(c))
+    }
+}
+
+/// What kind of problem a [`Conflict`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConflictKind {
+    /// Two ops were registered with one name.
+    DuplicateOp,
+    /// An op's registration does not parse or validate.
+    InvalidOp,
+    /// A kernel names an op nobody registered.
+    KernelForUnknownOp,
+    /// Two kernels of one op have the same device and constraints.
+    DuplicateKernel,
+    /// A kernel constrains an attr the op does not have, or one that is not
+    /// a `type` or `list(type)` attr.
+    UnknownConstraintAttr,
+    /// A kernel constrains an attr to a type the op does not allow.
+    DisallowedConstraintType,
+    /// A kernel's `host_memory` names an arg the op does not have.
+    UnknownHostMemoryArg,
+}
+
+/// A problem found while building the registry. The op it is about cannot
+/// run until it is fixed; other ops are unaffected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// What went wrong.
+    pub kind: ConflictKind,
+    /// The op involved.
+    pub op: String,
+    /// A sentence naming the registrations and their source locations.
+    pub message: String,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A registered op: its definition, where it was declared and its kernels.
+#[derive(Debug)]
+pub struct OpEntry {
+    def: Arc<OpDef>,
+    registration: &'static OpRegistration,
+    kernels: Vec<&'static KernelRegistration>,
+}
+
+impl OpEntry {
+    /// The op's definition.
+    pub fn def(&self) -> &Arc<OpDef> {
+        &self.def
+    }
+
+    /// The op's registration (name and source location).
+    pub fn registration(&self) -> &'static OpRegistration {
+        self.registration
+    }
+
+    /// The op's valid kernels, sorted by device, then source location.
+    pub fn kernels(&self) -> &[&'static KernelRegistration] {
+        &self.kernels
+    }
+}
+
+/// Every op and kernel, checked.
+///
+/// ```standalone_crate
+/// use op_core::registry::Registry;
+///
+/// let registry = Registry::global();
+/// for op in registry.ops() {
+///     println!("{} has {} kernel(s)", op.def().name, op.kernels().len());
+/// }
+/// assert!(registry.conflicts().is_empty(), "{}", registry.check().unwrap_err());
+/// ```
+#[derive(Debug, Default)]
+pub struct Registry {
+    ops: BTreeMap<String, OpEntry>,
+    conflicts: Vec<Conflict>,
+}
+
+static GLOBAL: LazyLock<Arc<Registry>> = LazyLock::new(|| Arc::new(Registry::from_inventory()));
+
+impl Registry {
+    /// The registry of everything submitted with `inventory` in the linked
+    /// program, built on first use.
+    pub fn global() -> &'static Arc<Registry> {
+        &GLOBAL
+    }
+
+    /// A registry of everything submitted with `inventory` (see
+    /// [`global`](Self::global), which builds this once).
+    pub fn from_inventory() -> Registry {
+        Registry::new(
+            inventory::iter::<OpRegistration>,
+            inventory::iter::<KernelRegistration>,
+        )
+    }
+
+    /// A registry of exactly these ops and kernels: for tests, and for
+    /// programs that assemble their own set.
+    pub fn new(
+        ops: impl IntoIterator<Item = &'static OpRegistration>,
+        kernels: impl IntoIterator<Item = &'static KernelRegistration>,
+    ) -> Registry {
+        let mut registry = Registry::default();
+        // Link order is arbitrary; sorting makes "first" and messages stable.
+        let mut ops: Vec<_> = ops.into_iter().collect();
+        ops.sort_by_key(|r| (r.name, r.file, r.line));
+        for registration in ops {
+            registry.add_op(registration);
+        }
+        let mut kernels: Vec<_> = kernels.into_iter().collect();
+        kernels.sort_by_key(|k| (k.op, k.device, k.file, k.line, k.name));
+        for kernel in kernels {
+            registry.add_kernel(kernel);
+        }
+        registry
+    }
+
+    fn conflict(&mut self, kind: ConflictKind, op: &str, message: String) {
+        self.conflicts.push(Conflict {
+            kind,
+            op: op.to_owned(),
+            message,
+        });
+    }
+
+    fn add_op(&mut self, registration: &'static OpRegistration) {
+        let here = format!("{}:{}", registration.file, registration.line);
+        if let Some(first) = self.ops.get(registration.name) {
+            let first = first.registration;
+            self.conflict(
+                ConflictKind::DuplicateOp,
+                registration.name,
+                format!(
+                    "op '{}' is registered twice, at {}:{} and at {here}: rename one (ops can be namespaced, as 'MyProject>{}')",
+                    registration.name, first.file, first.line, registration.name
+                ),
+            );
+            return;
+        }
+        match (registration.build)() {
+            Ok(def) if def.name == registration.name => {
+                self.ops.insert(
+                    def.name.clone(),
+                    OpEntry {
+                        def: Arc::new(def),
+                        registration,
+                        kernels: Vec::new(),
+                    },
+                );
+            }
+            Ok(def) => self.conflict(
+                ConflictKind::InvalidOp,
+                registration.name,
+                format!(
+                    "op '{}' (at {here}) builds a definition named '{}'",
+                    registration.name, def.name
+                ),
+            ),
+            Err(errors) => self.conflict(
+                ConflictKind::InvalidOp,
+                registration.name,
+                format!(
+                    "op '{}' (at {here}) is invalid: {}",
+                    registration.name,
+                    errors
+                        .errors()
+                        .iter()
+                        .map(|e| e.one_line())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ),
+        }
+    }
+
+    fn add_kernel(&mut self, kernel: &'static KernelRegistration) {
+        let Some(entry) = self.ops.get(kernel.op) else {
+            let hint = op_spec::suggest::closest(kernel.op, self.ops.keys().map(String::as_str))
+                .map(|name| format!("; did you mean '{name}'?"))
+                .unwrap_or_default();
+            self.conflict(
+                ConflictKind::KernelForUnknownOp,
+                kernel.op,
+                format!(
+                    "kernel {} ({}) at {} is for op '{}', which is not registered{hint}",
+                    kernel.name,
+                    kernel.describe(),
+                    kernel.location(),
+                    kernel.op
+                ),
+            );
+            return;
+        };
+        let def = entry.def.clone();
+        let mut problems = Vec::new();
+        for constraint in kernel.constraints {
+            match def.attr(constraint.attr) {
+                Some(attr) if attr.ty.kind == AttrKind::Type => {
+                    if let Some(ListValue::Type(allowed)) = &attr.allowed_values {
+                        if !allowed.contains(&constraint.dtype) {
+                            let allowed: Vec<String> =
+                                allowed.iter().map(ToString::to_string).collect();
+                            problems.push((
+                                ConflictKind::DisallowedConstraintType,
+                                format!(
+                                    "constrains attr '{}' to {}, which the op does not allow (allowed: {})",
+                                    constraint.attr,
+                                    constraint.dtype,
+                                    allowed.join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    let type_attrs: Vec<&str> = def
+                        .attrs
+                        .iter()
+                        .filter(|a| a.ty.kind == AttrKind::Type)
+                        .map(|a| a.name.as_str())
+                        .collect();
+                    problems.push((
+                        ConflictKind::UnknownConstraintAttr,
+                        format!(
+                            "constrains attr '{}', which is not a type attr of the op (its type attrs: {})",
+                            constraint.attr,
+                            if type_attrs.is_empty() { "none".to_owned() } else { type_attrs.join(", ") }
+                        ),
+                    ));
+                }
+            }
+        }
+        for arg in kernel.host_memory {
+            let known = def
+                .inputs
+                .iter()
+                .chain(&def.outputs)
+                .any(|a| a.name == *arg);
+            if !known {
+                problems.push((
+                    ConflictKind::UnknownHostMemoryArg,
+                    format!("puts '{arg}' in host memory, but the op has no input or output of that name"),
+                ));
+            }
+        }
+        if let Some(other) = entry.kernels.iter().find(|k| k.same_constraints(kernel)) {
+            problems.push((
+                ConflictKind::DuplicateKernel,
+                format!(
+                    "has the same device and constraints as kernel {} at {}: remove one, or give them different `types(...)`",
+                    other.name,
+                    other.location()
+                ),
+            ));
+        }
+        if problems.is_empty() {
+            if let Some(entry) = self.ops.get_mut(kernel.op) {
+                entry.kernels.push(kernel);
+            }
+            return;
+        }
+        for (kind, problem) in problems {
+            self.conflict(
+                kind,
+                kernel.op,
+                format!(
+                    "kernel {} ({}) at {} for op '{}' {problem}",
+                    kernel.name,
+                    kernel.describe(),
+                    kernel.location(),
+                    kernel.op
+                ),
+            );
+        }
+    }
+
+    /// Every op, sorted by name.
+    pub fn ops(&self) -> impl Iterator<Item = &OpEntry> {
+        self.ops.values()
+    }
+
+    /// The op named `name`, if registered.
+    pub fn get(&self, name: &str) -> Option<&OpEntry> {
+        self.ops.get(name)
+    }
+
+    /// The op named `name`, ready to run: a `NotFound` error (with the
+    /// closest registered name and a hint about linking) if nobody
+    /// registered it, a `FailedPrecondition` error if its registrations
+    /// conflict.
+    pub fn op(&self, name: &str) -> Result<&OpEntry> {
+        let conflicts: Vec<&Conflict> = self.conflicts.iter().filter(|c| c.op == name).collect();
+        if !conflicts.is_empty() {
+            let lines: Vec<String> = conflicts.iter().map(|c| format!("\n  {c}")).collect();
+            return Err(Error::failed_precondition(format!(
+                "op '{name}' cannot run because its registrations conflict:{}",
+                lines.concat()
+            )));
+        }
+        self.ops.get(name).ok_or_else(|| {
+            let hint = op_spec::suggest::closest(name, self.ops.keys().map(String::as_str))
+                .map(|n| format!("did you mean '{n}'? "))
+                .unwrap_or_default();
+            Error::not_found(format!(
+                "op '{name}' is not registered: {hint}({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)",
+                self.ops.len()
+            ))
+        })
+    }
+
+    /// Every conflict found while building the registry.
+    pub fn conflicts(&self) -> &[Conflict] {
+        &self.conflicts
+    }
+
+    /// `Ok` if there are no conflicts, otherwise a `FailedPrecondition`
+    /// error listing them all: call it in a test to catch registration
+    /// mistakes early.
+    pub fn check(&self) -> Result<()> {
+        if self.conflicts.is_empty() {
+            return Ok(());
+        }
+        let lines: Vec<String> = self.conflicts.iter().map(|c| format!("\n  {c}")).collect();
+        Err(Error::failed_precondition(format!(
+            "{} registration conflict(s):{}",
+            self.conflicts.len(),
+            lines.concat()
+        )))
+    }
+
+    /// The kernel of op `entry` for `node` on `device`.
+    ///
+    /// When none matches, the `NotFound` error names the op, the node's
+    /// attrs, every registered kernel with its device and constraints, and
+    /// the closest one with how it differs.
+    pub fn select_kernel(
+        &self,
+        entry: &OpEntry,
+        node: &Node,
+        device: &str,
+    ) -> Result<&'static KernelRegistration> {
+        let mut matching = entry.kernels.iter().filter(|k| k.matches(node, device));
+        match (matching.next(), matching.next()) {
+            (Some(kernel), None) => Ok(kernel),
+            (Some(first), Some(second)) => Err(Error::failed_precondition(format!(
+                "op '{}': several kernels match device '{device}' with attrs {}: {} ({}) at {} and {} ({}) at {}; make their `types(...)` disjoint",
+                entry.def.name,
+                describe_attrs(node),
+                first.name,
+                first.describe(),
+                first.location(),
+                second.name,
+                second.describe(),
+                second.location(),
+            ))),
+            (None, _) => Err(self.no_kernel_error(entry, node, device)),
+        }
+    }
+
+    fn no_kernel_error(&self, entry: &OpEntry, node: &Node, device: &str) -> Error {
+        let op = &entry.def.name;
+        let mut message = format!(
+            "no kernel for op '{op}' on device '{device}' with attrs {}",
+            describe_attrs(node)
+        );
+        if entry.kernels.is_empty() {
+            message.push_str(
+                "\n  the op has no kernels at all: if they are defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`",
+            );
+            return Error::not_found(message);
+        }
+        message.push_str("\n  registered kernels:");
+        for k in &entry.kernels {
+            message.push_str(&format!(
+                "\n    {}  ({} at {})",
+                k.describe(),
+                k.name,
+                k.location()
+            ));
+        }
+        let closest = entry
+            .kernels
+            .iter()
+            .min_by_key(|k| usize::from(k.device != device) + k.mismatches(node).count());
+        if let Some(k) = closest {
+            let mut differences = Vec::new();
+            if k.device != device {
+                differences.push(format!("it runs on '{}', not '{device}'", k.device));
+            }
+            for (c, value) in k.mismatches(node) {
+                let actual = value.map_or_else(|| "unset".to_owned(), ToString::to_string);
+                differences.push(format!(
+                    "it needs {}={}, the node has {actual}",
+                    c.attr, c.dtype
+                ));
+            }
+            message.push_str(&format!(
+                "\n  closest: {} ({}): {}",
+                k.name,
+                k.describe(),
+                differences.join("; ")
+            ));
+        }
+        Error::not_found(message)
+    }
+}
+
+fn describe_attrs(node: &Node) -> String {
+    if node.attrs().is_empty() {
+        return "(none)".to_owned();
+    }
+    let parts: Vec<String> = node
+        .attrs()
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    parts.join(", ")
+}
+
+impl fmt::Display for Registry {
+    /// Lists every op with its source location and kernels, then any
+    /// conflicts.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} op(s):", self.ops.len())?;
+        for entry in self.ops.values() {
+            let r = entry.registration;
+            writeln!(f, "  {}  ({}:{})", entry.def.name, r.file, r.line)?;
+            for k in &entry.kernels {
+                write!(f, "    kernel {}: {}", k.name, k.describe())?;
+                if !k.host_memory.is_empty() {
+                    write!(f, "; host_memory: {}", k.host_memory.join(", "))?;
+                }
+                writeln!(f)?;
+            }
+        }
+        if !self.conflicts.is_empty() {
+            writeln!(f, "{} conflict(s):", self.conflicts.len())?;
+            for c in &self.conflicts {
+                writeln!(f, "  {c}")?;
+            }
+        }
+        Ok(())
+    }
+}

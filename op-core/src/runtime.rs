@@ -1,0 +1,624 @@
+//! Running ops: [`Runtime`] selects and caches kernels, [`PreparedOp`] runs a
+//! cached kernel, [`OpCall`] runs an op by name with tensors and attrs.
+//!
+//! A kernel is created once per distinct node (op, input dtypes, resolved
+//! attrs, node name) and shared by every later call, from any thread. Each
+//! call checks its inputs against the node, catches a panicking kernel
+//! (it becomes an `Internal` error; the runtime stays usable), and checks
+//! that the kernel set every output.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use op_spec::{AttrValue, DType, OpDef};
+use rustc_hash::{FxHashMap, FxHasher};
+
+use crate::context::KernelContext;
+use crate::kernel::{DEVICE_CPU, KernelConstruction, OpKernel};
+use crate::node::{InputTypes, Node, NodeBuilder};
+use crate::registry::{KernelRegistration, Registry};
+use crate::tensor::Tensor;
+use crate::{Error, Result};
+
+/// Selects, creates and caches kernels for one device over one registry.
+///
+/// ```standalone_crate
+/// use op_core::{AttrValue, DType, Runtime, Tensor};
+/// # op_core::inventory::submit! { op_core::registry::OpRegistration {
+/// #     name: "Twice", file: file!(), line: line!(),
+/// #     build: || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(),
+/// # } }
+/// # fn twice(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
+/// #     let y: Vec<f32> = ctx.input_slice::<f32>(0)?.iter().map(|v| v * 2.0).collect();
+/// #     let dims = ctx.input(0)?.dims().to_vec();
+/// #     ctx.set_output(0, Tensor::from_vec(dims, y)?)
+/// # }
+/// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
+/// #     op: "Twice", device: "cpu", constraints: &[], host_memory: &[], name: "twice",
+/// #     create: |c| op_core::FnKernel::<()>::create(c, twice), file: file!(), line: line!(),
+/// # } }
+///
+/// let runtime = Runtime::global();
+/// let x = Tensor::from_vec([2], vec![1.0f32, 2.5])?;
+/// let y = runtime.run("Twice", vec![x], &[])?;
+/// assert_eq!(y[0].as_slice::<f32>()?, [2.0, 5.0]);
+///
+/// // Prepared once, run many times: no lookup per call.
+/// let twice = runtime.prepare("Twice", &[DType::F32.into()], &[])?;
+/// let y = twice.run(vec![Tensor::from_vec([1], vec![4.0f32])?])?;
+/// assert_eq!(y[0].as_slice::<f32>()?, [8.0]);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub struct Runtime {
+    registry: Arc<Registry>,
+    device: &'static str,
+    id: u64,
+    /// One slot per node key; a slot's lock is held while its kernel is
+    /// created, so each kernel is created once, while other nodes proceed.
+    prepared: Mutex<HashMap<String, Arc<Mutex<Option<Arc<PreparedOp>>>>>>,
+}
+
+static NEXT_RUNTIME_ID: AtomicU64 = AtomicU64::new(1);
+static GLOBAL: LazyLock<Runtime> = LazyLock::new(Runtime::new);
+
+impl Default for Runtime {
+    fn default() -> Self {
+        Runtime::new()
+    }
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("device", &self.device)
+            .field("ops", &self.registry.ops().count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A CPU runtime over the global registry ([`Registry::global`]).
+    pub fn new() -> Runtime {
+        Runtime::with_registry(Registry::global().clone())
+    }
+
+    /// A CPU runtime over `registry`.
+    pub fn with_registry(registry: Arc<Registry>) -> Runtime {
+        Runtime {
+            registry,
+            device: DEVICE_CPU,
+            id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
+            prepared: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The same registry, running kernels of `device` instead.
+    pub fn on_device(mut self, device: &'static str) -> Runtime {
+        self.device = device;
+        self
+    }
+
+    /// The shared CPU runtime over the global registry, which the typed
+    /// wrappers that `#[register_op]` generates use.
+    pub fn global() -> &'static Runtime {
+        &GLOBAL
+    }
+
+    /// The registry this runtime takes ops and kernels from.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The device this runtime runs kernels on.
+    pub fn device(&self) -> &'static str {
+        self.device
+    }
+
+    /// The node for op `op` with inputs of these dtypes and these explicit
+    /// attrs, with its kernel: created on the first call for each distinct
+    /// node, then shared.
+    pub fn prepare(
+        &self,
+        op: &str,
+        inputs: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+    ) -> Result<Arc<PreparedOp>> {
+        self.prepare_node(op, inputs, attrs, None)
+    }
+
+    fn prepare_node(
+        &self,
+        op: &str,
+        inputs: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+        node_name: Option<&str>,
+    ) -> Result<Arc<PreparedOp>> {
+        let entry = self.registry.op(op)?;
+        let mut builder = NodeBuilder::new(entry.def());
+        for input in inputs {
+            builder = builder.input_types(input.clone());
+        }
+        for (name, value) in attrs {
+            builder = builder.attr(*name, value.clone());
+        }
+        let node = builder.build()?;
+        let node_name = node_name.unwrap_or(op);
+        let key = node_key(&node, node_name);
+
+        let slot = {
+            let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
+            prepared.entry(key).or_default().clone()
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(prepared) = &*slot {
+            return Ok(prepared.clone());
+        }
+        let registration = self.registry.select_kernel(entry, &node, self.device)?;
+        let construction = KernelConstruction::new(entry.def(), &node, node_name, self.device);
+        let frame = || {
+            format!(
+                "while creating kernel {} for op {} (node '{node_name}', {})",
+                registration.name,
+                op,
+                registration.describe()
+            )
+        };
+        let kernel = match catch_unwind(AssertUnwindSafe(|| (registration.create)(&construction))) {
+            Ok(Ok(kernel)) => kernel,
+            Ok(Err(error)) => return Err(error.with_context(frame())),
+            Err(panic) => {
+                return Err(
+                    Error::internal(format!("panicked: {}", panic_message(&*panic)))
+                        .with_context(frame()),
+                );
+            }
+        };
+        let prepared = Arc::new(PreparedOp {
+            op: entry.def().clone(),
+            node,
+            node_name: node_name.to_owned(),
+            device: self.device,
+            kernel,
+            registration,
+        });
+        *slot = Some(prepared.clone());
+        Ok(prepared)
+    }
+
+    /// Runs op `op` on `inputs`, one tensor per input arg, with these
+    /// explicit attrs (the others are inferred from the inputs or take their
+    /// defaults). For list inputs, use [`OpCall`].
+    pub fn run(
+        &self,
+        op: &str,
+        inputs: Vec<Tensor>,
+        attrs: &[(&str, AttrValue)],
+    ) -> Result<Vec<Tensor>> {
+        let mut call = OpCall::new(op);
+        for input in inputs {
+            call = call.input(input);
+        }
+        for (name, value) in attrs {
+            call = call.attr(name, value.clone());
+        }
+        call.run_on(self)
+    }
+}
+
+/// The canonical text of a node: two requests share a kernel exactly when
+/// their nodes print the same.
+fn node_key(node: &Node, node_name: &str) -> String {
+    use std::fmt::Write;
+    let mut key = format!("{}|{node_name}|", node.op());
+    for dtype in node.input_types() {
+        let _ = write!(key, "{},", dtype.enum_value());
+    }
+    for (name, value) in node.attrs() {
+        let _ = write!(key, "|{name}={value}");
+    }
+    key
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(a panic payload that is not a string)")
+}
+
+/// A node with its kernel, ready to run any number of times from any
+/// thread; what a graph node holds.
+pub struct PreparedOp {
+    op: Arc<OpDef>,
+    node: Node,
+    node_name: String,
+    device: &'static str,
+    kernel: Box<dyn OpKernel>,
+    registration: &'static KernelRegistration,
+}
+
+impl std::fmt::Debug for PreparedOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedOp")
+            .field("node_name", &self.node_name)
+            .field("node", &self.node)
+            .field("kernel", &self.registration.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedOp {
+    /// The op's definition.
+    pub fn op_def(&self) -> &OpDef {
+        &self.op
+    }
+
+    /// The node: resolved attrs and input and output dtypes.
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// The node's name.
+    pub fn node_name(&self) -> &str {
+        &self.node_name
+    }
+
+    /// The registration of the kernel that runs it.
+    pub fn kernel(&self) -> &'static KernelRegistration {
+        self.registration
+    }
+
+    fn context_frame(&self) -> String {
+        format!(
+            "in kernel {} of op {} (node '{}', device '{}')",
+            self.registration.name, self.op.name, self.node_name, self.device
+        )
+    }
+
+    /// Runs the kernel on `inputs` (flattened: a list arg contributes one
+    /// tensor per element) and returns the outputs, flattened.
+    ///
+    /// An input the caller alone holds may have its buffer reused for an
+    /// output (see [`KernelContext::forward_input_or_allocate_output`]).
+    pub fn run(&self, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+        self.check_inputs(&inputs)?;
+        let count = self.node.output_types().len();
+        let mut outputs: Vec<Option<Tensor>> = Vec::with_capacity(count);
+        outputs.resize(count, None);
+        let result = {
+            let mut ctx = KernelContext::new(
+                &self.op,
+                &self.node,
+                &self.node_name,
+                &mut inputs,
+                &mut outputs,
+            );
+            catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
+        };
+        match result {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => return Err(error.with_context(self.context_frame())),
+            Err(panic) => {
+                return Err(Error::internal(format!(
+                    "kernel panicked: {}",
+                    panic_message(&*panic)
+                ))
+                .with_context(self.context_frame()));
+            }
+        }
+        if let Some(missing) = outputs.iter().position(Option::is_none) {
+            return Err(Error::internal(format!(
+                "the kernel did not set output {missing} ({})",
+                self.output_name(missing)
+            ))
+            .with_context(self.context_frame()));
+        }
+        Ok(outputs.into_iter().flatten().collect())
+    }
+
+    fn output_name(&self, index: usize) -> String {
+        (0..self.op.outputs.len())
+            .find_map(|arg| {
+                let range = self.node.output_arg_range(arg)?;
+                range
+                    .contains(&index)
+                    .then(|| format!("'{}'", self.op.outputs[arg].name))
+            })
+            .unwrap_or_default()
+    }
+
+    fn check_inputs(&self, inputs: &[Tensor]) -> Result<()> {
+        let expected = self.node.input_types();
+        if inputs.len() == expected.len()
+            && inputs.iter().zip(expected).all(|(t, d)| t.dtype() == *d)
+        {
+            return Ok(());
+        }
+        Err(self.input_mismatch(inputs))
+    }
+
+    #[cold]
+    fn input_mismatch(&self, inputs: &[Tensor]) -> Error {
+        let expected = self.node.input_types();
+        if inputs.len() != expected.len() {
+            return Error::invalid_argument(format!(
+                "op {} (node '{}') was prepared for {} input tensor(s), got {}",
+                self.op.name,
+                self.node_name,
+                expected.len(),
+                inputs.len()
+            ));
+        }
+        for (arg, def) in self.op.inputs.iter().enumerate() {
+            let range = self.node.input_arg_range(arg).unwrap_or_default();
+            for i in range.clone() {
+                if inputs[i].dtype() != expected[i] {
+                    let position = if def.is_list() {
+                        format!("[{}]", i - range.start)
+                    } else {
+                        String::new()
+                    };
+                    return Error::invalid_argument(format!(
+                        "op {} (node '{}'): input '{}'{position} must be {}, got a tensor of {}",
+                        self.op.name,
+                        self.node_name,
+                        def.name,
+                        expected[i],
+                        inputs[i].dtype()
+                    ));
+                }
+            }
+        }
+        Error::internal("input check failed without a mismatch")
+    }
+}
+
+/// One call of an op by name: inputs (single tensors and lists), explicit
+/// attrs, an optional node name; run on the global runtime or a given one.
+///
+/// Repeated calls with the same op, input dtypes and attrs reuse the kernel
+/// through a per-thread cache, without locking.
+///
+/// ```standalone_crate
+/// use op_core::{OpCall, Tensor};
+/// # op_core::inventory::submit! { op_core::registry::OpRegistration {
+/// #     name: "AddN2", file: file!(), line: line!(),
+/// #     build: || op_core::OpDefBuilder::new("AddN2").attr("N: int").input("in: N * int32").output("sum: int32").build(),
+/// # } }
+/// # fn add_n(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
+/// #     let total: i32 = ctx.input_list("in")?.iter().map(|t| t.scalar_value::<i32>().unwrap()).sum();
+/// #     ctx.set_output(0, Tensor::scalar(total))
+/// # }
+/// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
+/// #     op: "AddN2", device: "cpu", constraints: &[], host_memory: &[], name: "add_n",
+/// #     create: |c| op_core::FnKernel::<()>::create(c, add_n), file: file!(), line: line!(),
+/// # } }
+///
+/// let sum = OpCall::new("AddN2")
+///     .input_list([Tensor::scalar(1i32), Tensor::scalar(2i32), Tensor::scalar(3i32)])
+///     .run()?;
+/// assert_eq!(sum[0].scalar_value::<i32>()?, 6);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct OpCall<'a> {
+    op: &'a str,
+    inputs: Vec<Tensor>,
+    /// Per input arg: `None` for a single tensor, `Some(n)` for a list of n.
+    args: Vec<Option<usize>>,
+    attrs: Vec<(&'a str, AttrValue)>,
+    node_name: Option<&'a str>,
+}
+
+impl<'a> OpCall<'a> {
+    /// A call of op `op`.
+    pub fn new(op: &'a str) -> Self {
+        OpCall {
+            op,
+            inputs: Vec::new(),
+            args: Vec::new(),
+            attrs: Vec::new(),
+            node_name: None,
+        }
+    }
+
+    /// Adds the next input arg: one tensor (a `&Tensor` is shared, a
+    /// `Tensor` is handed over).
+    pub fn input(mut self, tensor: impl Into<Tensor>) -> Self {
+        self.inputs.push(tensor.into());
+        self.args.push(None);
+        self
+    }
+
+    /// Adds the next input arg: a list of tensors.
+    pub fn input_list<T: Into<Tensor>>(mut self, tensors: impl IntoIterator<Item = T>) -> Self {
+        let before = self.inputs.len();
+        self.inputs.extend(tensors.into_iter().map(Into::into));
+        self.args.push(Some(self.inputs.len() - before));
+        self
+    }
+
+    /// Sets attr `name`.
+    pub fn attr(mut self, name: &'a str, value: impl Into<AttrValue>) -> Self {
+        self.attrs.push((name, value.into()));
+        self
+    }
+
+    /// Names the node (in errors); defaults to the op's name.
+    pub fn node_name(mut self, name: &'a str) -> Self {
+        self.node_name = Some(name);
+        self
+    }
+
+    /// Runs on [`Runtime::global`]; returns the outputs, flattened.
+    pub fn run(self) -> Result<Vec<Tensor>> {
+        self.run_on(Runtime::global())
+    }
+
+    /// Runs on `runtime`; returns the outputs, flattened.
+    pub fn run_on(self, runtime: &Runtime) -> Result<Vec<Tensor>> {
+        let prepared = self.prepared(runtime)?;
+        prepared.run(self.inputs)
+    }
+
+    /// Runs on [`Runtime::global`]; returns the outputs grouped by output
+    /// arg (one tensor for a single output, n for a list output).
+    pub fn run_grouped(self) -> Result<Vec<Vec<Tensor>>> {
+        self.run_grouped_on(Runtime::global())
+    }
+
+    /// Runs on `runtime`; returns the outputs grouped by output arg.
+    pub fn run_grouped_on(self, runtime: &Runtime) -> Result<Vec<Vec<Tensor>>> {
+        let prepared = self.prepared(runtime)?;
+        let mut flat = prepared.run(self.inputs)?.into_iter();
+        let groups = (0..prepared.op.outputs.len())
+            .map(|arg| {
+                let len = prepared.node.output_arg_range(arg).map_or(0, |r| r.len());
+                flat.by_ref().take(len).collect()
+            })
+            .collect();
+        Ok(groups)
+    }
+
+    /// The prepared node for this call, from the per-thread cache when
+    /// this thread made the same request before.
+    pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
+        let hash = self.request_hash(runtime.id);
+        let cached = CALL_CACHE.with(|cache| {
+            cache.borrow().get(&hash).and_then(|entries| {
+                entries
+                    .iter()
+                    .find(|(request, _)| request.matches(runtime.id, self))
+                    .map(|(_, prepared)| prepared.clone())
+            })
+        });
+        if let Some(prepared) = cached {
+            return Ok(prepared);
+        }
+        let prepared =
+            runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
+        CALL_CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.len() >= CALL_CACHE_LIMIT {
+                cache.clear();
+            }
+            cache
+                .entry(hash)
+                .or_default()
+                .push((CachedRequest::new(runtime.id, self), prepared.clone()));
+        });
+        Ok(prepared)
+    }
+
+    fn input_types(&self) -> Vec<InputTypes> {
+        let mut next = 0;
+        self.args
+            .iter()
+            .map(|arg| match arg {
+                None => {
+                    next += 1;
+                    InputTypes::Single(self.inputs[next - 1].dtype())
+                }
+                Some(n) => {
+                    next += n;
+                    InputTypes::List(
+                        self.inputs[next - n..next]
+                            .iter()
+                            .map(Tensor::dtype)
+                            .collect(),
+                    )
+                }
+            })
+            .collect()
+    }
+
+    fn request_hash(&self, runtime: u64) -> u64 {
+        let mut h = FxHasher::default();
+        runtime.hash(&mut h);
+        self.op.hash(&mut h);
+        self.node_name.hash(&mut h);
+        self.args.hash(&mut h);
+        for t in &self.inputs {
+            t.dtype().enum_value().hash(&mut h);
+        }
+        for (name, value) in &self.attrs {
+            name.hash(&mut h);
+            hash_attr_value(value, &mut h);
+        }
+        h.finish()
+    }
+}
+
+/// Hashes the common attr values fully and the others by kind only (equal
+/// hashes are confirmed by comparing the values).
+fn hash_attr_value(value: &AttrValue, h: &mut FxHasher) {
+    std::mem::discriminant(value).hash(h);
+    match value {
+        AttrValue::Int(i) => i.hash(h),
+        AttrValue::Float(f) => f.to_bits().hash(h),
+        AttrValue::Bool(b) => b.hash(h),
+        AttrValue::Type(t) => t.enum_value().hash(h),
+        AttrValue::String(s) => s.hash(h),
+        _ => {}
+    }
+}
+
+/// More distinct requests than this on one thread start the cache afresh.
+const CALL_CACHE_LIMIT: usize = 4096;
+
+type CallCache = FxHashMap<u64, Vec<(CachedRequest, Arc<PreparedOp>)>>;
+
+thread_local! {
+    static CALL_CACHE: RefCell<CallCache> = RefCell::new(FxHashMap::default());
+}
+
+/// An [`OpCall`]'s request, kept to confirm a cache hit.
+struct CachedRequest {
+    runtime: u64,
+    op: String,
+    node_name: Option<String>,
+    args: Vec<Option<usize>>,
+    dtypes: Vec<DType>,
+    attrs: Vec<(String, AttrValue)>,
+}
+
+impl CachedRequest {
+    fn new(runtime: u64, call: &OpCall<'_>) -> Self {
+        CachedRequest {
+            runtime,
+            op: call.op.to_owned(),
+            node_name: call.node_name.map(str::to_owned),
+            args: call.args.clone(),
+            dtypes: call.inputs.iter().map(Tensor::dtype).collect(),
+            attrs: call
+                .attrs
+                .iter()
+                .map(|(n, v)| ((*n).to_owned(), v.clone()))
+                .collect(),
+        }
+    }
+
+    fn matches(&self, runtime: u64, call: &OpCall<'_>) -> bool {
+        self.runtime == runtime
+            && self.op == call.op
+            && self.node_name.as_deref() == call.node_name
+            && self.args == call.args
+            && self.dtypes.len() == call.inputs.len()
+            && self
+                .dtypes
+                .iter()
+                .zip(&call.inputs)
+                .all(|(d, t)| *d == t.dtype())
+            && self.attrs.len() == call.attrs.len()
+            && self
+                .attrs
+                .iter()
+                .zip(&call.attrs)
+                .all(|((n, v), (cn, cv))| n == cn && v == cv)
+    }
+}
