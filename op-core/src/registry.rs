@@ -320,20 +320,20 @@ impl Registry {
         for constraint in kernel.constraints {
             match def.attr(constraint.attr) {
                 Some(attr) if attr.ty.kind == AttrKind::Type => {
-                    if let Some(ListValue::Type(allowed)) = &attr.allowed_values {
-                        if !allowed.contains(&constraint.dtype) {
-                            let allowed: Vec<String> =
-                                allowed.iter().map(ToString::to_string).collect();
-                            problems.push((
-                                ConflictKind::DisallowedConstraintType,
-                                format!(
-                                    "constrains attr '{}' to {}, which the op does not allow (allowed: {})",
-                                    constraint.attr,
-                                    constraint.dtype,
-                                    allowed.join(", ")
-                                ),
-                            ));
-                        }
+                    if let Some(ListValue::Type(allowed)) = &attr.allowed_values
+                        && !allowed.contains(&constraint.dtype)
+                    {
+                        let allowed: Vec<String> =
+                            allowed.iter().map(ToString::to_string).collect();
+                        problems.push((
+                            ConflictKind::DisallowedConstraintType,
+                            format!(
+                                "constrains attr '{}' to {}, which the op does not allow (allowed: {})",
+                                constraint.attr,
+                                constraint.dtype,
+                                allowed.join(", ")
+                            ),
+                        ));
                     }
                 }
                 _ => {

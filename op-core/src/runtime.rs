@@ -59,8 +59,11 @@ pub struct Runtime {
     id: u64,
     /// One slot per node key; a slot's lock is held while its kernel is
     /// created, so each kernel is created once, while other nodes proceed.
-    prepared: Mutex<HashMap<String, Arc<Mutex<Option<Arc<PreparedOp>>>>>>,
+    prepared: Mutex<HashMap<String, Arc<PreparedSlot>>>,
 }
+
+/// Where one node's prepared op goes once created.
+type PreparedSlot = Mutex<Option<Arc<PreparedOp>>>;
 
 static NEXT_RUNTIME_ID: AtomicU64 = AtomicU64::new(1);
 static GLOBAL: LazyLock<Runtime> = LazyLock::new(Runtime::new);
