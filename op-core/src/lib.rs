@@ -59,6 +59,8 @@ pub use ndarray;
 pub use num_complex::Complex;
 pub use op_spec;
 
+pub use op_macros::{kernel, op, op_def, register_op};
+
 /// Re-exported for the macros' generated code and for hand-written
 /// registrations (`op_core::inventory::submit! { ... }`).
 pub use inventory;

@@ -559,5 +559,6 @@ from_attr_value! {
     Vec<bool>, "a list of bools", AttrValue::List(ListValue::Bool(v)) => Some(v.clone());
     Vec<DType>, "a list of types", AttrValue::List(ListValue::Type(v)) => Some(v.clone());
     Vec<Vec<u8>>, "a list of strings", AttrValue::List(ListValue::String(v)) => Some(v.clone());
+    Vec<String>, "a list of UTF-8 strings", AttrValue::List(ListValue::String(v)) => v.iter().map(|s| String::from_utf8(s.clone()).ok()).collect();
     Vec<op_spec::ShapeValue>, "a list of shapes", AttrValue::List(ListValue::Shape(v)) => Some(v.clone());
 }

@@ -54,54 +54,62 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// Compile-time check behind `#[kernel(types(...))]`: panics (a compile
-/// error, on the author's type token) unless `attr` is a type attr of the op
-/// that allows `dtype`.
+/// Whether `signature` has a `type` or `list(type)` attr named `attr`
+/// (for `#[kernel]`'s compile-time checks).
 #[doc(hidden)]
-pub const fn check_kernel_type(signature: &OpSignature, attr: &str, dtype: DType) {
+pub const fn has_type_attr(signature: &OpSignature, attr: &str) -> bool {
+    let mut i = 0;
+    while i < signature.type_attrs.len() {
+        if str_eq(signature.type_attrs[i].name, attr) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether type attr `attr` of `signature` allows `dtype` (for `#[kernel]`'s
+/// compile-time checks).
+#[doc(hidden)]
+pub const fn type_attr_allows(signature: &OpSignature, attr: &str, dtype: DType) -> bool {
     let mut i = 0;
     while i < signature.type_attrs.len() {
         let candidate = &signature.type_attrs[i];
         if str_eq(candidate.name, attr) {
             let Some(allowed) = candidate.allowed else {
-                return;
+                return true;
             };
             let mut j = 0;
             while j < allowed.len() {
                 if allowed[j] as i32 == dtype as i32 {
-                    return;
+                    return true;
                 }
                 j += 1;
             }
-            panic!(
-                "the op's type attr does not allow this type: add it to the attr's constraint in the op, or remove it from the kernel's `types(...)`"
-            );
+            return false;
         }
         i += 1;
     }
-    panic!(
-        "the op has no `type` or `list(type)` attr of this name: name one of the op's type attrs, as in `types(T = [f32])`"
-    );
+    false
 }
 
-/// Compile-time check behind `#[kernel(host_memory("arg"))]`.
+/// Whether `signature` has an input or output named `arg` (for
+/// `#[kernel(host_memory(...))]`'s compile-time checks).
 #[doc(hidden)]
-pub const fn check_host_memory_arg(signature: &OpSignature, arg: &str) {
+pub const fn has_arg(signature: &OpSignature, arg: &str) -> bool {
     let mut i = 0;
     while i < signature.inputs.len() {
         if str_eq(signature.inputs[i], arg) {
-            return;
+            return true;
         }
         i += 1;
     }
     let mut i = 0;
     while i < signature.outputs.len() {
         if str_eq(signature.outputs[i], arg) {
-            return;
+            return true;
         }
         i += 1;
     }
-    panic!(
-        "the op has no input or output of this name: `host_memory` takes input and output names"
-    );
+    false
 }

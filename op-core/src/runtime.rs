@@ -446,9 +446,13 @@ impl<'a> OpCall<'a> {
         self
     }
 
-    /// Sets attr `name`.
+    /// Sets attr `name` (again: the last value wins).
     pub fn attr(mut self, name: &'a str, value: impl Into<AttrValue>) -> Self {
-        self.attrs.push((name, value.into()));
+        let value = value.into();
+        match self.attrs.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.attrs.push((name, value)),
+        }
         self
     }
 
@@ -624,4 +628,20 @@ impl CachedRequest {
                 .zip(&call.attrs)
                 .all(|((n, v), (cn, cv))| n == cn && v == cv)
     }
+}
+
+/// The `N` outputs of a call as an array (for generated wrappers).
+#[doc(hidden)]
+pub fn outputs_array<T, const N: usize>(outputs: Vec<T>) -> Result<[T; N]> {
+    let count = outputs.len();
+    outputs
+        .try_into()
+        .map_err(|_| Error::internal(format!("expected {N} output(s), the op produced {count}")))
+}
+
+/// The one tensor of a single-tensor output group (for generated wrappers).
+#[doc(hidden)]
+pub fn single_output(group: Vec<Tensor>) -> Result<Tensor> {
+    let [tensor] = outputs_array::<Tensor, 1>(group)?;
+    Ok(tensor)
 }

@@ -1,1 +1,36 @@
-//! The kernels the framework ships.
+//! The kernels the framework ships: every op of TensorFlow's "Adding a New
+//! Op" guide that has semantics, written with the macros as an author
+//! would.
+//!
+//! | op | form |
+//! | --- | --- |
+//! | [`ZeroOut`](zero_out::ZeroOut) (int32 only) | `#[register_op]` + `#[kernel]` function |
+//! | [`ZeroOutPolymorphic`](zero_out::ZeroOutPolymorphic) (float, double, int32; default int32) | generic `#[kernel]` function |
+//! | [`ZeroOutPreserveIndex`](zero_out::ZeroOutPreserveIndex) (`preserve_index` checked once) | `#[kernel]` on an impl with `new` and `compute` |
+//! | [`ZeroOutVector`](zero_out::ZeroOutVector) (1-D only) | `#[kernel]` function with a check |
+//! | [`Example`](example::Example) (numbertype, doubles its input) | `#[kernel(types(realnumbertype, ...))]` over a shared functor |
+//! | [`StringToNumber`](string_to_number::StringToNumber) | kernel generic over the output type attr `out_type` |
+//! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
+//! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
+//!
+//! # Linking
+//!
+//! A program sees these ops only if it names this crate (see
+//! [`op_core::registry`]): call [`link`] once, or write
+//! `use op_kernels as _;`.
+
+pub mod example;
+pub mod list;
+pub mod multiple_ins_and_outs;
+pub mod string_to_number;
+pub mod zero_out;
+
+/// Makes sure this crate, and so its ops and kernels, is linked into the
+/// program. Call it once (e.g. first thing in `main` or in a test) if
+/// nothing else in your program names this crate.
+///
+/// ```standalone_crate
+/// op_kernels::link();
+/// assert!(op_core::Registry::global().get("ZeroOut").is_some());
+/// ```
+pub fn link() {}

@@ -1,10 +1,21 @@
-//! Proc macros of the op framework.
+//! Proc macros of the op framework: declare ops and kernels in plain Rust,
+//! checked at compile time by the very parser the runtime uses (the
+//! `op-spec` crate), so a registration that compiles is one the runtime
+//! accepts, with the same meaning.
 //!
-//! They check op registrations at compile time with the very parser the
-//! runtime uses (the `op-spec` crate), so a spec string that compiles is a
-//! spec string the runtime accepts, with the same meaning.
+//! - [`macro@register_op`] on a struct declares an op; the struct's fields
+//!   are its typed attrs.
+//! - [`macro@kernel`] on a function or an `impl` block registers kernels.
+//! - [`macro@op`] on a function declares an op and its CPU kernel from the
+//!   function's signature.
+//! - [`op_def!`] builds an `OpDefBuilder` from checked spec strings.
 //!
-//! For now there is [`op_def!`]; `#[register_op]` and `#[kernel]` build on it.
+//! Each macro works in three stages, one module each: [`parse`] (arguments
+//! into plain models, with darling), [`check`] (validation, every error on
+//! the author's token, several at once), [`expand`] (code generation).
+//!
+//! The README's "Writing ops" section is the guide; the `op-kernels` crate
+//! and the `examples` crate use every form.
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;
@@ -12,6 +23,185 @@ use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token, bracketed};
+
+mod check;
+mod dtypes;
+mod expand;
+mod parse;
+mod spec;
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+
+fn parse_args<T: FromMeta>(args: TokenStream) -> darling::Result<T> {
+    let items = NestedMeta::parse_meta_list(args.into())?;
+    T::from_list(&items)
+}
+
+/// Declares an op on a struct whose fields are its typed attrs.
+///
+/// ```ignore
+/// /// Zeroes every element of a vector but one.
+/// ///
+/// /// to_zero: the vector.
+/// /// zeroed: `to_zero` with every element but one set to zero.
+/// #[register_op(
+///     attrs("T: {float, double, int32} = DT_INT32"),
+///     inputs("to_zero: T"),
+///     outputs("zeroed: T"),
+/// )]
+/// pub struct ZeroOut {
+///     /// The index of the element to keep.
+///     #[attr(default = 0, min = 0)]
+///     pub preserve_index: i64,
+/// }
+/// ```
+///
+/// Arguments (all optional): `name = "Ns>Name"` (default: the struct's
+/// name), `attrs(...)`, `inputs(...)`, `outputs(...)` (TensorFlow spec
+/// strings), the flags `stateful`, `commutative`, `aggregate`,
+/// `allows_uninitialized_input`, `distributed_communication`,
+/// `deprecated(version = N, explanation = "...")`, and `wrapper = name`
+/// (also generate a snake_case function `name(...)`, like TensorFlow's
+/// Python wrapper; off by default because kernel functions often want that
+/// name).
+///
+/// Fields: each is an attr named after the field (or `#[attr(name = "T")]`),
+/// of the kind its type says (`i64` → `int`, `usize` → `int >= 0`, `f32` →
+/// `float`, `bool`, `String` → `string`, `DType` → `type`, `Vec<i64>` →
+/// `list(int)`, ...), with `#[attr(default = .., min = .., one_of(..))]`.
+/// Doc comments become the op's and the attrs' docs.
+///
+/// Generated: `impl op_core::Op` and `op_core::OpAttrs` (the attr parsing),
+/// the registration, and the typed wrapper: `ZeroOut::call(inputs,
+/// required attrs)` returning a `ZeroOutCall` with a setter per optional
+/// attr and `run()`.
+#[proc_macro_attribute]
+pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut item = syn::parse_macro_input!(item as syn::ItemStruct);
+    let args = match parse_args::<parse::RegisterOpArgs>(args) {
+        Ok(args) => args,
+        Err(e) => return with_item(e, quote!(#item)),
+    };
+    match check::register_op(&args, &mut item) {
+        Ok(op) => expand::register_op(&item, &op).into(),
+        Err(e) => with_item(e, quote!(#item)),
+    }
+}
+
+/// Registers kernels: one per combination of `types(...)`.
+///
+/// On a function generic over the element type(s):
+///
+/// ```ignore
+/// #[kernel(op = ZeroOut, device = "cpu", types(f32, f64, i32))]
+/// fn zero_out<T: Element + Copy + Default>(ctx: &mut KernelContext<'_>, attrs: &ZeroOut) -> Result<()> {
+///     // ...
+/// }
+/// ```
+///
+/// On an inherent `impl` with `fn new(&KernelConstruction) -> Result<Self>`
+/// (run once per node: read and check attrs) and `fn compute(&self, &mut
+/// KernelContext) -> Result<()>`; the macro implements `OpKernel`.
+///
+/// Arguments: `op = OpType` (checked at compile time: every type must be
+/// allowed by the op, every `host_memory` arg must exist) or `op =
+/// "OpName"` (checked when the registry is built); `device = "cpu" |
+/// "gpu"` (default cpu); `types(...)`, repeatable: `types(f32, i32)` for
+/// attr `T`, `types(realnumbertype)` for a group, `types(K = [i32, i64], V
+/// = f32)` for a cross product of named attrs, one `types(...)` per
+/// explicit combination; `host_memory("arg", ...)`. The kernel's type
+/// parameters take the constrained attrs' types in order.
+#[proc_macro_attribute]
+pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::Item);
+    let args = match parse_args::<parse::KernelArgs>(args) {
+        Ok(args) => args,
+        Err(e) => return with_item(e, quote!(#item)),
+    };
+    match check::kernel(&args, item.clone()) {
+        Ok(k) => expand::kernel(&k).into(),
+        Err(e) => with_item(e, quote!(#item)),
+    }
+}
+
+/// Declares an op and its CPU kernel from a function's signature.
+///
+/// ```ignore
+/// /// Doubles every element.
+/// #[op(types(f32, f64, i32, i64))]
+/// pub fn times_two<T: Element + Copy + std::ops::Add<Output = T>>(input: ArrayViewD<'_, T>) -> ArrayD<T> {
+///     input.mapv(|x| x + x)
+/// }
+/// ```
+///
+/// declares op `TimesTwo` with attr `T: {float, double, int32, int64}`,
+/// input `input: T` and output `output: T`, registers one kernel per type,
+/// and generates `struct TimesTwo` with `TimesTwo::call(input).run()`. The
+/// function stays callable as written.
+///
+/// Parameters: `ArrayViewD<'_, E>` is an input, `&[ArrayViewD<'_, E>]` a
+/// list input (`N * E`); anything else is an attr (`i64`, `f32`, `bool`,
+/// `&str`, `DType`, slices of them), with `#[attr(default = .., min = ..)]`.
+/// `E` is a generic parameter (a type attr named like it, listed in
+/// `types(...)`) or a fixed element type. The return type is an array
+/// (`ArrayD<E>`), a scalar (`E`), a tuple of them, or a `Result` of those.
+/// Arguments: `name = "..."` (default: the function's name in CamelCase),
+/// `types(...)`, `outputs("a", "b")` (names; default `output` or
+/// `output_0`, `output_1`, ...) and the flags of [`macro@register_op`].
+#[proc_macro_attribute]
+pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut item = syn::parse_macro_input!(item as syn::ItemFn);
+    let args = match parse_args::<parse::FnOpArgs>(args) {
+        Ok(args) => args,
+        Err(e) => return with_item(e, quote!(#item)),
+    };
+    match check::fn_op(&args, &mut item) {
+        Ok(f) => expand::fn_op(&f).into(),
+        Err(e) => with_item(e, quote!(#item)),
+    }
+}
+
+/// The errors, followed by the item as written (minus our helper
+/// attributes), so that code using the item reports no errors of its own.
+fn with_item(errors: darling::Error, item: proc_macro2::TokenStream) -> TokenStream {
+    let errors = errors.write_errors();
+    let item = strip_attr_helpers(item);
+    quote!(#errors #item).into()
+}
+
+/// Removes `#[attr(...)]` helper attributes, which would otherwise be
+/// reported as unknown attributes on top of the real errors.
+fn strip_attr_helpers(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let mut tokens = item.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = tokens.peek()
+                    && g.delimiter() == proc_macro2::Delimiter::Bracket
+                    && g.stream()
+                        .into_iter()
+                        .next()
+                        .is_some_and(|t| matches!(t, TokenTree::Ident(i) if i == "attr"))
+                {
+                    tokens.next();
+                    continue;
+                }
+                out.push(TokenTree::Punct(p));
+            }
+            TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), strip_attr_helpers(g.stream()));
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
+}
 
 /// Declares an op from TensorFlow spec strings, checked at compile time, and
 /// expands to an `op_core::OpDefBuilder` holding them (call `.build()` on it,
@@ -39,19 +229,19 @@ use syn::{Ident, LitStr, Token, bracketed};
 #[proc_macro]
 pub fn op_def(input: TokenStream) -> TokenStream {
     let registration = syn::parse_macro_input!(input as Registration);
-    match registration.check() {
-        Ok(()) => registration.expand().into(),
+    match registration.spec().check() {
+        Ok(_) => registration.expand().into(),
         Err(e) => {
             // Still an OpDefBuilder, so that code using the result reports no
             // errors of its own on top of the real ones.
-            let errors = e.to_compile_error();
+            let errors = e.write_errors();
             let name = &registration.name;
             quote!({ #errors ::op_core::OpDefBuilder::new(#name) }).into()
         }
     }
 }
 
-/// The parsed macro input: `name: "...", attrs: [...], inputs: [...], outputs: [...], stateful: true`.
+/// The parsed `op_def!` input: `name: "...", attrs: [...], inputs: [...], outputs: [...], stateful: true`.
 struct Registration {
     name: LitStr,
     attrs: Vec<LitStr>,
@@ -112,45 +302,18 @@ impl Parse for Registration {
 }
 
 impl Registration {
-    fn builder(&self) -> op_spec::OpDefBuilder {
-        let mut b = op_spec::OpDefBuilder::new(self.name.value());
-        for a in &self.attrs {
-            b = b.attr(a.value());
+    fn spec(&self) -> spec::OpSpec {
+        spec::OpSpec {
+            name: (&self.name).into(),
+            attrs: self.attrs.iter().map(Into::into).collect(),
+            inputs: self.inputs.iter().map(Into::into).collect(),
+            outputs: self.outputs.iter().map(Into::into).collect(),
+            doc: None,
+            flags: spec::Flags {
+                stateful: self.stateful,
+                ..Default::default()
+            },
         }
-        for i in &self.inputs {
-            b = b.input(i.value());
-        }
-        for o in &self.outputs {
-            b = b.output(o.value());
-        }
-        if self.stateful {
-            b.set_is_stateful()
-        } else {
-            b
-        }
-    }
-
-    /// Runs the runtime's parser and validator; every error becomes a
-    /// compile error on the string literal it is about.
-    fn check(&self) -> syn::Result<()> {
-        let Err(errors) = self.builder().build() else {
-            return Ok(());
-        };
-        let mut combined: Option<syn::Error> = None;
-        for e in errors.errors() {
-            let span = match e.source {
-                op_spec::SpecSource::Attr(i) => self.attrs[i].span(),
-                op_spec::SpecSource::Input(i) => self.inputs[i].span(),
-                op_spec::SpecSource::Output(i) => self.outputs[i].span(),
-                op_spec::SpecSource::OpName | op_spec::SpecSource::Doc => self.name.span(),
-            };
-            let error = syn::Error::new(span, e.one_line());
-            match &mut combined {
-                Some(c) => c.combine(error),
-                None => combined = Some(error),
-            }
-        }
-        Err(combined.expect("build failed with at least one error"))
     }
 
     fn expand(&self) -> proc_macro2::TokenStream {

@@ -377,6 +377,14 @@ attr_value_from! {
     Vec<ShapeValue> => List((ListValue::Shape)),
 }
 
+impl From<Vec<String>> for AttrValue {
+    fn from(v: Vec<String>) -> AttrValue {
+        AttrValue::List(ListValue::String(
+            v.into_iter().map(String::into_bytes).collect(),
+        ))
+    }
+}
+
 impl From<Vec<&str>> for AttrValue {
     fn from(v: Vec<&str>) -> AttrValue {
         AttrValue::List(ListValue::String(

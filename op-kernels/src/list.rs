@@ -1,0 +1,97 @@
+//! The guide's list ops: inputs and outputs that are lists of tensors.
+//!
+//! The guide declares them without saying what they compute; ours pass a
+//! list through unchanged (`list(type)` in and out) or add same-shaped
+//! tensors elementwise (`N * T` in, one `T` out).
+
+use std::ops::Add;
+
+use op_core::{Code, Element, KernelContext, Result, Tensor, kernel, op_requires, register_op};
+
+/// Copies input list `in` to output list `out` (the buffers are shared).
+fn pass_list_through(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let inputs: Vec<Tensor> = ctx.input_list("in")?.to_vec();
+    let outputs = ctx.output_range("out")?;
+    for (index, tensor) in outputs.zip(inputs) {
+        ctx.set_output(index, tensor)?;
+    }
+    Ok(())
+}
+
+/// Adds the tensors of list input `in`, which must have one shape, into
+/// output 0.
+fn add_list<T: Element + Copy + Add<Output = T>>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let inputs = ctx.input_list("in")?;
+    let first = &inputs[0];
+    let mut sum = first.as_slice::<T>()?.to_vec();
+    for (i, tensor) in inputs.iter().enumerate().skip(1) {
+        op_requires!(
+            tensor.dims() == first.dims(),
+            Code::InvalidArgument,
+            "all inputs must have one shape: in[0] has shape {} but in[{i}] has shape {}",
+            first.shape(),
+            tensor.shape()
+        );
+        for (s, x) in sum.iter_mut().zip(tensor.as_slice::<T>()?) {
+            *s = *s + *x;
+        }
+    }
+    let output = Tensor::from_vec(first.dims(), sum)?;
+    ctx.set_output(0, output)
+}
+
+/// Returns its list of tensors, of any types, unchanged.
+#[register_op(attrs("T: list(type)"), inputs("in: T"), outputs("out: T"))]
+pub struct PolymorphicListExample;
+
+#[kernel(op = PolymorphicListExample)]
+fn polymorphic_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
+    pass_list_through(ctx)
+}
+
+/// Returns its list of float and double tensors unchanged.
+#[register_op(attrs("T: list({float, double})"), inputs("in: T"), outputs("out: T"))]
+pub struct ListTypeRestrictionExample;
+
+#[kernel(op = ListTypeRestrictionExample)]
+fn list_type_restriction_example(ctx: &mut KernelContext<'_>) -> Result<()> {
+    pass_list_through(ctx)
+}
+
+/// Adds `N` int32 tensors of one shape.
+#[register_op(attrs("N: int"), inputs("in: N * int32"), outputs("out: int32"))]
+pub struct IntListInputExample;
+
+#[kernel(op = IntListInputExample)]
+fn int_list_input_example(ctx: &mut KernelContext<'_>) -> Result<()> {
+    add_list::<i32>(ctx)
+}
+
+/// Adds `N` tensors of one type and one shape.
+#[register_op(attrs("N: int", "T: type"), inputs("in: N * T"), outputs("out: T"))]
+pub struct SameListInputExample;
+
+#[kernel(op = SameListInputExample, types(realnumbertype))]
+fn same_list_input_example<T: Element + Copy + Add<Output = T>>(
+    ctx: &mut KernelContext<'_>,
+) -> Result<()> {
+    add_list::<T>(ctx)
+}
+
+/// Adds at least two int32 tensors of one shape.
+#[register_op(attrs("N: int >= 2"), inputs("in: N * int32"), outputs("out: int32"))]
+pub struct MinLengthIntListExample;
+
+#[kernel(op = MinLengthIntListExample)]
+fn min_length_int_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
+    add_list::<i32>(ctx)
+}
+
+/// Returns its list of at least three tensors unchanged.
+#[register_op(attrs("T: list(type) >= 3"), inputs("in: T"), outputs("out: T"))]
+pub struct MinimumLengthPolymorphicListExample;
+
+#[kernel(op = MinimumLengthPolymorphicListExample)]
+fn minimum_length_polymorphic_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
+    pass_list_through(ctx)
+}

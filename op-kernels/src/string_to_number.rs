@@ -1,0 +1,42 @@
+//! `StringToNumber`: a kernel generic over the type attr of its output.
+
+use std::str::FromStr;
+
+use op_core::{Code, Element, Error, KernelContext, Result, Tensor, kernel, register_op};
+
+/// Converts each string in the input tensor to the specified numeric type.
+///
+/// string_tensor: the strings, as decimal numbers.
+/// output: the numbers, of type `out_type`, in `string_tensor`'s shape.
+/// out_type: the numeric type to convert to.
+#[register_op(
+    attrs("out_type: {float, int32} = DT_FLOAT"),
+    inputs("string_tensor: string"),
+    outputs("output: out_type")
+)]
+pub struct StringToNumber;
+
+#[kernel(op = StringToNumber, types(out_type = [f32, i32]))]
+fn string_to_number<T: Element + FromStr>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let input = ctx.input(0)?;
+    let numbers = input
+        .as_slice::<Vec<u8>>()?
+        .iter()
+        .map(|bytes| {
+            std::str::from_utf8(bytes)
+                .ok()
+                .and_then(|s| s.trim().parse::<T>().ok())
+                .ok_or_else(|| {
+                    Error::new(
+                        Code::InvalidArgument,
+                        format!(
+                            "StringToNumberOp could not correctly convert string: {}",
+                            String::from_utf8_lossy(bytes)
+                        ),
+                    )
+                })
+        })
+        .collect::<Result<Vec<T>>>()?;
+    let output = Tensor::from_vec(input.dims(), numbers)?;
+    ctx.set_output(0, output)
+}

@@ -1,0 +1,1069 @@
+//! Stage 2: the parsed models checked, with every error on the author's
+//! token and as many errors as can be found reported together.
+
+use std::collections::BTreeSet;
+
+use darling::ast::NestedMeta;
+use op_spec::{DType, OpDef};
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+
+use crate::dtypes;
+use crate::parse::{
+    AttrOptions, FlagArgs, FnOpArgs, KernelArgs, OpRef, RegisterOpArgs, TypesArg, take_attr_options,
+};
+use crate::spec::{Flags, OpSpec, Spanned as SpannedText, camel_case, doc_comment};
+
+fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
+    darling::Error::custom(message).with_span(&span)
+}
+
+/// A struct field or function parameter that receives an attr's value.
+#[derive(Clone, Debug)]
+pub struct AttrField {
+    pub ident: syn::Ident,
+    pub attr: String,
+    /// The field's type in the generated struct (owned).
+    pub ty: syn::Type,
+}
+
+/// A checked op: its registration and the Rust items around it.
+#[derive(Clone, Debug)]
+pub struct CheckedOp {
+    pub ident: syn::Ident,
+    pub vis: syn::Visibility,
+    pub spec: OpSpec,
+    pub def: OpDef,
+    pub fields: Vec<AttrField>,
+    /// Whether the struct has no fields (`struct Foo;`).
+    pub unit: bool,
+    /// The snake_case wrapper function to generate, if any.
+    pub wrapper: Option<syn::Ident>,
+}
+
+fn flags(args: &FlagArgs) -> Flags {
+    Flags {
+        stateful: args.stateful.is_present(),
+        commutative: args.commutative.is_present(),
+        aggregate: args.aggregate.is_present(),
+        allows_uninitialized_input: args.allows_uninitialized_input.is_present(),
+        distributed_communication: args.distributed_communication.is_present(),
+        deprecated: args
+            .deprecated
+            .as_ref()
+            .map(|d| (d.version, d.explanation.value())),
+    }
+}
+
+/// `#[register_op]` on `item`. Strips the `#[attr]` attributes from its fields.
+pub fn register_op(
+    args: &RegisterOpArgs,
+    item: &mut syn::ItemStruct,
+) -> darling::Result<CheckedOp> {
+    let mut errors = darling::Error::accumulator();
+    if !item.generics.params.is_empty() {
+        errors.push(error(
+            item.generics.span(),
+            "an op struct cannot be generic: its fields hold attr values, and type attrs are declared with `attrs(\"T: type\")`",
+        ));
+    }
+    let name = args
+        .name
+        .as_ref()
+        .map(SpannedText::from)
+        .unwrap_or_else(|| SpannedText::new(item.ident.to_string(), item.ident.span()));
+
+    let mut attr_specs: Vec<SpannedText> = args.attrs.0.iter().map(Into::into).collect();
+    let mut fields = Vec::new();
+    let mut field_docs = Vec::new();
+    let unit = matches!(item.fields, syn::Fields::Unit);
+    if let syn::Fields::Unnamed(f) = &item.fields {
+        errors.push(error(
+            f.span(),
+            "an op struct needs named fields (one per attr) or none: `struct ZeroOut { preserve_index: i64 }`",
+        ));
+    }
+    for field in item.fields.iter_mut() {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        let options = errors
+            .handle(take_attr_options(&mut field.attrs))
+            .flatten()
+            .map(|(o, _)| o)
+            .unwrap_or_default();
+        let attr_name = options
+            .name
+            .as_ref()
+            .map_or_else(|| ident.unraw().to_string(), syn::LitStr::value);
+        if let Some(spec) = errors.handle(typed_attr_spec(
+            &attr_name,
+            &field.ty,
+            &options,
+            ident.span(),
+        )) {
+            attr_specs.push(SpannedText::new(spec, ident.span()));
+        }
+        if let Some(doc) = doc_comment(&field.attrs) {
+            field_docs.push(format!("{attr_name}: {}", doc.text.replace('\n', "\n  ")));
+        }
+        fields.push(AttrField {
+            ident,
+            attr: attr_name,
+            ty: field.ty.clone(),
+        });
+    }
+
+    let mut doc = doc_comment(&item.attrs);
+    if !field_docs.is_empty() {
+        let text = doc.as_ref().map(|d| d.text.clone()).unwrap_or_default();
+        let span = doc.as_ref().map_or(item.ident.span(), |d| d.span);
+        doc = Some(SpannedText::new(
+            format!("{text}\n\n{}", field_docs.join("\n")),
+            span,
+        ));
+    }
+    let spec = OpSpec {
+        name,
+        attrs: attr_specs,
+        inputs: args.inputs.0.iter().map(Into::into).collect(),
+        outputs: args.outputs.0.iter().map(Into::into).collect(),
+        doc,
+        flags: flags(&args.flags),
+    };
+    let def = errors.handle(spec.check());
+    let wrapper = args.wrapper.clone();
+    errors.finish()?;
+    Ok(CheckedOp {
+        ident: item.ident.clone(),
+        vis: item.vis.clone(),
+        spec,
+        def: def.expect("no errors, so the op built"),
+        fields,
+        unit,
+        wrapper,
+    })
+}
+
+/// The spec of an attr declared by a Rust type: `preserve_index: int >= 0 = 0`.
+fn typed_attr_spec(
+    name: &str,
+    ty: &syn::Type,
+    options: &AttrOptions,
+    span: Span,
+) -> darling::Result<String> {
+    let Some((kind, implicit_min)) = attr_kind(ty) else {
+        return Err(error(
+            ty.span(),
+            format!(
+                "`{}` cannot hold an attr: use i64, i32, usize, f32, bool, String, DType, ShapeValue, or a Vec of one of these (the attr's kind follows from the type)",
+                quote::quote!(#ty)
+            ),
+        ));
+    };
+    let mut errors = darling::Error::accumulator();
+    let mut spec = format!("{name}: ");
+    match &options.one_of {
+        Some(one_of) => {
+            let element = kind.trim_start_matches("list(").trim_end_matches(')');
+            let set = errors.handle(allowed_set(element, one_of.items.as_slice(), one_of.span));
+            let set = set.unwrap_or_default();
+            if kind.starts_with("list(") {
+                spec.push_str(&format!("list({set})"));
+            } else {
+                spec.push_str(&set);
+            }
+        }
+        None => spec.push_str(kind),
+    }
+    let min = match &options.min {
+        Some(expr) => errors.handle(int_literal(expr)),
+        None => implicit_min,
+    };
+    if let Some(min) = min {
+        spec.push_str(&format!(" >= {min}"));
+    }
+    if let Some(default) = &options.default
+        && let Some(text) = errors.handle(default_text(default))
+    {
+        spec.push_str(&format!(" = {text}"));
+    }
+    let _ = span;
+    errors.finish_with(spec)
+}
+
+/// The attr kind a Rust type holds, and a minimum it implies.
+fn attr_kind(ty: &syn::Type) -> Option<(&'static str, Option<i64>)> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let name = last.ident.to_string();
+    let scalar = |name: &str| -> Option<&'static str> {
+        Some(match name {
+            "i64" | "i32" => "int",
+            "usize" => "int",
+            "f32" => "float",
+            "bool" => "bool",
+            "String" => "string",
+            "DType" => "type",
+            "ShapeValue" => "shape",
+            _ => return None,
+        })
+    };
+    if name == "Vec" {
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else {
+            return None;
+        };
+        let inner = inner.path.segments.last()?.ident.to_string();
+        return Some(match inner.as_str() {
+            "u8" => ("string", None),
+            "i64" => ("list(int)", None),
+            "f32" => ("list(float)", None),
+            "bool" => ("list(bool)", None),
+            "String" => ("list(string)", None),
+            "DType" => ("list(type)", None),
+            "ShapeValue" => ("list(shape)", None),
+            _ => return None,
+        });
+    }
+    let kind = scalar(&name)?;
+    Some((kind, (name == "usize").then_some(0)))
+}
+
+/// `{'a', 'b'}` or `{float, int32}` from `one_of(...)`.
+fn allowed_set(kind: &str, items: &[NestedMeta], span: Span) -> darling::Result<String> {
+    let mut errors = darling::Error::accumulator();
+    let mut parts = Vec::new();
+    for item in items {
+        match (kind, item) {
+            ("string", NestedMeta::Lit(syn::Lit::Str(s))) => parts.push(quote_string(&s.value())),
+            ("type", NestedMeta::Meta(syn::Meta::Path(p))) if p.get_ident().is_some() => {
+                let name = p.segments[0].ident.to_string();
+                match dtypes::dtype_from_name(&name) {
+                    Some(d) => parts.push(d.spec_name().to_owned()),
+                    None => errors.push(unknown_type(&name, p.span())),
+                }
+            }
+            ("string" | "type", other) => errors.push(error(
+                other.span(),
+                if kind == "string" {
+                    "`one_of` of a string attr takes string literals: `one_of(\"apple\", \"orange\")`"
+                } else {
+                    "`one_of` of a type attr takes type names: `one_of(f32, i32)`"
+                },
+            )),
+            _ => {
+                errors.push(error(
+                    span,
+                    "`one_of` applies to string and type attrs (String, DType, or a Vec of them)",
+                ));
+                break;
+            }
+        }
+    }
+    errors.finish_with(format!("{{{}}}", parts.join(", ")))
+}
+
+fn quote_string(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+fn int_literal(expr: &syn::Expr) -> darling::Result<i64> {
+    let text = literal_text(expr)?;
+    text.parse::<i64>()
+        .map_err(|_| error(expr.span(), "expected an integer literal, as in `min = 0`"))
+}
+
+fn unknown_type(name: &str, span: Span) -> darling::Error {
+    let hint = dtypes::suggest_type_name(name)
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    error(
+        span,
+        format!(
+            "unknown type `{name}`{hint}: use a Rust element type (f32, i64, bool, f16, Complex64, QInt8, ...), a TensorFlow type name (float, int64, string, ...) or a type group (numbertype, realnumbertype, quantizedtype)"
+        ),
+    )
+}
+
+/// The spec text of a literal: `-3`, `1.5`, `true`, `'text'`.
+fn literal_text(expr: &syn::Expr) -> darling::Result<String> {
+    match expr {
+        syn::Expr::Lit(lit) => match &lit.lit {
+            syn::Lit::Int(i) => Ok(i.base10_digits().to_owned()),
+            syn::Lit::Float(f) => Ok(f.base10_digits().to_owned()),
+            syn::Lit::Bool(b) => Ok(b.value.to_string()),
+            syn::Lit::Str(s) => Ok(quote_string(&s.value())),
+            other => Err(error(
+                other.span(),
+                "unsupported literal in an attr default",
+            )),
+        },
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => Ok(format!("-{}", literal_text(expr)?)),
+        syn::Expr::Group(g) => literal_text(&g.expr),
+        other => Err(error(
+            other.span(),
+            "expected a literal (`0`, `-1.5`, `true`, `\"text\"`), a type (`f32`) or a list of them (`[1, 2]`)",
+        )),
+    }
+}
+
+/// The spec text of a default value.
+fn default_text(expr: &syn::Expr) -> darling::Result<String> {
+    match expr {
+        syn::Expr::Array(array) => {
+            let items: darling::Result<Vec<String>> =
+                array.elems.iter().map(default_text).collect();
+            Ok(format!("[{}]", items?.join(", ")))
+        }
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+            let name = p.path.segments[0].ident.to_string();
+            dtypes::dtype_from_name(&name)
+                .or_else(|| DType::from_enum_name(&name))
+                .map(|d| d.enum_name().to_owned())
+                .ok_or_else(|| unknown_type(&name, p.span()))
+        }
+        other => literal_text(other),
+    }
+}
+
+/// The attrs a kernel is constrained on, and its type combinations.
+#[derive(Clone, Debug)]
+pub struct TypeCombos {
+    /// The constrained attrs, in the order of the generic parameters.
+    pub attrs: Vec<(String, Span)>,
+    /// One dtype per attr in each combination, with the token that named it.
+    pub combos: Vec<Vec<(DType, Span)>>,
+}
+
+/// Resolves `types(...)` into combinations. Unnamed entries are for
+/// `default_attr` (when there is one).
+pub fn type_combos(args: &[TypesArg], default_attr: Option<&str>) -> darling::Result<TypeCombos> {
+    let mut errors = darling::Error::accumulator();
+    let mut attrs: Option<Vec<(String, Span)>> = None;
+    let mut combos: Vec<Vec<(DType, Span)>> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for arg in args {
+        let mut names: Vec<(String, Span)> = Vec::new();
+        let mut sets: Vec<Vec<(DType, Span)>> = Vec::new();
+        for entry in &arg.entries {
+            let attr = match (&entry.attr, default_attr) {
+                (Some(a), _) => a.to_string(),
+                (None, Some(d)) => d.to_owned(),
+                (None, None) => {
+                    errors.push(error(
+                        entry.span,
+                        "say which type attr these types are for, as in `types(T = [f32, i32])`",
+                    ));
+                    continue;
+                }
+            };
+            let mut set = Vec::new();
+            for name in &entry.names {
+                match dtypes::expand_type_name(&name.name) {
+                    Some(dtypes) => set.extend(dtypes.into_iter().map(|d| (d, name.span))),
+                    None => errors.push(unknown_type(&name.name, name.span)),
+                }
+            }
+            match names.iter().position(|(n, _)| *n == attr) {
+                Some(i) => sets[i].extend(set),
+                None => {
+                    names.push((attr, entry.span));
+                    sets.push(set);
+                }
+            }
+        }
+        // Every `types(...)` must constrain the same attrs, in the same order.
+        match &attrs {
+            None => attrs = Some(names.clone()),
+            Some(first) => {
+                let same = first.len() == names.len()
+                    && names.iter().all(|(n, _)| first.iter().any(|(f, _)| f == n));
+                if !same {
+                    let first: Vec<&str> = first.iter().map(|(n, _)| n.as_str()).collect();
+                    errors.push(error(
+                        arg.span,
+                        format!(
+                            "every `types(...)` must constrain the same attrs; the first one constrains {}",
+                            first.join(", ")
+                        ),
+                    ));
+                    continue;
+                }
+                // Reorder this arg's sets into the first's attr order.
+                let order: Vec<usize> = first
+                    .iter()
+                    .map(|(f, _)| names.iter().position(|(n, _)| n == f).unwrap_or(0))
+                    .collect();
+                sets = order.iter().map(|&i| sets[i].clone()).collect();
+            }
+        }
+        // The cross product of this arg's sets.
+        let mut product: Vec<Vec<(DType, Span)>> = vec![Vec::new()];
+        for set in &sets {
+            product = product
+                .into_iter()
+                .flat_map(|prefix| {
+                    set.iter().map(move |item| {
+                        let mut combo = prefix.clone();
+                        combo.push(*item);
+                        combo
+                    })
+                })
+                .collect();
+        }
+        for combo in product {
+            let key: Vec<DType> = combo.iter().map(|(d, _)| *d).collect();
+            if seen.insert(key.clone()) {
+                combos.push(combo);
+            } else {
+                let span = combo.last().map_or(arg.span, |(_, s)| *s);
+                let names: Vec<&str> = key.iter().map(|d| d.spec_name()).collect();
+                errors.push(error(
+                    span,
+                    format!(
+                        "the type combination ({}) is listed twice: remove one",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    errors.finish_with(TypeCombos {
+        attrs: attrs.unwrap_or_default(),
+        combos,
+    })
+}
+
+/// A kernel's code: a function, or an inherent impl with `new` and `compute`.
+#[derive(Clone, Debug)]
+pub enum KernelBody {
+    Fn {
+        item: Box<syn::ItemFn>,
+        /// The type of the attrs parameter, if the function takes one.
+        attrs_ty: Option<Box<syn::Type>>,
+    },
+    Impl {
+        item: Box<syn::ItemImpl>,
+    },
+}
+
+/// A checked `#[kernel]`.
+#[derive(Clone, Debug)]
+pub struct CheckedKernel {
+    pub op: OpRef,
+    pub device: String,
+    pub types: TypeCombos,
+    pub host_memory: Vec<syn::LitStr>,
+    pub body: KernelBody,
+}
+
+const DEVICES: [&str; 2] = ["cpu", "gpu"];
+
+pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKernel> {
+    let mut errors = darling::Error::accumulator();
+    let device = match &args.device {
+        None => "cpu".to_owned(),
+        Some(d) if DEVICES.contains(&d.value().as_str()) => d.value(),
+        Some(d) => {
+            let hint = op_spec::suggest::closest(&d.value(), DEVICES)
+                .map(|s| format!("did you mean \"{s}\"? "))
+                .unwrap_or_default();
+            errors.push(error(
+                d.span(),
+                format!(
+                    "unknown device \"{}\": {hint}the devices are \"cpu\" and \"gpu\"",
+                    d.value()
+                ),
+            ));
+            "cpu".to_owned()
+        }
+    };
+    let types = errors
+        .handle(type_combos(&args.types, Some("T")))
+        .unwrap_or(TypeCombos {
+            attrs: Vec::new(),
+            combos: Vec::new(),
+        });
+    let (generics, body) = match item {
+        syn::Item::Fn(f) => {
+            let attrs_ty = errors.handle(kernel_fn_signature(&f.sig)).flatten();
+            (
+                f.sig.generics.clone(),
+                KernelBody::Fn {
+                    item: Box::new(f),
+                    attrs_ty,
+                },
+            )
+        }
+        syn::Item::Impl(i) => {
+            errors.handle(kernel_impl(&i));
+            (i.generics.clone(), KernelBody::Impl { item: Box::new(i) })
+        }
+        other => {
+            return Err(error(
+                other.span(),
+                "`#[kernel]` goes on a function `fn k<T>(ctx: &mut KernelContext<'_>, attrs: &Op) -> Result<()>` or on an inherent impl with `fn new(..)` and `fn compute(&self, ..)`",
+            ));
+        }
+    };
+    let type_params: Vec<&syn::TypeParam> = generics.type_params().collect();
+    if let Some(c) = generics.const_params().next() {
+        errors.push(error(
+            c.span(),
+            "a kernel cannot have const generic parameters",
+        ));
+    }
+    if type_params.len() != types.attrs.len() {
+        let attrs: Vec<&str> = types.attrs.iter().map(|(n, _)| n.as_str()).collect();
+        let span = if type_params.is_empty() {
+            args.types.first().map_or_else(Span::call_site, |t| t.span)
+        } else {
+            generics.span()
+        };
+        let message = match (type_params.len(), attrs.len()) {
+            (0, _) => format!(
+                "`types(...)` constrains {} but the kernel is not generic: add a type parameter per attr, as in `fn k<T: Element>(...)`, or remove `types(...)`",
+                attrs.join(", ")
+            ),
+            (n, 0) => format!(
+                "the kernel is generic over {n} type(s) but has no `types(...)`: list the types to register, as in `types(f32, i32)`"
+            ),
+            (n, m) => format!(
+                "the kernel has {n} type parameter(s) but `types(...)` constrains {m} attr(s) ({}): give one type parameter per constrained attr, in the same order",
+                attrs.join(", ")
+            ),
+        };
+        errors.push(error(span, message));
+    }
+    errors.finish_with(CheckedKernel {
+        op: args.op.clone(),
+        device,
+        types,
+        host_memory: args.host_memory.0.clone(),
+        body,
+    })
+}
+
+fn last_segment_is(ty: &syn::Type, name: &str) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == name),
+        _ => false,
+    }
+}
+
+fn check_plain_signature(sig: &syn::Signature, errors: &mut darling::error::Accumulator) {
+    if let Some(t) = &sig.asyncness {
+        errors.push(error(t.span(), "a kernel cannot be async: remove `async`"));
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.push(error(
+            t.span(),
+            "a kernel cannot be unsafe: remove `unsafe`",
+        ));
+    }
+    if let Some(t) = &sig.constness {
+        errors.push(error(t.span(), "a kernel cannot be const: remove `const`"));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(error(abi.span(), "a kernel cannot have an ABI: remove it"));
+    }
+}
+
+fn check_result_output(sig: &syn::Signature, what: &str, errors: &mut darling::error::Accumulator) {
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) if last_segment_is(ty, "Result") => {}
+        syn::ReturnType::Type(_, ty) => errors.push(error(
+            ty.span(),
+            format!("{what} must return `op_core::Result<..>` so that errors reach the caller"),
+        )),
+        syn::ReturnType::Default => errors.push(error(
+            sig.ident.span(),
+            format!("{what} must return `op_core::Result<..>`: add `-> Result<()>` and end with `Ok(())`"),
+        )),
+    }
+}
+
+fn is_context_param(arg: &syn::FnArg, context: &str, mutable: bool) -> bool {
+    match arg {
+        syn::FnArg::Typed(p) => match &*p.ty {
+            syn::Type::Reference(r) => {
+                r.mutability.is_some() == mutable && last_segment_is(&r.elem, context)
+            }
+            _ => false,
+        },
+        syn::FnArg::Receiver(_) => false,
+    }
+}
+
+/// Checks `fn k<T>(ctx: &mut KernelContext<'_>[, attrs: &A]) -> Result<()>`;
+/// returns `A`.
+fn kernel_fn_signature(sig: &syn::Signature) -> darling::Result<Option<Box<syn::Type>>> {
+    let mut errors = darling::Error::accumulator();
+    check_plain_signature(sig, &mut errors);
+    check_result_output(sig, "a kernel function", &mut errors);
+    let params: Vec<&syn::FnArg> = sig.inputs.iter().collect();
+    let mut attrs_ty = None;
+    match params.as_slice() {
+        [] => errors.push(error(
+            sig.paren_token.span.join(),
+            "a kernel function takes `ctx: &mut KernelContext<'_>` (and optionally `attrs: &MyOp`)",
+        )),
+        [first, rest @ ..] => {
+            if let syn::FnArg::Receiver(r) = first {
+                errors.push(error(r.span(), "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on an impl block with `new` and `compute`"));
+            } else if !is_context_param(first, "KernelContext", true) {
+                errors.push(error(
+                    first.span(),
+                    "the first parameter of a kernel function must be `ctx: &mut KernelContext<'_>`",
+                ));
+            }
+            match rest {
+                [] => {}
+                [syn::FnArg::Typed(p)] => match &*p.ty {
+                    syn::Type::Reference(r) if r.mutability.is_none() => attrs_ty = Some(r.elem.clone()),
+                    other => errors.push(error(
+                        other.span(),
+                        "the second parameter of a kernel function is the op's attrs, by shared reference: `attrs: &MyOp`",
+                    )),
+                },
+                [_, extra @ ..] => {
+                    let span = extra.first().map_or_else(Span::call_site, |e| e.span());
+                    errors.push(error(
+                        span,
+                        "a kernel function takes at most two parameters: `ctx: &mut KernelContext<'_>` and `attrs: &MyOp`; read inputs from `ctx`",
+                    ));
+                }
+            }
+        }
+    }
+    errors.finish_with(attrs_ty)
+}
+
+/// Checks an `impl` for a struct kernel: inherent, with `new` and `compute`.
+fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
+    let mut errors = darling::Error::accumulator();
+    if let Some((_, path, _)) = &item.trait_ {
+        errors.push(error(
+            path.span(),
+            "`#[kernel]` goes on an inherent impl (`impl MyKernel { fn new(..); fn compute(..) }`); it implements `OpKernel` for you",
+        ));
+    }
+    let find = |name: &str| {
+        item.items.iter().find_map(|i| match i {
+            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })
+    };
+    match find("new") {
+        None => errors.push(error(
+            item.self_ty.span(),
+            "a kernel impl needs `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>`, which reads and checks the attrs once",
+        )),
+        Some(f) => {
+            check_plain_signature(&f.sig, &mut errors);
+            check_result_output(&f.sig, "`new`", &mut errors);
+            let ok = f.sig.inputs.len() == 1
+                && f.sig.inputs.first().is_some_and(|a| is_context_param(a, "KernelConstruction", false));
+            if !ok {
+                errors.push(error(
+                    f.sig.inputs.span(),
+                    "`new` takes one parameter, `ctx: &KernelConstruction<'_>`",
+                ));
+            }
+        }
+    }
+    match find("compute") {
+        None => errors.push(error(
+            item.self_ty.span(),
+            "a kernel impl needs `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`",
+        )),
+        Some(f) => {
+            check_plain_signature(&f.sig, &mut errors);
+            check_result_output(&f.sig, "`compute`", &mut errors);
+            let params: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
+            let ok = matches!(params.as_slice(), [syn::FnArg::Receiver(r), ctx]
+                if r.reference.is_some() && r.mutability.is_none() && is_context_param(ctx, "KernelContext", true));
+            if !ok {
+                errors.push(error(
+                    f.sig.inputs.span(),
+                    "`compute` takes `&self` and `ctx: &mut KernelContext<'_>` (kernels run concurrently, so not `&mut self`)",
+                ));
+            }
+        }
+    }
+    errors.finish()
+}
+
+/// An `#[op]` function's parameter.
+#[derive(Clone, Debug)]
+pub enum FnParam {
+    /// A tensor input: `x: ArrayViewD<'_, T>` or a list `xs: &[ArrayViewD<'_, T>]`.
+    Tensor {
+        ident: syn::Ident,
+        element: Element,
+        list: bool,
+    },
+    /// An attr: `axis: i64`, read once when the kernel is created.
+    Attr { field: Box<AttrField>, by_ref: bool },
+}
+
+/// The element type of a tensor in an `#[op]` signature.
+#[derive(Clone, Debug)]
+pub enum Element {
+    /// A generic parameter, i.e. a type attr.
+    Generic(syn::Ident),
+    /// A fixed dtype.
+    Fixed(DType, Box<syn::Type>),
+}
+
+/// An `#[op]` function's output.
+#[derive(Clone, Debug)]
+pub struct FnOutput {
+    pub element: Element,
+    /// A scalar (`-> T`) rather than an array (`-> ArrayD<T>`).
+    pub scalar: bool,
+}
+
+/// A checked `#[op]` function: the op it declares and its kernel.
+#[derive(Clone, Debug)]
+pub struct CheckedFnOp {
+    pub op: CheckedOp,
+    pub function: syn::ItemFn,
+    pub params: Vec<FnParam>,
+    pub outputs: Vec<FnOutput>,
+    /// Whether the function returns a `Result`.
+    pub fallible: bool,
+    pub types: TypeCombos,
+}
+
+fn element_of(ty: &syn::Type, generics: &[syn::Ident]) -> Option<Element> {
+    if let syn::Type::Path(p) = ty
+        && let Some(ident) = p.path.get_ident()
+        && generics.contains(ident)
+    {
+        return Some(Element::Generic(ident.clone()));
+    }
+    dtypes::dtype_of_rust_type(ty).map(|d| Element::Fixed(d, Box::new(ty.clone())))
+}
+
+/// The element type of `ArrayViewD<'_, E>` / `ArrayD<E>` / `Array<E, D>`.
+fn array_element(ty: &syn::Type, names: &[&str], generics: &[syn::Ident]) -> Option<Element> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if !names.contains(&last.ident.to_string().as_str()) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => element_of(t, generics),
+        _ => None,
+    })
+}
+
+const VIEW_NAMES: &[&str] = &["ArrayViewD", "ArrayView"];
+const ARRAY_NAMES: &[&str] = &["ArrayD", "Array"];
+
+pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<CheckedFnOp> {
+    let mut errors = darling::Error::accumulator();
+    let sig = &item.sig;
+    check_plain_signature(sig, &mut errors);
+    let generics: Vec<syn::Ident> = sig
+        .generics
+        .type_params()
+        .map(|p| p.ident.clone())
+        .collect();
+    if let Some(c) = sig.generics.const_params().next() {
+        errors.push(error(
+            c.span(),
+            "an `#[op]` function cannot have const generic parameters",
+        ));
+    }
+    let default_attr = (generics.len() == 1).then(|| generics[0].to_string());
+    let types = errors
+        .handle(type_combos(&args.types, default_attr.as_deref()))
+        .unwrap_or(TypeCombos {
+            attrs: Vec::new(),
+            combos: Vec::new(),
+        });
+    for (i, g) in generics.iter().enumerate() {
+        if types.attrs.get(i).map(|(n, _)| n) != Some(&g.to_string()) {
+            errors.push(error(
+                g.span(),
+                format!("list the types of `{g}` with `types({g} = [f32, i32])` (one `types` entry per generic parameter, in order)"),
+            ));
+            break;
+        }
+    }
+    if types.attrs.len() > generics.len() {
+        for (name, span) in &types.attrs[generics.len()..] {
+            errors.push(error(
+                *span,
+                format!("`{name}` is not a generic parameter of the function: `types(...)` names the function's type parameters"),
+            ));
+        }
+    }
+
+    let mut params = Vec::new();
+    let mut attr_specs: Vec<SpannedText> = Vec::new();
+    let mut input_specs: Vec<SpannedText> = Vec::new();
+    let mut fields = Vec::new();
+    let mut list_count = 0;
+    for input in item.sig.inputs.iter_mut() {
+        let syn::FnArg::Typed(param) = input else {
+            errors.push(error(
+                input.span(),
+                "an `#[op]` function cannot take `self`",
+            ));
+            continue;
+        };
+        let options = errors.handle(take_attr_options(&mut param.attrs)).flatten();
+        let syn::Pat::Ident(pat) = &*param.pat else {
+            errors.push(error(
+                param.pat.span(),
+                "`#[op]` parameters must be plain names: they name the op's inputs and attrs",
+            ));
+            continue;
+        };
+        let ident = pat.ident.clone();
+        let name = ident.unraw().to_string();
+        let ty = &*param.ty;
+        // A tensor: a view, or a slice of views.
+        let (view_ty, list) = match ty {
+            syn::Type::Reference(r) => match &*r.elem {
+                syn::Type::Slice(s) => (Some(&*s.elem), true),
+                _ => (None, false),
+            },
+            other => (Some(other), false),
+        };
+        if let Some(element) = view_ty.and_then(|t| array_element(t, VIEW_NAMES, &generics)) {
+            if let Some((_, span)) = options {
+                errors.push(error(
+                    span,
+                    "`#[attr]` is for attr parameters, not tensor inputs",
+                ));
+            }
+            let type_text = match &element {
+                Element::Generic(g) => g.to_string(),
+                Element::Fixed(d, _) => d.spec_name().to_owned(),
+            };
+            let spec = if list {
+                list_count += 1;
+                let n = if list_count == 1 {
+                    "N".to_owned()
+                } else {
+                    format!("N_{name}")
+                };
+                attr_specs.push(SpannedText::new(format!("{n}: int >= 1"), ident.span()));
+                format!("{name}: {n} * {type_text}")
+            } else {
+                format!("{name}: {type_text}")
+            };
+            input_specs.push(SpannedText::new(spec, ident.span()));
+            params.push(FnParam::Tensor {
+                ident,
+                element,
+                list,
+            });
+            continue;
+        }
+        // Otherwise an attr; by reference for &str and &[T].
+        let (owned, by_ref): (syn::Type, bool) = match ty {
+            syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+                syn::Type::Path(p) if p.path.is_ident("str") => {
+                    (syn::parse_quote!(::std::string::String), true)
+                }
+                syn::Type::Slice(s) => {
+                    let elem = &s.elem;
+                    (syn::parse_quote!(::std::vec::Vec<#elem>), true)
+                }
+                other => (other.clone(), true),
+            },
+            other => (other.clone(), false),
+        };
+        if attr_kind(&owned).is_none() {
+            errors.push(error(
+                ty.span(),
+                format!(
+                    "`{}` is neither a tensor nor an attr: tensor inputs are `ArrayViewD<'_, T>` (or `&[ArrayViewD<'_, T>]` for a list), attrs are i64, f32, bool, &str, DType, or slices of them",
+                    quote::quote!(#ty)
+                ),
+            ));
+            continue;
+        }
+        let options = options.map(|(o, _)| o).unwrap_or_default();
+        let attr_name = options
+            .name
+            .as_ref()
+            .map_or_else(|| name.clone(), syn::LitStr::value);
+        if let Some(spec) =
+            errors.handle(typed_attr_spec(&attr_name, &owned, &options, ident.span()))
+        {
+            attr_specs.push(SpannedText::new(spec, ident.span()));
+        }
+        let field = AttrField {
+            ident,
+            attr: attr_name,
+            ty: owned,
+        };
+        fields.push(field.clone());
+        params.push(FnParam::Attr { field: Box::new(field), by_ref });
+    }
+
+    // Type attrs: one per generic parameter, allowing the listed types.
+    for (i, (attr, span)) in types.attrs.iter().enumerate() {
+        let mut allowed: Vec<DType> = Vec::new();
+        for combo in &types.combos {
+            if let Some((d, _)) = combo.get(i)
+                && !allowed.contains(d)
+            {
+                allowed.push(*d);
+            }
+        }
+        let names: Vec<&str> = allowed.iter().map(|d| d.spec_name()).collect();
+        attr_specs.insert(
+            i,
+            SpannedText::new(format!("{attr}: {{{}}}", names.join(", ")), *span),
+        );
+    }
+
+    // Outputs from the return type.
+    let (fallible, returned) = match &item.sig.output {
+        syn::ReturnType::Default => {
+            errors.push(error(
+                item.sig.ident.span(),
+                "an `#[op]` function returns its outputs: `-> ArrayD<T>`, `-> T` (a scalar), a tuple of them, or a `Result` of those",
+            ));
+            (false, None)
+        }
+        syn::ReturnType::Type(_, ty) => match result_inner(ty) {
+            Some(inner) => (true, Some(inner.clone())),
+            None => (false, Some((**ty).clone())),
+        },
+    };
+    let mut outputs = Vec::new();
+    if let Some(returned) = &returned {
+        let parts: Vec<&syn::Type> = match returned {
+            syn::Type::Tuple(t) => t.elems.iter().collect(),
+            other => vec![other],
+        };
+        for part in parts {
+            if let Some(element) = array_element(part, ARRAY_NAMES, &generics) {
+                outputs.push(FnOutput {
+                    element,
+                    scalar: false,
+                });
+            } else if let Some(element) = element_of(part, &generics) {
+                outputs.push(FnOutput {
+                    element,
+                    scalar: true,
+                });
+            } else {
+                errors.push(error(
+                    part.span(),
+                    "an `#[op]` output is an array (`ArrayD<T>`) or a scalar element (`T`, `f32`)",
+                ));
+            }
+        }
+    }
+    let output_names: Vec<SpannedText> = if args.outputs.0.is_empty() {
+        (0..outputs.len())
+            .map(|i| {
+                let name = if outputs.len() == 1 {
+                    "output".to_owned()
+                } else {
+                    format!("output_{i}")
+                };
+                SpannedText::new(name, item.sig.output.span())
+            })
+            .collect()
+    } else {
+        if args.outputs.0.len() != outputs.len() {
+            errors.push(error(
+                args.outputs.0[0].span(),
+                format!(
+                    "`outputs(...)` names {} output(s) but the function returns {}",
+                    args.outputs.0.len(),
+                    outputs.len()
+                ),
+            ));
+        }
+        args.outputs.0.iter().map(Into::into).collect()
+    };
+    let output_specs = output_names
+        .iter()
+        .zip(&outputs)
+        .map(|(name, out)| {
+            let type_text = match &out.element {
+                Element::Generic(g) => g.to_string(),
+                Element::Fixed(d, _) => d.spec_name().to_owned(),
+            };
+            SpannedText::new(format!("{}: {type_text}", name.text), name.span)
+        })
+        .collect();
+
+    let fn_name = item.sig.ident.unraw().to_string();
+    let name = args
+        .name
+        .as_ref()
+        .map(SpannedText::from)
+        .unwrap_or_else(|| SpannedText::new(camel_case(&fn_name), item.sig.ident.span()));
+    let spec = OpSpec {
+        name,
+        attrs: attr_specs,
+        inputs: input_specs,
+        outputs: output_specs,
+        doc: doc_comment(&item.attrs),
+        flags: flags(&args.flags),
+    };
+    let def = errors.handle(spec.check());
+    errors.finish()?;
+    let ident = syn::Ident::new(&camel_case(&fn_name), item.sig.ident.span());
+    Ok(CheckedFnOp {
+        op: CheckedOp {
+            ident,
+            vis: item.vis.clone(),
+            spec,
+            def: def.expect("no errors, so the op built"),
+            unit: fields.is_empty(),
+            fields,
+            wrapper: None,
+        },
+        function: item.clone(),
+        params,
+        outputs,
+        fallible,
+        types,
+    })
+}
+
+/// `T` in `Result<T>` / `Result<T, E>`.
+fn result_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}

@@ -1,0 +1,144 @@
+//! The element types authors name in `types(...)`: Rust names (`f32`),
+//! TensorFlow names (`float`) and TensorFlow's type groups
+//! (`realnumbertype`), with the Rust type each stands for.
+
+use op_spec::{DType, TypeClass};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+
+/// `(Rust name, dtype)`: the names accepted besides the spec names.
+const RUST_NAMES: &[(&str, DType)] = &[
+    ("f32", DType::F32),
+    ("f64", DType::F64),
+    ("i8", DType::I8),
+    ("i16", DType::I16),
+    ("i32", DType::I32),
+    ("i64", DType::I64),
+    ("u8", DType::U8),
+    ("u16", DType::U16),
+    ("u32", DType::U32),
+    ("u64", DType::U64),
+    ("f16", DType::F16),
+    ("bf16", DType::BF16),
+    ("Complex64", DType::Complex64),
+    ("Complex128", DType::Complex128),
+    ("QInt8", DType::QInt8),
+    ("QUInt8", DType::QUInt8),
+    ("QInt16", DType::QInt16),
+    ("QUInt16", DType::QUInt16),
+    ("QInt32", DType::QInt32),
+    ("ResourceHandle", DType::Resource),
+];
+
+/// The dtype named `name` in Rust or TensorFlow spelling.
+pub fn dtype_from_name(name: &str) -> Option<DType> {
+    RUST_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, d)| *d)
+        .or_else(|| DType::from_spec_name(name))
+        .filter(|d| *d != DType::Variant)
+}
+
+/// The dtypes a name stands for: one for a type, several for a group.
+pub fn expand_type_name(name: &str) -> Option<Vec<DType>> {
+    if let Some(dtype) = dtype_from_name(name) {
+        return Some(vec![dtype]);
+    }
+    TypeClass::from_spec_name(name).map(|class| class.types().to_vec())
+}
+
+/// A "did you mean" for an unknown type name.
+pub fn suggest_type_name(name: &str) -> Option<&'static str> {
+    let candidates = RUST_NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(op_spec::dtype::ALL_TYPES.iter().map(|d| d.spec_name()))
+        .chain(["numbertype", "realnumbertype", "quantizedtype"]);
+    op_spec::suggest::closest(name, candidates)
+}
+
+/// The Rust element type of `dtype`, by absolute path.
+pub fn rust_type(dtype: DType, span: Span) -> TokenStream {
+    let path = match dtype {
+        DType::F32 => quote!(f32),
+        DType::F64 => quote!(f64),
+        DType::I8 => quote!(i8),
+        DType::I16 => quote!(i16),
+        DType::I32 => quote!(i32),
+        DType::I64 => quote!(i64),
+        DType::U8 => quote!(u8),
+        DType::U16 => quote!(u16),
+        DType::U32 => quote!(u32),
+        DType::U64 => quote!(u64),
+        DType::Bool => quote!(bool),
+        DType::String => quote!(::std::vec::Vec<u8>),
+        DType::F16 => quote!(::op_core::f16),
+        DType::BF16 => quote!(::op_core::bf16),
+        DType::Complex64 => quote!(::op_core::Complex64),
+        DType::Complex128 => quote!(::op_core::Complex128),
+        DType::QInt8 => quote!(::op_core::QInt8),
+        DType::QUInt8 => quote!(::op_core::QUInt8),
+        DType::QInt16 => quote!(::op_core::QInt16),
+        DType::QUInt16 => quote!(::op_core::QUInt16),
+        DType::QInt32 => quote!(::op_core::QInt32),
+        DType::Resource => quote!(::op_core::ResourceHandle),
+        DType::Variant => quote!(()),
+    };
+    respan(path, span)
+}
+
+/// The Rust name of `dtype` as an author would write it, for kernel names.
+pub fn rust_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::String => "Vec<u8>",
+        DType::Bool => "bool",
+        other => RUST_NAMES
+            .iter()
+            .find(|(_, d)| *d == other)
+            .map_or_else(|| other.spec_name(), |(n, _)| *n),
+    }
+}
+
+/// `::op_core::DType::F32`.
+pub fn dtype_path(dtype: DType, span: Span) -> TokenStream {
+    let variant = syn::Ident::new(&format!("{dtype:?}"), span);
+    quote::quote_spanned!(span=> ::op_core::DType::#variant)
+}
+
+/// The dtype of a Rust element type written in a signature (`f32`,
+/// `op_core::f16`, `Vec<u8>`), if it is one.
+pub fn dtype_of_rust_type(ty: &syn::Type) -> Option<DType> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let name = last.ident.to_string();
+    if name == "Vec" {
+        // Vec<u8>: the element type of string tensors.
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        return match args.args.first()? {
+            syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.is_ident("u8") => {
+                Some(DType::String)
+            }
+            _ => None,
+        };
+    }
+    RUST_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, d)| *d)
+        .or_else(|| (name == "bool").then_some(DType::Bool))
+}
+
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
+}
