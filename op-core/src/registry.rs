@@ -232,7 +232,10 @@ impl Registry {
             registry.add_op(registration);
         }
         let mut kernels: Vec<_> = kernels.into_iter().collect();
-        kernels.sort_by_key(|k| (k.op, k.device, k.file, k.line, k.name));
+        kernels.sort_by_key(|k| {
+            let dtypes: Vec<DType> = k.constraints.iter().map(|c| c.dtype).collect();
+            (k.op, k.device, dtypes, k.file, k.line, k.name)
+        });
         for kernel in kernels {
             registry.add_kernel(kernel);
         }
@@ -502,21 +505,17 @@ impl Registry {
                 k.location()
             ));
         }
-        let closest = entry
-            .kernels
-            .iter()
-            .min_by_key(|k| usize::from(k.device != device) + k.mismatches(node).count());
-        if let Some(k) = closest {
+        let score = |k: &KernelRegistration| usize::from(k.device != device) + k.mismatches(node).count();
+        let best = entry.kernels.iter().map(|k| score(k)).min().unwrap_or(0);
+        let closest: Vec<_> = entry.kernels.iter().filter(|k| score(k) == best).collect();
+        if let [k] = closest.as_slice() {
             let mut differences = Vec::new();
             if k.device != device {
                 differences.push(format!("it runs on '{}', not '{device}'", k.device));
             }
             for (c, value) in k.mismatches(node) {
                 let actual = value.map_or_else(|| "unset".to_owned(), ToString::to_string);
-                differences.push(format!(
-                    "it needs {}={}, the node has {actual}",
-                    c.attr, c.dtype
-                ));
+                differences.push(format!("it needs {}={}, the node has {actual}", c.attr, c.dtype));
             }
             message.push_str(&format!(
                 "\n  closest: {} ({}): {}",
@@ -524,6 +523,26 @@ impl Registry {
                 k.describe(),
                 differences.join("; ")
             ));
+        } else {
+            // Several equally close: say what the kernels cover instead.
+            let mut covered: Vec<(&str, Vec<DType>)> = Vec::new();
+            for k in entry.kernels.iter().filter(|k| k.device == device) {
+                for c in k.constraints {
+                    match covered.iter_mut().find(|(a, _)| *a == c.attr) {
+                        Some((_, types)) if !types.contains(&c.dtype) => types.push(c.dtype),
+                        Some(_) => {}
+                        None => covered.push((c.attr, vec![c.dtype])),
+                    }
+                }
+            }
+            for (attr, mut types) in covered {
+                types.sort();
+                let names: Vec<String> = types.iter().map(ToString::to_string).collect();
+                message.push_str(&format!(
+                    "\n  kernels on '{device}' cover {attr} in {{{}}}",
+                    names.join(", ")
+                ));
+            }
         }
         Error::not_found(message)
     }

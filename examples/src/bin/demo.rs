@@ -1,82 +1,80 @@
-//! The main demo: declare an op in TensorFlow's spec language, see its
-//! definition as TensorFlow would print it, instantiate it, work with tensors,
-//! and watch mistakes get caught with messages that say how to fix them.
+//! The main demo: a downstream crate's own ops (declared in `examples`'
+//! lib with the macros) and the shipped kernels, run by name and through
+//! their typed wrappers, with mistakes caught and explained.
 //!
 //! Run it with `cargo run -p examples`.
 
-use op_core::ndarray::ArrayD;
-use op_core::node::NodeBuilder;
-use op_core::{DType, OpDefBuilder, Tensor, op_requires};
-
-/// ZeroOut's computation on a typed view (kernels arrive with the macros).
-fn zero_out(input: &Tensor) -> op_core::Result<Tensor> {
-    op_requires!(
-        input.rank() == 1,
-        op_core::Code::InvalidArgument,
-        "ZeroOut expects a 1-D vector, got shape {}",
-        input.shape()
-    );
-    let values = input.view::<i32>()?;
-    let mut out = ArrayD::<i32>::zeros(values.raw_dim());
-    if let (Some(first), Some(slot)) = (values.first(), out.first_mut()) {
-        *slot = *first;
-    }
-    Ok(Tensor::from_array(out))
-}
+use examples::{ClipByValue, L2Norm};
+use op_core::{DType, OpCall, Registry, Tensor};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("== 1. An op declared with TensorFlow's spec strings\n");
-    let op = OpDefBuilder::new("ZeroOut")
-        .attr("T: {float, int32} = DT_INT32")
-        .input("to_zero: T")
-        .output("zeroed: T")
-        .doc("Zeros all but the first element.\n\nto_zero: The tensor to zero out.")
-        .build()?;
-    println!("{}", op_core::op_spec::pbtxt::op_list_to_string([&op]));
+    // Name every crate whose ops we use, so the linker keeps them.
+    examples::link();
+    op_kernels::link();
+    let registry = Registry::global();
 
-    println!("== 2. A node of it: T is inferred from the input\n");
-    let node = NodeBuilder::new(&op).input(DType::F32).build()?;
+    println!("== 1. What got linked\n");
+    for entry in registry
+        .ops()
+        .filter(|e| e.def().name.starts_with("Examples>"))
+    {
+        println!("{}", entry.def().name);
+        for kernel in entry.kernels() {
+            println!("    kernel {}: {}", kernel.name, kernel.describe());
+        }
+    }
+    let shipped = registry.ops().count();
     println!(
-        "attrs: {:?}",
-        node.attrs()
-            .iter()
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect::<Vec<_>>()
-    );
-    println!(
-        "output dtypes: {:?}\n",
-        node.output_types()
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
+        "(and {shipped} ops in all, with op-kernels; print `Registry::global()` for the full list)\n"
     );
 
-    println!("== 3. Tensors: zero-copy typed views\n");
-    let input = Tensor::from_vec([5], vec![5, 4, 3, 2, 1])?;
-    let output = zero_out(&input)?;
+    println!("== 2. An op's definition, as TensorFlow prints it\n");
+    let clip = registry.op("Examples>ClipByValue")?.def();
+    println!("{}", op_core::op_spec::pbtxt::op_list_to_string([&**clip]));
+
+    println!("== 3. Kernels running\n");
+    let t = examples::sample()?;
+    let clipped = ClipByValue::call(&t).clip_max(0.5).run()?;
     println!(
-        "zero_out({:?}) = {:?}\n",
-        input.as_slice::<i32>()?,
-        output.as_slice::<i32>()?
+        "ClipByValue({:?}, clip_max=0.5) = {:?}",
+        t.as_slice::<f32>()?,
+        clipped.as_slice::<f32>()?
+    );
+    let norm = L2Norm::call(&t).run()?;
+    println!(
+        "L2Norm({:?}) = {}",
+        t.as_slice::<f32>()?,
+        norm.scalar_value::<f32>()?
+    );
+    let v = Tensor::from_vec([5], vec![5i32, 4, 3, 2, 1])?;
+    let zeroed = OpCall::new("ZeroOut").input(&v).run()?;
+    println!(
+        "ZeroOut({:?}) = {:?}  (by name, from op-kernels)\n",
+        v.as_slice::<i32>()?,
+        zeroed[0].as_slice::<i32>()?
     );
 
     println!("== 4. Mistakes, caught\n");
-    let typo = OpDefBuilder::new("ZeroOut")
-        .attr("T: {float, in32}")
-        .input("to_zero: T")
+    let bounds = ClipByValue::call(&t).clip_min(2.0).clip_max(1.0).run();
+    println!("{}\n", bounds.unwrap_err());
+    let int8 = Tensor::from_vec([2], vec![1i8, 2])?;
+    println!("{}\n", ClipByValue::call(&int8).run().unwrap_err());
+    println!(
+        "{}\n",
+        OpCall::new("Examples>ClipByValu")
+            .input(&t)
+            .run()
+            .unwrap_err()
+    );
+    let quantized = Tensor::from_vec([1], vec![op_core::QInt8(3)])?;
+    println!(
+        "{}\n",
+        OpCall::new("Example").input(&quantized).run().unwrap_err()
+    );
+    let typed = registry.op("Examples>L2Norm")?;
+    let node = op_core::NodeBuilder::new(typed.def())
+        .input(DType::I32)
         .build();
-    println!("{}\n", typo.unwrap_err());
-    let bad_name = OpDefBuilder::new("ZeroOut").input("ToZero: int32").build();
-    println!("{}\n", bad_name.unwrap_err());
-    let bad_default = OpDefBuilder::new("ZeroOut")
-        .attr("T: {float, int32} = DT_INT64")
-        .build();
-    println!("{}\n", bad_default.unwrap_err());
-    let wrong_input = NodeBuilder::new(&op).input(DType::I64).build();
-    println!("{}\n", wrong_input.unwrap_err());
-    let wrong_view = input.view::<f32>();
-    println!("{}\n", wrong_view.unwrap_err());
-    let matrix = Tensor::from_vec([2, 2], vec![1, 2, 3, 4])?;
-    println!("{}", zero_out(&matrix).unwrap_err());
+    println!("{}", node.unwrap_err());
     Ok(())
 }
