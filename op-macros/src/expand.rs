@@ -764,7 +764,7 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
     };
     let adapter = format_ident!("__{}_kernel", fn_ident);
     let adapter_fn = quote! {
-        #[allow(non_snake_case, clippy::needless_borrow)]
+        #[allow(non_snake_case, clippy::needless_borrow, clippy::multiple_bound_locations)]
         fn #adapter<#params_decl>(
             ctx: &mut ::op_core::KernelContext<'_>,
             attrs: &#op_ty,
