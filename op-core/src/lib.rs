@@ -1,11 +1,22 @@
-//! The runtime of the op framework: tensors, shapes, element types and errors.
+//! The runtime of the op framework.
 //!
-//! - [`Tensor`]: a dynamically typed n-dimensional array, backed by ndarray.
-//! - [`TensorShape`]: a fully known shape.
-//! - [`Element`]: the Rust element type of each [`DType`].
-//! - [`OpDef`] and [`OpDefBuilder`] (from `op-spec`): op definitions in
-//!   TensorFlow's spec language; [`node::Node`]: an op instance with its attrs
-//!   inferred from its inputs and checked.
+//! - Declaring ops and kernels: the macros [`macro@register_op`], [`macro@kernel`] and
+//!   [`macro@op`] (from `op-macros`, re-exported here); [`OpDef`] and
+//!   [`OpDefBuilder`] (from `op-spec`) for definitions in TensorFlow's spec
+//!   language.
+//! - [`registry`]: every op and kernel linked into the program, collected
+//!   with `inventory`, checked for conflicts, listed on demand; and why a
+//!   kernel crate must be named to be linked.
+//! - [`runtime`]: [`Runtime`] selects and caches kernels, [`OpCall`] runs an
+//!   op by name, [`PreparedOp`] runs a cached kernel; panics in kernels
+//!   become errors.
+//! - [`mod@kernel`] and [`context`]: [`OpKernel`], [`KernelConstruction`] (what
+//!   a kernel sees when created) and [`KernelContext`] (inputs, outputs,
+//!   forwarding, while it runs).
+//! - [`node`]: [`Node`], an op instance with its attrs inferred from its
+//!   inputs and checked.
+//! - [`Tensor`], [`TensorShape`], [`Element`]: dynamically typed
+//!   n-dimensional arrays backed by ndarray.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
 //!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
 //!

@@ -112,11 +112,14 @@ impl KernelRegistration {
 
     fn same_constraints(&self, other: &KernelRegistration) -> bool {
         self.device == other.device
-            && self.constraints.len() == other.constraints.len()
             && self
                 .constraints
                 .iter()
                 .all(|c| other.constraints.contains(c))
+            && other
+                .constraints
+                .iter()
+                .all(|c| self.constraints.contains(c))
     }
 }
 
@@ -505,7 +508,8 @@ impl Registry {
                 k.location()
             ));
         }
-        let score = |k: &KernelRegistration| usize::from(k.device != device) + k.mismatches(node).count();
+        let score =
+            |k: &KernelRegistration| usize::from(k.device != device) + k.mismatches(node).count();
         let best = entry.kernels.iter().map(|k| score(k)).min().unwrap_or(0);
         let closest: Vec<_> = entry.kernels.iter().filter(|k| score(k) == best).collect();
         if let [k] = closest.as_slice() {
@@ -515,7 +519,10 @@ impl Registry {
             }
             for (c, value) in k.mismatches(node) {
                 let actual = value.map_or_else(|| "unset".to_owned(), ToString::to_string);
-                differences.push(format!("it needs {}={}, the node has {actual}", c.attr, c.dtype));
+                differences.push(format!(
+                    "it needs {}={}, the node has {actual}",
+                    c.attr, c.dtype
+                ));
             }
             message.push_str(&format!(
                 "\n  closest: {} ({}): {}",

@@ -216,7 +216,8 @@ impl Runtime {
 /// their nodes print the same.
 fn node_key(node: &Node, node_name: &str) -> String {
     use std::fmt::Write;
-    let mut key = format!("{}|{node_name}|", node.op());
+    // The name's length keeps a `|` inside it from faking a separator.
+    let mut key = format!("{}|{}:{node_name}|", node.op(), node_name.len());
     for dtype in node.input_types() {
         let _ = write!(key, "{},", dtype.enum_value());
     }

@@ -18,9 +18,28 @@ fn pass_list_through(ctx: &mut KernelContext<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Element types that the list sums add. Integers wrap on overflow, as
+/// TensorFlow's do (a plain `+` would panic in debug builds).
+trait ListAdd: Element + Copy {
+    /// `self + other`.
+    fn list_add(self, other: Self) -> Self;
+}
+
+macro_rules! list_add {
+    ($method:ident: $($t:ty),*) => {$(
+        impl ListAdd for $t {
+            #[inline]
+            fn list_add(self, other: Self) -> Self { self.$method(other) }
+        }
+    )*};
+}
+
+list_add!(wrapping_add: i8, i16, i32, i64, u8, u16, u32, u64);
+list_add!(add: f32, f64, op_core::f16, op_core::bf16);
+
 /// Adds the tensors of list input `in`, which must have one shape, into
 /// output 0.
-fn add_list<T: Element + Copy + Add<Output = T>>(ctx: &mut KernelContext<'_>) -> Result<()> {
+fn add_list<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
     let inputs = ctx.input_list("in")?;
     let first = &inputs[0];
     let mut sum = first.as_slice::<T>()?.to_vec();
@@ -33,7 +52,7 @@ fn add_list<T: Element + Copy + Add<Output = T>>(ctx: &mut KernelContext<'_>) ->
             tensor.shape()
         );
         for (s, x) in sum.iter_mut().zip(tensor.as_slice::<T>()?) {
-            *s = *s + *x;
+            *s = s.list_add(*x);
         }
     }
     let output = Tensor::from_vec(first.dims(), sum)?;
@@ -72,9 +91,7 @@ fn int_list_input_example(ctx: &mut KernelContext<'_>) -> Result<()> {
 pub struct SameListInputExample;
 
 #[kernel(op = SameListInputExample, types(realnumbertype))]
-fn same_list_input_example<T: Element + Copy + Add<Output = T>>(
-    ctx: &mut KernelContext<'_>,
-) -> Result<()> {
+fn same_list_input_example<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
     add_list::<T>(ctx)
 }
 

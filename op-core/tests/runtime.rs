@@ -1,0 +1,1105 @@
+//! The runtime over hand-written registrations: kernel selection and its
+//! errors, kernel caching (one kernel per distinct node, also under races),
+//! panic isolation, output checks, `PreparedOp` input checks, the
+//! `KernelContext` accessors, and concurrent calls.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, LazyLock};
+
+use op_core::registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint};
+use op_core::{
+    AttrValue, Code, DType, Element, Error, FnKernel, KernelConstruction, KernelContext, OpCall,
+    OpDefBuilder, OpKernel, Result, Runtime, Tensor,
+};
+
+#[track_caller]
+fn assert_contains(error: &Error, parts: &[&str]) {
+    let text = error.to_string();
+    for part in parts {
+        assert!(
+            text.contains(part),
+            "expected {part:?} in the error:\n{text}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Ops and kernels, registered by hand.
+
+/// `y = x + 1` for float and int32.
+fn add_one<T: Element + Copy + std::ops::Add<Output = T> + From<u8>>(
+    ctx: &mut KernelContext<'_>,
+    _: &(),
+) -> Result<()> {
+    let x = ctx.input_by_name("x")?;
+    let y: Vec<T> = x.as_slice::<T>()?.iter().map(|v| *v + T::from(1)).collect();
+    let dims = x.dims().to_vec();
+    ctx.set_output_by_name("y", Tensor::from_vec(dims, y)?)
+}
+
+static ADD_ONE: OpRegistration = OpRegistration {
+    name: "AddOne",
+    build: || {
+        OpDefBuilder::new("AddOne")
+            .attr("T: {float, int32}")
+            .input("x: T")
+            .output("y: T")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 1,
+};
+static ADD_ONE_F32: KernelRegistration = KernelRegistration {
+    op: "AddOne",
+    device: "cpu",
+    constraints: &[TypeConstraint {
+        attr: "T",
+        dtype: DType::F32,
+    }],
+    host_memory: &[],
+    name: "add_one::<f32>",
+    create: |c| FnKernel::<()>::create(c, add_one::<f32>),
+    file: "tests/runtime.rs",
+    line: 2,
+};
+static ADD_ONE_I32: KernelRegistration = KernelRegistration {
+    op: "AddOne",
+    device: "cpu",
+    constraints: &[TypeConstraint {
+        attr: "T",
+        dtype: DType::I32,
+    }],
+    host_memory: &[],
+    name: "add_one::<i32>",
+    create: |c| FnKernel::<()>::create(c, add_one::<i32>),
+    file: "tests/runtime.rs",
+    line: 3,
+};
+
+/// Kernels of `Counted` created so far (only `kernel_is_created_once_per_node` uses it).
+static COUNTED_CREATED: AtomicUsize = AtomicUsize::new(0);
+
+/// `y = x * scale`; counts its creations.
+struct CountedKernel {
+    scale: f32,
+}
+
+impl OpKernel for CountedKernel {
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        let y: Vec<f32> = x
+            .as_slice::<f32>()?
+            .iter()
+            .map(|v| v * self.scale)
+            .collect();
+        let dims = x.dims().to_vec();
+        ctx.set_output(0, Tensor::from_vec(dims, y)?)
+    }
+}
+
+fn create_counted(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
+    COUNTED_CREATED.fetch_add(1, Ordering::SeqCst);
+    // Widen the race window for the racing test.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let scale: i64 = c.get_attr("scale")?;
+    Ok(Box::new(CountedKernel {
+        scale: scale as f32,
+    }))
+}
+
+static COUNTED: OpRegistration = OpRegistration {
+    name: "Counted",
+    build: || {
+        OpDefBuilder::new("Counted")
+            .attr("scale: int = 1")
+            .input("x: float")
+            .output("y: float")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 10,
+};
+static COUNTED_KERNEL: KernelRegistration = KernelRegistration {
+    op: "Counted",
+    device: "cpu",
+    constraints: &[],
+    host_memory: &[],
+    name: "counted",
+    create: create_counted,
+    file: "tests/runtime.rs",
+    line: 11,
+};
+
+/// Panics on negative input with the value in the message; else identity.
+fn panicky(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+    let x = ctx.input(0)?.clone();
+    let v = x.scalar_value::<i32>()?;
+    if v < 0 {
+        panic!("boom: negative input {v}");
+    }
+    if v == 1000 {
+        std::panic::panic_any(17u32);
+    }
+    ctx.set_output(0, x)
+}
+
+static PANICS: OpRegistration = OpRegistration {
+    name: "Panics",
+    build: || {
+        OpDefBuilder::new("Panics")
+            .input("x: int32")
+            .output("y: int32")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 20,
+};
+static PANICS_KERNEL: KernelRegistration = KernelRegistration {
+    op: "Panics",
+    device: "cpu",
+    constraints: &[],
+    host_memory: &[],
+    name: "panicky",
+    create: |c| FnKernel::<()>::create(c, panicky),
+    file: "tests/runtime.rs",
+    line: 21,
+};
+
+/// Panics while being created when `explode` is true.
+fn create_exploding(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
+    let explode: bool = c.get_attr("explode")?;
+    if explode {
+        panic!("constructor exploded for node {}", c.node_name());
+    }
+    FnKernel::<()>::create(c, |ctx, _| {
+        let x = ctx.input(0)?.clone();
+        ctx.set_output(0, x)
+    })
+}
+
+static EXPLODES: OpRegistration = OpRegistration {
+    name: "ExplodesOnCreate",
+    build: || {
+        OpDefBuilder::new("ExplodesOnCreate")
+            .attr("explode: bool = true")
+            .input("x: int32")
+            .output("y: int32")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 30,
+};
+static EXPLODES_KERNEL: KernelRegistration = KernelRegistration {
+    op: "ExplodesOnCreate",
+    device: "cpu",
+    constraints: &[],
+    host_memory: &[],
+    name: "exploding",
+    create: create_exploding,
+    file: "tests/runtime.rs",
+    line: 31,
+};
+
+/// Sets output `a` but not `b`, or (`wrong_dtype`) sets `a` to a double.
+fn forgetful(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+    let wrong: bool = ctx.node().get_attr("wrong_dtype")?;
+    if wrong {
+        return ctx.set_output(0, Tensor::scalar(1.0f64));
+    }
+    ctx.set_output(0, Tensor::scalar(1.0f32))
+}
+
+static FORGETS: OpRegistration = OpRegistration {
+    name: "ForgetsOutput",
+    build: || {
+        OpDefBuilder::new("ForgetsOutput")
+            .attr("wrong_dtype: bool = false")
+            .output("a: float")
+            .output("b: int32")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 40,
+};
+static FORGETS_KERNEL: KernelRegistration = KernelRegistration {
+    op: "ForgetsOutput",
+    device: "cpu",
+    constraints: &[],
+    host_memory: &[],
+    name: "forgetful",
+    create: |c| FnKernel::<()>::create(c, forgetful),
+    file: "tests/runtime.rs",
+    line: 41,
+};
+
+/// Calls one `KernelContext` accessor, chosen by attr `what`, and returns
+/// its error; on success passes the inputs through.
+fn probe(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+    let what: String = ctx.node().get_attr("what")?;
+    let n = ctx.input_list("xs")?.len();
+    match what.as_str() {
+        "ok" => {
+            assert_eq!(ctx.op_name(), "Probe");
+            assert_eq!(ctx.num_inputs(), 1 + n);
+            assert_eq!(ctx.num_outputs(), 1 + n);
+            assert_eq!(ctx.input_by_name("x")?.dtype(), DType::F32);
+            assert_eq!(ctx.input_arg(0)?.len(), 1);
+            assert_eq!(ctx.input_arg(1)?.len(), n);
+            assert_eq!(ctx.input_list("xs")?, ctx.input_arg(1)?);
+            assert_eq!(ctx.input_list("xs")?[0], *ctx.input(1)?);
+            assert_eq!(ctx.output_index("y")?, 0);
+            assert_eq!(ctx.output_range("ys")?, 1..1 + n);
+            assert_eq!(ctx.output_range("y")?, 0..1);
+            assert_eq!(ctx.output_dtype(0)?, DType::F32);
+            assert_eq!(ctx.output_dtype(n)?, DType::I32);
+        }
+        "input_by_name_unknown" => {
+            ctx.input_by_name("nope")?;
+        }
+        "input_by_name_list" => {
+            ctx.input_by_name("xs")?;
+        }
+        "input_list_unknown" => {
+            ctx.input_list("zs")?;
+        }
+        "input_arg_out_of_range" => {
+            ctx.input_arg(2)?;
+        }
+        "input_out_of_range" => {
+            ctx.input(1 + n)?;
+        }
+        "output_index_unknown" => {
+            ctx.output_index("nope")?;
+        }
+        "output_index_list" => {
+            ctx.output_index("ys")?;
+        }
+        "output_range_unknown" => {
+            ctx.output_range("zs")?;
+        }
+        "output_out_of_range" => {
+            ctx.set_output(1 + n, Tensor::scalar(0i32))?;
+        }
+        "read_forwarded" => {
+            let dims = ctx.input(0)?.dims().to_vec();
+            ctx.forward_input_or_allocate_output(0, 0, &dims)?;
+            ctx.input(0)?;
+        }
+        other => panic!("unknown probe {other}"),
+    }
+    let x = ctx.input(0)?.clone();
+    ctx.set_output_by_name("y", x)?;
+    let xs = ctx.input_list("xs")?.to_vec();
+    for (index, t) in ctx.output_range("ys")?.zip(xs) {
+        ctx.set_output(index, t)?;
+    }
+    Ok(())
+}
+
+static PROBE: OpRegistration = OpRegistration {
+    name: "Probe",
+    build: || {
+        OpDefBuilder::new("Probe")
+            .attr("what: string")
+            .attr("N: int")
+            .input("x: float")
+            .input("xs: N * int32")
+            .output("y: float")
+            .output("ys: N * int32")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 50,
+};
+static PROBE_KERNEL: KernelRegistration = KernelRegistration {
+    op: "Probe",
+    device: "cpu",
+    constraints: &[],
+    host_memory: &[],
+    name: "probe",
+    create: |c| FnKernel::<()>::create(c, probe),
+    file: "tests/runtime.rs",
+    line: 51,
+};
+
+fn noop(_: &mut KernelContext<'_>, _: &()) -> Result<()> {
+    Ok(())
+}
+
+/// `T: {float, double}`, `U: {int32, int64}`: kernels for (float, int32)
+/// on cpu and (double, int64) on gpu only.
+static PARTIAL: OpRegistration = OpRegistration {
+    name: "Partial",
+    build: || {
+        OpDefBuilder::new("Partial")
+            .attr("T: {float, double}")
+            .attr("U: {int32, int64}")
+            .input("t: T")
+            .input("u: U")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 60,
+};
+static PARTIAL_CPU: KernelRegistration = KernelRegistration {
+    op: "Partial",
+    device: "cpu",
+    constraints: &[
+        TypeConstraint {
+            attr: "T",
+            dtype: DType::F32,
+        },
+        TypeConstraint {
+            attr: "U",
+            dtype: DType::I32,
+        },
+    ],
+    host_memory: &[],
+    name: "partial_cpu",
+    create: |c| FnKernel::<()>::create(c, noop),
+    file: "tests/runtime.rs",
+    line: 61,
+};
+static PARTIAL_GPU: KernelRegistration = KernelRegistration {
+    op: "Partial",
+    device: "gpu",
+    constraints: &[
+        TypeConstraint {
+            attr: "T",
+            dtype: DType::F64,
+        },
+        TypeConstraint {
+            attr: "U",
+            dtype: DType::I64,
+        },
+    ],
+    host_memory: &[],
+    name: "partial_gpu",
+    create: |c| FnKernel::<()>::create(c, noop),
+    file: "tests/runtime.rs",
+    line: 62,
+};
+
+/// `T: {float, double, int32}` with kernels for float and int32 only.
+static TIED: OpRegistration = OpRegistration {
+    name: "Tied",
+    build: || {
+        OpDefBuilder::new("Tied")
+            .attr("T: {float, double, int32}")
+            .input("x: T")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 65,
+};
+static TIED_F32: KernelRegistration = KernelRegistration {
+    op: "Tied",
+    device: "cpu",
+    constraints: &[TypeConstraint {
+        attr: "T",
+        dtype: DType::F32,
+    }],
+    host_memory: &[],
+    name: "tied::<f32>",
+    create: |c| FnKernel::<()>::create(c, noop),
+    file: "tests/runtime.rs",
+    line: 66,
+};
+static TIED_I32: KernelRegistration = KernelRegistration {
+    op: "Tied",
+    device: "cpu",
+    constraints: &[TypeConstraint {
+        attr: "T",
+        dtype: DType::I32,
+    }],
+    host_memory: &[],
+    name: "tied::<i32>",
+    create: |c| FnKernel::<()>::create(c, noop),
+    file: "tests/runtime.rs",
+    line: 67,
+};
+
+/// An op nobody wrote a kernel for.
+static KERNELLESS: OpRegistration = OpRegistration {
+    name: "Kernelless",
+    build: || OpDefBuilder::new("Kernelless").input("x: int32").build(),
+    file: "tests/runtime.rs",
+    line: 70,
+};
+
+/// Two kernels that both match `T=float`: one constrained, one not.
+static AMBIGUOUS: OpRegistration = OpRegistration {
+    name: "Ambiguous",
+    build: || {
+        OpDefBuilder::new("Ambiguous")
+            .attr("T: type")
+            .input("x: T")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 80,
+};
+static AMBIGUOUS_F32: KernelRegistration = KernelRegistration {
+    op: "Ambiguous",
+    device: "cpu",
+    constraints: &[TypeConstraint {
+        attr: "T",
+        dtype: DType::F32,
+    }],
+    host_memory: &[],
+    name: "ambiguous_f32",
+    create: |c| FnKernel::<()>::create(c, noop),
+    file: "tests/runtime.rs",
+    line: 81,
+};
+static AMBIGUOUS_ANY: KernelRegistration = KernelRegistration {
+    op: "Ambiguous",
+    device: "cpu",
+    constraints: &[],
+    host_memory: &[],
+    name: "ambiguous_any",
+    create: |c| FnKernel::<()>::create(c, noop),
+    file: "tests/runtime.rs",
+    line: 82,
+};
+
+static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| {
+    Arc::new(Registry::new(
+        [
+            &ADD_ONE,
+            &COUNTED,
+            &PANICS,
+            &EXPLODES,
+            &FORGETS,
+            &PROBE,
+            &PARTIAL,
+            &TIED,
+            &KERNELLESS,
+            &AMBIGUOUS,
+        ],
+        [
+            &ADD_ONE_F32,
+            &ADD_ONE_I32,
+            &COUNTED_KERNEL,
+            &PANICS_KERNEL,
+            &EXPLODES_KERNEL,
+            &FORGETS_KERNEL,
+            &PROBE_KERNEL,
+            &PARTIAL_CPU,
+            &PARTIAL_GPU,
+            &TIED_F32,
+            &TIED_I32,
+            &AMBIGUOUS_F32,
+            &AMBIGUOUS_ANY,
+        ],
+    ))
+});
+
+fn runtime() -> Runtime {
+    Runtime::with_registry(REGISTRY.clone())
+}
+
+// A registration in the global registry, to check the global runtime.
+op_core::inventory::submit! {
+    OpRegistration {
+        name: "GlobalTwice",
+        build: || OpDefBuilder::new("GlobalTwice").input("x: int32").output("y: int32").build(),
+        file: file!(),
+        line: line!(),
+    }
+}
+op_core::inventory::submit! {
+    KernelRegistration {
+        op: "GlobalTwice",
+        device: "cpu",
+        constraints: &[],
+        host_memory: &[],
+        name: "global_twice",
+        create: |c| FnKernel::<()>::create(c, |ctx, _| {
+            let x = ctx.input(0)?;
+            let y: Vec<i32> = x.as_slice::<i32>()?.iter().map(|v| v * 2).collect();
+            let dims = x.dims().to_vec();
+            ctx.set_output(0, Tensor::from_vec(dims, y)?)
+        }),
+        file: file!(),
+        line: line!(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Running ops.
+
+#[test]
+fn the_isolated_registry_has_no_conflicts() {
+    REGISTRY.check().unwrap();
+    assert_eq!(REGISTRY.ops().count(), 10);
+}
+
+#[test]
+fn global_runtime_runs_inventory_registrations() {
+    Registry::global().check().unwrap();
+    assert!(Registry::global().get("GlobalTwice").is_some());
+    // The isolated registrations are not in the global registry.
+    assert!(Registry::global().get("AddOne").is_none());
+    let x = Tensor::from_vec([3], vec![1i32, -2, 30]).unwrap();
+    let y = OpCall::new("GlobalTwice").input(&x).run().unwrap();
+    assert_eq!(y[0].as_slice::<i32>().unwrap(), [2, -4, 60]);
+    let y = Runtime::global().run("GlobalTwice", vec![x], &[]).unwrap();
+    assert_eq!(y[0].as_slice::<i32>().unwrap(), [2, -4, 60]);
+    let err = OpCall::new("AddOne")
+        .input(Tensor::scalar(1.0f32))
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+}
+
+#[test]
+fn runs_the_kernel_for_each_dtype() {
+    let rt = runtime();
+    let x = Tensor::from_vec([2, 2], vec![1.0f32, 2.0, 3.0, 4.5]).unwrap();
+    let y = OpCall::new("AddOne").input(&x).run_on(&rt).unwrap();
+    assert_eq!(y.len(), 1);
+    assert_eq!(y[0].dtype(), DType::F32);
+    assert_eq!(y[0].dims(), [2, 2]);
+    assert_eq!(y[0].as_slice::<f32>().unwrap(), [2.0, 3.0, 4.0, 5.5]);
+
+    let y = rt
+        .run(
+            "AddOne",
+            vec![Tensor::from_vec([2], vec![7i32, -1]).unwrap()],
+            &[],
+        )
+        .unwrap();
+    assert_eq!(y[0].as_slice::<i32>().unwrap(), [8, 0]);
+
+    let prepared = rt.prepare("AddOne", &[DType::I32.into()], &[]).unwrap();
+    assert_eq!(prepared.kernel().name, "add_one::<i32>");
+    assert_eq!(
+        prepared.node().attr("T"),
+        Some(&AttrValue::Type(DType::I32))
+    );
+    assert_eq!(prepared.node_name(), "AddOne");
+    assert_eq!(prepared.op_def().name, "AddOne");
+}
+
+#[test]
+fn unknown_op_is_not_found_with_a_suggestion() {
+    let rt = runtime();
+    let err = OpCall::new("AddOen")
+        .input(Tensor::scalar(1.0f32))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(
+        &err,
+        &[
+            "op 'AddOen' is not registered",
+            "did you mean 'AddOne'?",
+            "10 ops are registered",
+            "use that_crate as _;",
+        ],
+    );
+    let err = rt.prepare("Xyzzy", &[], &[]).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(!err.to_string().contains("did you mean"), "{err}");
+}
+
+#[test]
+fn no_matching_kernel_names_the_op_attrs_kernels_and_closest() {
+    let rt = runtime();
+    let err = OpCall::new("Partial")
+        .input(Tensor::scalar(1.0f32))
+        .input(Tensor::scalar(1i64))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_eq!(
+        err.message(),
+        "no kernel for op 'Partial' on device 'cpu' with attrs T=float, U=int64\
+         \n  registered kernels:\
+         \n    device='cpu'; T=float; U=int32  (partial_cpu at tests/runtime.rs:61)\
+         \n    device='gpu'; T=double; U=int64  (partial_gpu at tests/runtime.rs:62)\
+         \n  closest: partial_cpu (device='cpu'; T=float; U=int32): it needs U=int32, the node has int64"
+    );
+
+    // On the gpu, the gpu kernel is closest: its device fits.
+    let gpu = runtime().on_device("gpu");
+    assert_eq!(gpu.device(), "gpu");
+    let err = gpu
+        .prepare("Partial", &[DType::F64.into(), DType::I32.into()], &[])
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(
+        &err,
+        &[
+            "on device 'gpu' with attrs T=double, U=int32",
+            "closest: partial_gpu (device='gpu'; T=double; U=int64): it needs U=int64, the node has int32",
+        ],
+    );
+    // Matching on the gpu works.
+    let prepared = gpu
+        .prepare("Partial", &[DType::F64.into(), DType::I64.into()], &[])
+        .unwrap();
+    assert_eq!(prepared.kernel().name, "partial_gpu");
+
+    // Only the device differs: the gpu kernel is closest.
+    let err = rt
+        .prepare("Partial", &[DType::F64.into(), DType::I64.into()], &[])
+        .unwrap_err();
+    assert_contains(
+        &err,
+        &["closest: partial_gpu (device='gpu'; T=double; U=int64): it runs on 'gpu', not 'cpu'"],
+    );
+
+    // Equally close kernels: the message says what they cover instead.
+    let err = rt.prepare("Tied", &[DType::F64.into()], &[]).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(
+        &err,
+        &[
+            "no kernel for op 'Tied' on device 'cpu' with attrs T=double",
+            "tied::<f32>",
+            "tied::<i32>",
+            "kernels on 'cpu' cover T in {float, int32}",
+        ],
+    );
+    assert!(!err.to_string().contains("closest"), "{err}");
+}
+
+#[test]
+fn an_op_without_kernels_hints_at_linking() {
+    let rt = runtime();
+    let err = OpCall::new("Kernelless")
+        .input(Tensor::scalar(1i32))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(
+        &err,
+        &[
+            "no kernel for op 'Kernelless' on device 'cpu' with attrs (none)",
+            "the op has no kernels at all",
+            "make sure that crate is linked",
+        ],
+    );
+}
+
+#[test]
+fn ambiguous_kernels_are_an_error() {
+    let rt = runtime();
+    let err = OpCall::new("Ambiguous")
+        .input(Tensor::scalar(1.0f32))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_contains(
+        &err,
+        &[
+            "op 'Ambiguous': several kernels match device 'cpu' with attrs T=float",
+            "ambiguous_f32 (device='cpu'; T=float) at tests/runtime.rs:81",
+            "ambiguous_any (device='cpu') at tests/runtime.rs:82",
+        ],
+    );
+    // Only the unconstrained kernel matches int32: no ambiguity.
+    let out = OpCall::new("Ambiguous")
+        .input(Tensor::scalar(1i32))
+        .run_on(&rt)
+        .unwrap();
+    assert!(out.is_empty());
+}
+
+#[test]
+fn a_panicking_kernel_becomes_an_internal_error() {
+    let rt = runtime();
+    let err = OpCall::new("Panics")
+        .input(Tensor::scalar(-3i32))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert_eq!(err.message(), "kernel panicked: boom: negative input -3");
+    assert_eq!(
+        err.context(),
+        ["in kernel panicky of op Panics (node 'Panics', device 'cpu')"]
+    );
+
+    // A payload that is not a string.
+    let err = OpCall::new("Panics")
+        .input(Tensor::scalar(1000i32))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert_contains(&err, &["kernel panicked", "not a string"]);
+
+    // The same kernel, and the runtime, keep working.
+    let out = OpCall::new("Panics")
+        .input(Tensor::scalar(5i32))
+        .run_on(&rt)
+        .unwrap();
+    assert_eq!(out[0].scalar_value::<i32>().unwrap(), 5);
+    let out = OpCall::new("AddOne")
+        .input(Tensor::scalar(5i32))
+        .run_on(&rt)
+        .unwrap();
+    assert_eq!(out[0].scalar_value::<i32>().unwrap(), 6);
+    // And again after the panic, from other threads.
+    std::thread::scope(|s| {
+        for i in 0..4 {
+            let rt = &rt;
+            s.spawn(move || {
+                let err = OpCall::new("Panics")
+                    .input(Tensor::scalar(-1i32))
+                    .run_on(rt)
+                    .unwrap_err();
+                assert_eq!(err.code(), Code::Internal);
+                let out = OpCall::new("Panics")
+                    .input(Tensor::scalar(i))
+                    .run_on(rt)
+                    .unwrap();
+                assert_eq!(out[0].scalar_value::<i32>().unwrap(), i);
+            });
+        }
+    });
+}
+
+#[test]
+fn a_panicking_kernel_constructor_becomes_an_internal_error() {
+    let rt = runtime();
+    let err = OpCall::new("ExplodesOnCreate")
+        .input(Tensor::scalar(1i32))
+        .node_name("bomb")
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert_eq!(
+        err.message(),
+        "panicked: constructor exploded for node bomb"
+    );
+    assert_contains(
+        &err,
+        &["while creating kernel exploding for op ExplodesOnCreate (node 'bomb', device='cpu')"],
+    );
+    // Nothing was cached: the next call tries, and fails, again.
+    let again = OpCall::new("ExplodesOnCreate")
+        .input(Tensor::scalar(1i32))
+        .node_name("bomb")
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(again, err);
+    // Another node of the op, and other ops, still run.
+    let out = OpCall::new("ExplodesOnCreate")
+        .input(Tensor::scalar(4i32))
+        .attr("explode", false)
+        .run_on(&rt)
+        .unwrap();
+    assert_eq!(out[0].scalar_value::<i32>().unwrap(), 4);
+    let out = OpCall::new("AddOne")
+        .input(Tensor::scalar(1.0f32))
+        .run_on(&rt)
+        .unwrap();
+    assert_eq!(out[0].scalar_value::<f32>().unwrap(), 2.0);
+}
+
+#[test]
+fn an_unset_output_is_an_internal_error_naming_it() {
+    let rt = runtime();
+    let err = OpCall::new("ForgetsOutput").run_on(&rt).unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert_eq!(err.message(), "the kernel did not set output 1 ('b')");
+    assert_contains(&err, &["in kernel forgetful of op ForgetsOutput"]);
+}
+
+#[test]
+fn an_output_of_the_wrong_dtype_is_an_error() {
+    let rt = runtime();
+    let err = OpCall::new("ForgetsOutput")
+        .attr("wrong_dtype", true)
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "op ForgetsOutput (node 'ForgetsOutput'): output 0 must be float, but the kernel produced double"
+    );
+    assert_contains(&err, &["in kernel forgetful"]);
+}
+
+#[test]
+fn kernel_is_created_once_per_node() {
+    let start = COUNTED_CREATED.load(Ordering::SeqCst);
+    let created = || COUNTED_CREATED.load(Ordering::SeqCst) - start;
+    let rt = runtime();
+    let x = Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap();
+    for _ in 0..100 {
+        let y = OpCall::new("Counted").input(&x).run_on(&rt).unwrap();
+        assert_eq!(y[0].as_slice::<f32>().unwrap(), [1.0, -2.0]);
+    }
+    for _ in 0..10 {
+        rt.run("Counted", vec![x.clone()], &[]).unwrap();
+        rt.prepare("Counted", &[DType::F32.into()], &[]).unwrap();
+    }
+    // The default spelled out is the same node.
+    OpCall::new("Counted")
+        .input(&x)
+        .attr("scale", 1i64)
+        .run_on(&rt)
+        .unwrap();
+    assert_eq!(created(), 1);
+
+    // A different attr value is a different node.
+    for _ in 0..10 {
+        let y = OpCall::new("Counted")
+            .input(&x)
+            .attr("scale", 3i64)
+            .run_on(&rt)
+            .unwrap();
+        assert_eq!(y[0].as_slice::<f32>().unwrap(), [3.0, -6.0]);
+    }
+    assert_eq!(created(), 2);
+
+    // So is a different node name.
+    OpCall::new("Counted")
+        .input(&x)
+        .node_name("other")
+        .run_on(&rt)
+        .unwrap();
+    assert_eq!(created(), 3);
+
+    // Threads racing for a new node create its kernel once; the known ones
+    // are not created again.
+    let barrier = Barrier::new(8);
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            let (rt, x, barrier) = (&rt, &x, &barrier);
+            s.spawn(move || {
+                barrier.wait();
+                for _ in 0..50 {
+                    let y = OpCall::new("Counted")
+                        .input(x)
+                        .attr("scale", 5i64)
+                        .run_on(rt)
+                        .unwrap();
+                    assert_eq!(y[0].as_slice::<f32>().unwrap(), [5.0, -10.0]);
+                    OpCall::new("Counted").input(x).run_on(rt).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(created(), 4);
+
+    // A fresh runtime has its own kernels, created as much under a race.
+    let fresh = runtime();
+    let barrier = Barrier::new(8);
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            let (rt, barrier) = (&fresh, &barrier);
+            s.spawn(move || {
+                barrier.wait();
+                rt.prepare(
+                    "Counted",
+                    &[DType::F32.into()],
+                    &[("scale", AttrValue::Int(2))],
+                )
+                .unwrap();
+            });
+        }
+    });
+    assert_eq!(created(), 5);
+}
+
+#[test]
+fn prepared_op_checks_its_inputs() {
+    let rt = runtime();
+    let add = rt.prepare("AddOne", &[DType::F32.into()], &[]).unwrap();
+    let y = add.run(vec![Tensor::scalar(1.5f32)]).unwrap();
+    assert_eq!(y[0].scalar_value::<f32>().unwrap(), 2.5);
+
+    let err = add.run(vec![Tensor::scalar(1i32)]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "op AddOne (node 'AddOne'): input 'x' must be float, got a tensor of int32"
+    );
+
+    let err = add
+        .run(vec![Tensor::scalar(1.0f32), Tensor::scalar(1.0f32)])
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "op AddOne (node 'AddOne') was prepared for 1 input tensor(s), got 2"
+    );
+    let err = add.run(vec![]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["prepared for 1 input tensor(s), got 0"]);
+
+    // A list input: the position in the list is named.
+    let probe = rt
+        .prepare(
+            "Probe",
+            &[DType::F32.into(), vec![DType::I32, DType::I32].into()],
+            &[("what", AttrValue::from("ok"))],
+        )
+        .unwrap();
+    let good = vec![
+        Tensor::scalar(1.0f32),
+        Tensor::scalar(1i32),
+        Tensor::scalar(2i32),
+    ];
+    assert_eq!(probe.run(good.clone()).unwrap(), good);
+    let err = probe
+        .run(vec![
+            Tensor::scalar(1.0f32),
+            Tensor::scalar(1i32),
+            Tensor::scalar(2.0f32),
+        ])
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "op Probe (node 'Probe'): input 'xs'[1] must be int32, got a tensor of float"
+    );
+}
+
+#[test]
+fn prepare_rejects_bad_nodes() {
+    let rt = runtime();
+    let err = rt.prepare("AddOne", &[DType::F64.into()], &[]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["op AddOne", "input 'x'", "double", "attr 'T'"]);
+    let err = rt.prepare("AddOne", &[], &[]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["op AddOne", "expects 1 input(s) (x), got 0"]);
+    let err = rt
+        .prepare("AddOne", &[DType::F32.into()], &[("S", AttrValue::Int(1))])
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["op AddOne", "no attr named 'S'"]);
+}
+
+fn run_probe(what: &str) -> Result<Vec<Tensor>> {
+    OpCall::new("Probe")
+        .input(Tensor::scalar(1.0f32))
+        .input_list([Tensor::scalar(1i32), Tensor::scalar(2i32)])
+        .attr("what", what)
+        .run_on(&runtime())
+}
+
+#[test]
+fn kernel_context_accessors() {
+    let out = run_probe("ok").unwrap();
+    assert_eq!(
+        out,
+        [
+            Tensor::scalar(1.0f32),
+            Tensor::scalar(1i32),
+            Tensor::scalar(2i32)
+        ]
+    );
+    let grouped = OpCall::new("Probe")
+        .input(Tensor::scalar(1.0f32))
+        .input_list([Tensor::scalar(1i32), Tensor::scalar(2i32)])
+        .attr("what", "ok")
+        .run_grouped_on(&runtime())
+        .unwrap();
+    assert_eq!(grouped.len(), 2);
+    assert_eq!(grouped[0], [Tensor::scalar(1.0f32)]);
+    assert_eq!(grouped[1], [Tensor::scalar(1i32), Tensor::scalar(2i32)]);
+}
+
+#[test]
+fn kernel_context_errors_name_the_arg() {
+    let prefix = "op Probe (node 'Probe'): ";
+    for (what, message) in [
+        (
+            "input_by_name_unknown",
+            "has no input named 'nope' (inputs: x, xs)",
+        ),
+        (
+            "input_by_name_list",
+            "input 'xs' is a list of tensors: use input_list(\"xs\")",
+        ),
+        (
+            "input_list_unknown",
+            "has no input named 'zs' (inputs: x, xs)",
+        ),
+        (
+            "input_arg_out_of_range",
+            "asked for input arg 2, but the op has 2 input arg(s)",
+        ),
+        (
+            "input_out_of_range",
+            "asked for input 3, but the op has 3 input tensor(s)",
+        ),
+        (
+            "output_index_unknown",
+            "has no output named 'nope' (outputs: y, ys)",
+        ),
+        (
+            "output_index_list",
+            "output 'ys' is a list of tensors: use output_range(\"ys\")",
+        ),
+        (
+            "output_range_unknown",
+            "has no output named 'zs' (outputs: y, ys)",
+        ),
+        (
+            "output_out_of_range",
+            "asked for output 3, but the op has 3 output tensor(s)",
+        ),
+        (
+            "read_forwarded",
+            "input 0 was forwarded to an output and can no longer be read",
+        ),
+    ] {
+        let err = run_probe(what).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{what}: {err}");
+        assert_eq!(err.message(), format!("{prefix}{message}"), "{what}");
+        assert_eq!(
+            err.context(),
+            ["in kernel probe of op Probe (node 'Probe', device 'cpu')"],
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn concurrent_calls_give_correct_results() {
+    let rt = runtime();
+    std::thread::scope(|s| {
+        for thread in 0..8i32 {
+            let rt = &rt;
+            s.spawn(move || {
+                for i in 0..1000i32 {
+                    let v = thread * 10_000 + i;
+                    if i % 2 == 0 {
+                        let x = Tensor::from_vec([2], vec![v, -v]).unwrap();
+                        let y = OpCall::new("AddOne").input(x).run_on(rt).unwrap();
+                        assert_eq!(y[0].as_slice::<i32>().unwrap(), [v + 1, 1 - v]);
+                    } else {
+                        let x = Tensor::scalar(v as f32);
+                        let y = OpCall::new("AddOne").input(&x).run_on(rt).unwrap();
+                        assert_eq!(y[0].scalar_value::<f32>().unwrap(), v as f32 + 1.0);
+                    }
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn runtimes_do_not_share_kernels_or_registries() {
+    // A runtime over an empty registry knows no ops, even those another
+    // runtime on this thread has run.
+    let rt = runtime();
+    OpCall::new("AddOne")
+        .input(Tensor::scalar(1i32))
+        .run_on(&rt)
+        .unwrap();
+    let empty = Runtime::with_registry(Arc::new(Registry::new([], [])));
+    let err = OpCall::new("AddOne")
+        .input(Tensor::scalar(1i32))
+        .run_on(&empty)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(&err, &["0 ops are registered"]);
+}

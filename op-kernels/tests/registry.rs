@@ -1,0 +1,163 @@
+//! The global registry with this crate linked: no conflicts, every op and
+//! kernel listed with its device, constraints and source location.
+
+use op_core::registry::Registry;
+use op_core::{Code, DType};
+
+/// Every op this crate registers, with its kernel count.
+const OPS: &[(&str, usize)] = &[
+    ("Example", 14),
+    ("IntListInputExample", 1),
+    ("ListTypeRestrictionExample", 1),
+    ("MinLengthIntListExample", 1),
+    ("MinimumLengthPolymorphicListExample", 1),
+    ("MultipleInsAndOuts", 1),
+    ("PolymorphicListExample", 1),
+    ("SameListInputExample", 12),
+    ("StringToNumber", 2),
+    ("ZeroOut", 1),
+    ("ZeroOutPolymorphic", 3),
+    ("ZeroOutPreserveIndex", 1),
+    ("ZeroOutVector", 1),
+];
+
+#[test]
+fn the_registry_has_no_conflicts() {
+    op_kernels::link();
+    let registry = Registry::global();
+    registry.check().unwrap();
+    assert!(registry.conflicts().is_empty());
+}
+
+#[test]
+fn every_op_is_registered_with_its_kernels() {
+    op_kernels::link();
+    let registry = Registry::global();
+    for (name, kernels) in OPS {
+        let entry = registry.op(name).unwrap();
+        assert_eq!(entry.def().name, *name);
+        assert_eq!(entry.registration().name, *name);
+        assert!(
+            entry.registration().file.starts_with("op-kernels/src/"),
+            "{}",
+            entry.registration().file
+        );
+        assert!(entry.registration().line > 0);
+        assert_eq!(entry.kernels().len(), *kernels, "kernels of {name}");
+        for k in entry.kernels() {
+            assert_eq!(k.op, *name);
+            assert_eq!(k.device, "cpu");
+            assert!(k.file.starts_with("op-kernels/src/"), "{}", k.file);
+        }
+        assert!(registry.get(name).is_some());
+    }
+    // Exactly these ops: nothing else in this test program registers any.
+    let names: Vec<&str> = registry.ops().map(|e| e.def().name.as_str()).collect();
+    let expected: Vec<&str> = OPS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, expected, "ops() is sorted by name");
+}
+
+#[test]
+fn the_listing_names_every_op_and_kernel() {
+    op_kernels::link();
+    let registry = Registry::global();
+    let listing = registry.to_string();
+    assert!(
+        listing.starts_with(&format!("{} op(s):\n", OPS.len())),
+        "{listing}"
+    );
+    for (name, _) in OPS {
+        let entry = registry.get(name).unwrap();
+        let r = entry.registration();
+        assert!(
+            listing.contains(&format!("\n  {name}  ({}:{})\n", r.file, r.line)),
+            "{name} missing from:\n{listing}"
+        );
+        for k in entry.kernels() {
+            let line = format!("    kernel {}: {}", k.name, k.describe());
+            assert!(listing.contains(&line), "{line:?} missing from:\n{listing}");
+        }
+    }
+    for line in [
+        "    kernel zero_out_int32: device='cpu'\n",
+        "    kernel zero_out_polymorphic::<f32>: device='cpu'; T=float\n",
+        "    kernel zero_out_polymorphic::<f64>: device='cpu'; T=double\n",
+        "    kernel zero_out_polymorphic::<i32>: device='cpu'; T=int32\n",
+        "    kernel example::<i8>: device='cpu'; T=int8\n",
+        "    kernel example::<Complex64>: device='cpu'; T=complex64\n",
+        "    kernel string_to_number::<i32>: device='cpu'; out_type=int32\n",
+    ] {
+        assert!(listing.contains(line), "{line:?} missing from:\n{listing}");
+    }
+    assert!(!listing.contains("conflict"), "{listing}");
+}
+
+#[test]
+fn kernels_carry_their_constraints() {
+    let registry = Registry::global();
+    let entry = registry.op("ZeroOutPolymorphic").unwrap();
+    let mut constraints: Vec<(&str, DType)> = entry
+        .kernels()
+        .iter()
+        .flat_map(|k| k.constraints.iter().map(|c| (c.attr, c.dtype)))
+        .collect();
+    constraints.sort_by_key(|(_, d)| d.enum_value());
+    assert_eq!(
+        constraints,
+        [("T", DType::F32), ("T", DType::F64), ("T", DType::I32)]
+    );
+    for k in entry.kernels() {
+        assert!(k.host_memory.is_empty());
+    }
+    let zero_out = registry.op("ZeroOut").unwrap();
+    assert!(zero_out.kernels()[0].constraints.is_empty());
+    assert_eq!(zero_out.kernels()[0].describe(), "device='cpu'");
+}
+
+#[test]
+fn unknown_ops_are_not_found_with_a_suggestion() {
+    let registry = Registry::global();
+    let err = registry.op("StringToNumbr").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(
+        err.message()
+            .contains("op 'StringToNumbr' is not registered"),
+        "{err}"
+    );
+    assert!(
+        err.message().contains("did you mean 'StringToNumber'?"),
+        "{err}"
+    );
+    assert!(
+        err.message()
+            .contains(&format!("{} ops are registered", OPS.len())),
+        "{err}"
+    );
+    assert!(registry.get("StringToNumbr").is_none());
+
+    let err = registry.op("Completely>Different").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(!err.message().contains("did you mean"), "{err}");
+    assert!(err.message().contains("use that_crate as _;"), "{err}");
+}
+
+#[test]
+fn no_gpu_kernels_are_registered() {
+    let runtime =
+        op_core::Runtime::with_registry(Registry::global().clone()).on_device(op_core::DEVICE_GPU);
+    let t = op_core::Tensor::from_vec([2], vec![1i32, 2]).unwrap();
+    let err = op_core::OpCall::new("ZeroOut")
+        .input(&t)
+        .run_on(&runtime)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let text = err.to_string();
+    assert!(
+        text.contains("no kernel for op 'ZeroOut' on device 'gpu'"),
+        "{text}"
+    );
+    assert!(
+        text.contains("closest: zero_out_int32 (device='cpu'): it runs on 'cpu', not 'gpu'"),
+        "{text}"
+    );
+}

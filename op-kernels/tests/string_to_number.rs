@@ -1,0 +1,175 @@
+//! `StringToNumber`: parses strings to float (the default) or int32, keeps
+//! the shape, and rejects unparsable strings, non-string inputs and output
+//! types outside `{float, int32}`.
+
+use op_core::{AttrValue, Code, DType, Error, OpCall, Tensor};
+use op_kernels::string_to_number::StringToNumber;
+
+#[track_caller]
+fn assert_contains(error: &Error, parts: &[&str]) {
+    let text = error.to_string();
+    for part in parts {
+        assert!(
+            text.contains(part),
+            "expected {part:?} in the error:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn parses_floats_by_default() {
+    op_kernels::link();
+    let s = Tensor::strings([2, 2], ["1.5", "-2", " 3e2 ", "0"]).unwrap();
+    let out = StringToNumber::call(&s).run().unwrap();
+    assert_eq!(out.dtype(), DType::F32);
+    assert_eq!(out.dims(), [2, 2]);
+    assert_eq!(out.as_slice::<f32>().unwrap(), [1.5, -2.0, 300.0, 0.0]);
+
+    let out = OpCall::new("StringToNumber").input(&s).run().unwrap();
+    assert_eq!(out[0].dtype(), DType::F32);
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), [1.5, -2.0, 300.0, 0.0]);
+}
+
+#[test]
+fn parses_int32_when_asked() {
+    let s = Tensor::strings([3], ["7", "-2147483648", "2147483647"]).unwrap();
+    let out = StringToNumber::call(&s).out_type(DType::I32).run().unwrap();
+    assert_eq!(out.dtype(), DType::I32);
+    assert_eq!(out.dims(), [3]);
+    assert_eq!(out.as_slice::<i32>().unwrap(), [7, i32::MIN, i32::MAX]);
+
+    let out = OpCall::new("StringToNumber")
+        .input(&s)
+        .attr("out_type", DType::I32)
+        .run()
+        .unwrap();
+    assert_eq!(out[0].as_slice::<i32>().unwrap(), [7, i32::MIN, i32::MAX]);
+
+    // Explicitly float, too.
+    let out = StringToNumber::call(Tensor::string("2.25"))
+        .out_type(DType::F32)
+        .run()
+        .unwrap();
+    assert_eq!(out.rank(), 0);
+    assert_eq!(out.scalar_value::<f32>().unwrap(), 2.25);
+}
+
+#[test]
+fn an_empty_tensor_gives_an_empty_output() {
+    let s = Tensor::strings([0], Vec::<&str>::new()).unwrap();
+    let out = StringToNumber::call(&s).out_type(DType::I32).run().unwrap();
+    assert_eq!(out.dtype(), DType::I32);
+    assert_eq!(out.dims(), [0]);
+}
+
+#[test]
+fn unparsable_strings_are_invalid_arguments() {
+    let s = Tensor::strings([3], ["1", "abc", "3"]).unwrap();
+    let err = StringToNumber::call(&s).run().unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "StringToNumberOp could not correctly convert string: abc"
+    );
+    assert_contains(
+        &err,
+        &["in kernel string_to_number::<f32>", "StringToNumber"],
+    );
+
+    // A float is not an int32, nor is an int32 out of range, nor empty text.
+    for bad in ["1.5", "2147483648", "", "12abc"] {
+        let s = Tensor::strings([1], [bad]).unwrap();
+        let err = StringToNumber::call(&s)
+            .out_type(DType::I32)
+            .run()
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{bad:?}");
+        assert_eq!(
+            err.message(),
+            format!("StringToNumberOp could not correctly convert string: {bad}")
+        );
+        assert_contains(&err, &["string_to_number::<i32>"]);
+    }
+
+    // Bytes that are not UTF-8.
+    let s = Tensor::from_vec([1], vec![vec![0xffu8, b'1']]).unwrap();
+    let err = StringToNumber::call(&s).run().unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["could not correctly convert string"]);
+}
+
+#[test]
+fn only_float_and_int32_outputs_are_allowed() {
+    let s = Tensor::strings([1], ["1"]).unwrap();
+    for dtype in [DType::F64, DType::I64, DType::String] {
+        let err = StringToNumber::call(&s).out_type(dtype).run().unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{dtype}");
+        assert_contains(
+            &err,
+            &[
+                "StringToNumber",
+                "out_type",
+                &dtype.to_string(),
+                "float",
+                "int32",
+            ],
+        );
+    }
+    let err = OpCall::new("StringToNumber")
+        .input(&s)
+        .attr("out_type", AttrValue::Int(3))
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["StringToNumber", "out_type"]);
+
+    let err = OpCall::new("StringToNumber")
+        .input(&s)
+        .attr("out_typ", DType::I32)
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &["no attr named 'out_typ'", "did you mean 'out_type'?"],
+    );
+}
+
+#[test]
+fn the_input_must_be_a_string_tensor() {
+    let t = Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap();
+    let err = StringToNumber::call(&t).run().unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "StringToNumber",
+            "input 'string_tensor' must be string",
+            "float",
+        ],
+    );
+
+    let err = OpCall::new("StringToNumber").run().unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "StringToNumber",
+            "expects 1 input(s) (string_tensor), got 0",
+        ],
+    );
+}
+
+#[test]
+fn one_kernel_per_output_type() {
+    let entry = op_core::Registry::global().op("StringToNumber").unwrap();
+    let mut described: Vec<String> = entry.kernels().iter().map(|k| k.describe()).collect();
+    described.sort();
+    assert_eq!(
+        described,
+        [
+            "device='cpu'; out_type=float",
+            "device='cpu'; out_type=int32"
+        ]
+    );
+}
