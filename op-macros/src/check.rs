@@ -97,13 +97,19 @@ pub fn register_op(
             .name
             .as_ref()
             .map_or_else(|| ident.unraw().to_string(), syn::LitStr::value);
-        if let Some(spec) = errors.handle(typed_attr_spec(
-            &attr_name,
+        let name_span = options
+            .name
+            .as_ref()
+            .map_or(ident.span(), syn::LitStr::span);
+        if is_generic_param(&field.ty, &item.generics) {
+            // Already reported: the struct cannot be generic.
+        } else if let Some(spec) = errors.handle(typed_attr_spec(
+            (&attr_name, name_span),
+            &field.ty,
             &field.ty,
             &options,
-            ident.span(),
         )) {
-            attr_specs.push(SpannedText::new(spec, ident.span()));
+            attr_specs.push(spec);
         }
         if let Some(doc) = doc_comment(&field.attrs) {
             field_docs.push(format!("{attr_name}: {}", doc.text.replace('\n', "\n  ")));
@@ -146,51 +152,105 @@ pub fn register_op(
     })
 }
 
-/// The spec of an attr declared by a Rust type: `preserve_index: int >= 0 = 0`.
+fn is_generic_param(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| generics.type_params().any(|t| t.ident == *i)))
+}
+
+/// The spec of an attr declared by a Rust type: `preserve_index: int >= 0 = 0`,
+/// each part spanned on the token it came from. `ty` is the type as
+/// written (for spans), `owned` the type the attr is read as.
 fn typed_attr_spec(
-    name: &str,
+    name: (&str, Span),
     ty: &syn::Type,
+    owned: &syn::Type,
     options: &AttrOptions,
-    span: Span,
-) -> darling::Result<String> {
-    let Some((kind, implicit_min)) = attr_kind(ty) else {
-        return Err(error(
-            ty.span(),
-            format!(
-                "`{}` cannot hold an attr: use i64, i32, usize, f32, bool, String, DType, ShapeValue, or a Vec of one of these (the attr's kind follows from the type)",
-                quote::quote!(#ty)
-            ),
-        ));
+) -> darling::Result<SpannedText> {
+    let Some((kind, implicit_min)) = attr_kind(owned) else {
+        return Err(not_an_attr_type(ty));
     };
     let mut errors = darling::Error::accumulator();
-    let mut spec = format!("{name}: ");
+    let mut spec = SpannedText::derived("", name.1);
+    spec.push(name.0, name.1);
+    spec.push(": ", name.1);
     match &options.one_of {
         Some(one_of) => {
             let element = kind.trim_start_matches("list(").trim_end_matches(')');
             let set = errors.handle(allowed_set(element, one_of.items.as_slice(), one_of.span));
             let set = set.unwrap_or_default();
             if kind.starts_with("list(") {
-                spec.push_str(&format!("list({set})"));
+                spec.push(&format!("list({set})"), one_of.span);
             } else {
-                spec.push_str(&set);
+                spec.push(&set, one_of.span);
             }
         }
-        None => spec.push_str(kind),
+        None => spec.push(kind, ty.span()),
     }
     let min = match &options.min {
-        Some(expr) => errors.handle(int_literal(expr)),
-        None => implicit_min,
+        Some(expr) => errors
+            .handle(int_literal(&expr.0))
+            .map(|m| (m, expr.0.span())),
+        None => implicit_min.map(|m| (m, ty.span())),
     };
-    if let Some(min) = min {
-        spec.push_str(&format!(" >= {min}"));
+    if let Some((min, span)) = min {
+        spec.push(&format!(" >= {min}"), span);
     }
     if let Some(default) = &options.default
-        && let Some(text) = errors.handle(default_text(default))
+        && let Some(text) = errors.handle(default_text(&default.0))
     {
-        spec.push_str(&format!(" = {text}"));
+        spec.push(&format!(" = {text}"), default.0.span());
     }
-    let _ = span;
     errors.finish_with(spec)
+}
+
+/// A type as the author wrote it: `Vec<Vec<i64>>`, not `Vec < Vec < i64 > >`.
+fn type_text(ty: &syn::Type) -> String {
+    let raw = quote::quote!(#ty).to_string();
+    let chars: Vec<char> = raw.chars().collect();
+    let word = |c: Option<&char>| c.is_some_and(|c| c.is_alphanumeric() || *c == '_' || *c == '\'');
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        if *c == ' ' && !(word(chars.get(i.wrapping_sub(1))) && word(chars.get(i + 1))) {
+            continue;
+        }
+        out.push(*c);
+        if *c == ',' {
+            out.push(' ');
+        }
+    }
+    out
+}
+
+fn not_an_attr_type(ty: &syn::Type) -> darling::Error {
+    let nested = matches!(attr_kind_name(ty).as_deref(), Some("Vec"))
+        .then_some(" (attr lists hold scalars: there are no lists of lists)")
+        .unwrap_or_default();
+    error(
+        ty.span(),
+        format!(
+            "`{}` cannot hold an attr{nested}: use i64, i32, usize, f32, bool, String, DType, ShapeValue, or a Vec of one of these (the attr's kind follows from the type)",
+            type_text(ty)
+        ),
+    )
+}
+
+/// The last path segment's name of `Vec<T>`'s `T`, if `ty` is a `Vec`.
+fn attr_kind_name(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(syn::Type::Path(inner)) => {
+            Some(inner.path.segments.last()?.ident.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// The attr kind a Rust type holds, and a minimum it implies.
@@ -244,9 +304,16 @@ fn allowed_set(kind: &str, items: &[NestedMeta], span: Span) -> darling::Result<
             ("string", NestedMeta::Lit(syn::Lit::Str(s))) => parts.push(quote_string(&s.value())),
             ("type", NestedMeta::Meta(syn::Meta::Path(p))) if p.get_ident().is_some() => {
                 let name = p.segments[0].ident.to_string();
-                match dtypes::dtype_from_name(&name) {
-                    Some(d) => parts.push(d.spec_name().to_owned()),
-                    None => errors.push(unknown_type(&name, p.span())),
+                match dtypes::expand_type_name(&name) {
+                    Some(dtypes) => {
+                        for d in dtypes {
+                            let name = d.spec_name().to_owned();
+                            if !parts.contains(&name) {
+                                parts.push(name);
+                            }
+                        }
+                    }
+                    None => errors.push(unknown_type(&name, p.span(), true)),
                 }
             }
             ("string" | "type", other) => errors.push(error(
@@ -260,7 +327,7 @@ fn allowed_set(kind: &str, items: &[NestedMeta], span: Span) -> darling::Result<
             _ => {
                 errors.push(error(
                     span,
-                    "`one_of` applies to string and type attrs (String, DType, or a Vec of them)",
+                    "`one_of` applies to string and type attrs (String, DType, or a Vec of them); an int attr can only have a minimum, as in `min = 0`",
                 ));
                 break;
             }
@@ -279,16 +346,19 @@ fn int_literal(expr: &syn::Expr) -> darling::Result<i64> {
         .map_err(|_| error(expr.span(), "expected an integer literal, as in `min = 0`"))
 }
 
-fn unknown_type(name: &str, span: Span) -> darling::Error {
+/// An unknown type name; `groups` says whether type groups are allowed there.
+fn unknown_type(name: &str, span: Span, groups: bool) -> darling::Error {
     let hint = dtypes::suggest_type_name(name)
         .map(|s| format!(" (did you mean `{s}`?)"))
         .unwrap_or_default();
-    error(
-        span,
-        format!(
-            "unknown type `{name}`{hint}: use a Rust element type (f32, i64, bool, f16, Complex64, QInt8, ...), a TensorFlow type name (float, int64, string, ...) or a type group (numbertype, realnumbertype, quantizedtype)"
-        ),
-    )
+    let names = "a Rust element type (f32, i64, bool, f16, Complex64, QInt8, ...)";
+    let spec_names = "a TensorFlow type name (float, int64, string, ...)";
+    let choices = if groups {
+        format!("{names}, {spec_names} or a type group (numbertype, realnumbertype, quantizedtype)")
+    } else {
+        format!("{names} or {spec_names}")
+    };
+    error(span, format!("unknown type `{name}`{hint}: use {choices}"))
 }
 
 /// The spec text of a literal: `-3`, `1.5`, `true`, `'text'`.
@@ -330,7 +400,7 @@ fn default_text(expr: &syn::Expr) -> darling::Result<String> {
             dtypes::dtype_from_name(&name)
                 .or_else(|| DType::from_enum_name(&name))
                 .map(|d| d.enum_name().to_owned())
-                .ok_or_else(|| unknown_type(&name, p.span()))
+                .ok_or_else(|| unknown_type(&name, p.span(), false))
         }
         other => literal_text(other),
     }
@@ -343,6 +413,19 @@ pub struct TypeCombos {
     pub attrs: Vec<(String, Span)>,
     /// One dtype per attr in each combination, with the token that named it.
     pub combos: Vec<Vec<(DType, Span)>>,
+    /// Per attr: whether the author named it (`T = f32`) rather than
+    /// leaving it implied (`f32`).
+    pub named: Vec<bool>,
+}
+
+impl TypeCombos {
+    fn none() -> Self {
+        TypeCombos {
+            attrs: Vec::new(),
+            combos: Vec::new(),
+            named: Vec::new(),
+        }
+    }
 }
 
 /// Resolves `types(...)` into combinations. Unnamed entries are for
@@ -352,9 +435,11 @@ pub fn type_combos(args: &[TypesArg], default_attr: Option<&str>) -> darling::Re
     let mut attrs: Option<Vec<(String, Span)>> = None;
     let mut combos: Vec<Vec<(DType, Span)>> = Vec::new();
     let mut seen = BTreeSet::new();
+    let mut named = Vec::new();
     for arg in args {
         let mut names: Vec<(String, Span)> = Vec::new();
         let mut sets: Vec<Vec<(DType, Span)>> = Vec::new();
+        let mut named_here: Vec<bool> = Vec::new();
         for entry in &arg.entries {
             let attr = match (&entry.attr, default_attr) {
                 (Some(a), _) => a.to_string(),
@@ -371,7 +456,7 @@ pub fn type_combos(args: &[TypesArg], default_attr: Option<&str>) -> darling::Re
             for name in &entry.names {
                 match dtypes::expand_type_name(&name.name) {
                     Some(dtypes) => set.extend(dtypes.into_iter().map(|d| (d, name.span))),
-                    None => errors.push(unknown_type(&name.name, name.span)),
+                    None => errors.push(unknown_type(&name.name, name.span, true)),
                 }
             }
             match names.iter().position(|(n, _)| *n == attr) {
@@ -379,12 +464,16 @@ pub fn type_combos(args: &[TypesArg], default_attr: Option<&str>) -> darling::Re
                 None => {
                     names.push((attr, entry.span));
                     sets.push(set);
+                    named_here.push(entry.attr.is_some());
                 }
             }
         }
         // Every `types(...)` must constrain the same attrs, in the same order.
         match &attrs {
-            None => attrs = Some(names.clone()),
+            None => {
+                attrs = Some(names.clone());
+                named = named_here;
+            }
             Some(first) => {
                 let same = first.len() == names.len()
                     && names.iter().all(|(n, _)| first.iter().any(|(f, _)| f == n));
@@ -441,6 +530,7 @@ pub fn type_combos(args: &[TypesArg], default_attr: Option<&str>) -> darling::Re
     errors.finish_with(TypeCombos {
         attrs: attrs.unwrap_or_default(),
         combos,
+        named,
     })
 }
 
@@ -471,6 +561,16 @@ const DEVICES: [&str; 2] = ["cpu", "gpu"];
 
 pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKernel> {
     let mut errors = darling::Error::accumulator();
+    let op = match &args.op {
+        Some(op) => Some(op.clone()),
+        None => {
+            errors.push(error(
+                Span::call_site(),
+                "say which op this kernel implements: `#[kernel(op = MyOp)]` (the op's Rust type, checked at compile time) or `#[kernel(op = \"MyOp\")]` (its registered name)",
+            ));
+            None
+        }
+    };
     let device = match &args.device {
         None => "cpu".to_owned(),
         Some(d) if DEVICES.contains(&d.value().as_str()) => d.value(),
@@ -488,12 +588,9 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
             "cpu".to_owned()
         }
     };
-    let types = errors
-        .handle(type_combos(&args.types, Some("T")))
-        .unwrap_or(TypeCombos {
-            attrs: Vec::new(),
-            combos: Vec::new(),
-        });
+    // On an error in `types(...)`, the kernel's generics are not compared
+    // with it: that would only repeat the error.
+    let types = errors.handle(type_combos(&args.types, Some("T")));
     let (generics, body) = match item {
         syn::Item::Fn(f) => {
             let attrs_ty = errors.handle(kernel_fn_signature(&f.sig)).flatten();
@@ -510,10 +607,12 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
             (i.generics.clone(), KernelBody::Impl { item: Box::new(i) })
         }
         other => {
-            return Err(error(
-                other.span(),
+            errors.push(error(
+                item_keyword_span(&other),
                 "`#[kernel]` goes on a function `fn k<T>(ctx: &mut KernelContext<'_>, attrs: &Op) -> Result<()>` or on an inherent impl with `fn new(..)` and `fn compute(&self, ..)`",
             ));
+            errors.finish()?;
+            unreachable!("an error was pushed");
         }
     };
     let type_params: Vec<&syn::TypeParam> = generics.type_params().collect();
@@ -523,35 +622,63 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
             "a kernel cannot have const generic parameters",
         ));
     }
-    if type_params.len() != types.attrs.len() {
+    // A kernel without type parameters may still be registered for chosen
+    // types (TensorFlow's `ZeroOutInt32Op` with `TypeConstraint<int32>`); a
+    // generic one needs one type parameter per constrained attr.
+    if let Some(types) = &types
+        && !type_params.is_empty()
+        && type_params.len() != types.attrs.len()
+    {
         let attrs: Vec<&str> = types.attrs.iter().map(|(n, _)| n.as_str()).collect();
-        let span = if type_params.is_empty() {
-            args.types.first().map_or_else(Span::call_site, |t| t.span)
-        } else {
-            generics.span()
-        };
-        let message = match (type_params.len(), attrs.len()) {
-            (0, _) => format!(
-                "`types(...)` constrains {} but the kernel is not generic: add a type parameter per attr, as in `fn k<T: Element>(...)`, or remove `types(...)`",
-                attrs.join(", ")
+        let (span, message) = match (type_params.len(), attrs.len()) {
+            (n, 0) => (
+                type_params[0].ident.span(),
+                format!(
+                    "the kernel is generic over {n} type(s) but has no `types(...)`: list the types to register, as in `#[kernel(op = .., types(f32, i32))]`"
+                ),
             ),
-            (n, 0) => format!(
-                "the kernel is generic over {n} type(s) but has no `types(...)`: list the types to register, as in `types(f32, i32)`"
+            (n, m) if n < m => (
+                types.attrs[n].1,
+                format!(
+                    "`types(...)` constrains {m} attrs ({}) but the kernel has {n} type parameter(s): add a type parameter for `{}`, or remove it from `types(...)` (the type parameters take the attrs' types in order)",
+                    attrs.join(", "),
+                    attrs[n],
+                ),
             ),
-            (n, m) => format!(
-                "the kernel has {n} type parameter(s) but `types(...)` constrains {m} attr(s) ({}): give one type parameter per constrained attr, in the same order",
-                attrs.join(", ")
+            (n, m) => (
+                type_params[m].ident.span(),
+                format!(
+                    "the kernel has {n} type parameters but `types(...)` constrains {m} attr(s) ({}): list the types of this one in `types(...)`, as in `types({} = [f32])`, or remove it",
+                    attrs.join(", "),
+                    type_params[m].ident,
+                ),
             ),
         };
         errors.push(error(span, message));
     }
-    errors.finish_with(CheckedKernel {
-        op: args.op.clone(),
+    errors.finish()?;
+    Ok(CheckedKernel {
+        op: op.expect("no errors, so an op was given"),
         device,
-        types,
+        types: types.unwrap_or_else(TypeCombos::none),
         host_memory: args.host_memory.0.clone(),
         body,
     })
+}
+
+/// The span of an item's keyword (`struct`, `enum`, ...), for errors about
+/// what kind of item it is.
+fn item_keyword_span(item: &syn::Item) -> Span {
+    match item {
+        syn::Item::Struct(i) => i.struct_token.span,
+        syn::Item::Enum(i) => i.enum_token.span,
+        syn::Item::Trait(i) => i.trait_token.span,
+        syn::Item::Mod(i) => i.mod_token.span,
+        syn::Item::Const(i) => i.const_token.span,
+        syn::Item::Static(i) => i.static_token.span,
+        syn::Item::Type(i) => i.type_token.span,
+        other => other.span(),
+    }
 }
 
 fn last_segment_is(ty: &syn::Type, name: &str) -> bool {
@@ -620,7 +747,9 @@ fn kernel_fn_signature(sig: &syn::Signature) -> darling::Result<Option<Box<syn::
         )),
         [first, rest @ ..] => {
             if let syn::FnArg::Receiver(r) = first {
-                errors.push(error(r.span(), "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on an impl block with `new` and `compute`"));
+                let span = r.self_token.span;
+                errors.push(error(span, "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on the impl block, with `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>` and `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`"));
+                return errors.finish_with(None);
             } else if !is_context_param(first, "KernelContext", true) {
                 errors.push(error(
                     first.span(),
@@ -655,8 +784,12 @@ fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
     if let Some((_, path, _)) = &item.trait_ {
         errors.push(error(
             path.span(),
-            "`#[kernel]` goes on an inherent impl (`impl MyKernel { fn new(..); fn compute(..) }`); it implements `OpKernel` for you",
+            format!(
+                "`#[kernel]` goes on an inherent impl (`impl MyKernel {{ fn new(..); fn compute(..) }}`); it implements `{}` for you",
+                quote::quote!(#path).to_string().replace(' ', "")
+            ),
         ));
+        return errors.finish();
     }
     let find = |name: &str| {
         item.items.iter().find_map(|i| match i {
@@ -693,7 +826,15 @@ fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
             let params: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
             let ok = matches!(params.as_slice(), [syn::FnArg::Receiver(r), ctx]
                 if r.reference.is_some() && r.mutability.is_none() && is_context_param(ctx, "KernelContext", true));
-            if !ok {
+            if let Some(syn::FnArg::Receiver(r)) = params.first()
+                && r.reference.is_some()
+                && let Some(m) = r.mutability
+            {
+                errors.push(error(
+                    m.span,
+                    "`compute` takes `&self`, not `&mut self`: one kernel serves concurrent calls; keep changing state in a `Mutex` or an atomic",
+                ));
+            } else if !ok {
                 errors.push(error(
                     f.sig.inputs.span(),
                     "`compute` takes `&self` and `ctx: &mut KernelContext<'_>` (kernels run concurrently, so not `&mut self`)",
@@ -775,7 +916,48 @@ fn array_element(ty: &syn::Type, names: &[&str], generics: &[syn::Ident]) -> Opt
 }
 
 const VIEW_NAMES: &[&str] = &["ArrayViewD", "ArrayView"];
+
+/// Why an `#[op]` parameter's type is neither a tensor nor an attr, and
+/// what to write instead.
+fn neither_tensor_nor_attr(ty: &syn::Type, view_ty: Option<&syn::Type>) -> String {
+    let last = |t: &syn::Type| match t {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let hint = match view_ty.and_then(last).as_deref() {
+        Some("ArrayD" | "Array") => {
+            " (inputs are borrowed: write `ArrayViewD<'_, T>` rather than an owned array)".to_owned()
+        }
+        Some("ArrayViewD" | "ArrayView") => " (its element type is neither a generic parameter of the function nor an element type such as f32, i64, bool, Vec<u8>)".to_owned(),
+        _ => match ty {
+            syn::Type::Reference(r) if last(&r.elem).is_some_and(|n| VIEW_NAMES.contains(&n.as_str())) => {
+                " (take the view by value: `x: ArrayViewD<'_, T>`)".to_owned()
+            }
+            _ => String::new(),
+        },
+    };
+    format!(
+        "`{}` is neither a tensor nor an attr{hint}: tensor inputs are `ArrayViewD<'_, T>` (or `&[ArrayViewD<'_, T>]` for a list), attrs are i64, f32, bool, &str, DType, or slices of them",
+        type_text(ty)
+    )
+}
 const ARRAY_NAMES: &[&str] = &["ArrayD", "Array"];
+
+/// An element type as a spec writes it: `T` or `float`.
+fn element_text(element: &Element) -> String {
+    match element {
+        Element::Generic(g) => g.to_string(),
+        Element::Fixed(d, _) => d.spec_name().to_owned(),
+    }
+}
+
+/// The token that named an element type.
+fn element_span(element: &Element) -> Span {
+    match element {
+        Element::Generic(g) => g.span(),
+        Element::Fixed(_, ty) => ty.span(),
+    }
+}
 
 pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<CheckedFnOp> {
     let mut errors = darling::Error::accumulator();
@@ -793,29 +975,50 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
         ));
     }
     let default_attr = (generics.len() == 1).then(|| generics[0].to_string());
-    let types = errors
-        .handle(type_combos(&args.types, default_attr.as_deref()))
-        .unwrap_or(TypeCombos {
-            attrs: Vec::new(),
-            combos: Vec::new(),
-        });
-    for (i, g) in generics.iter().enumerate() {
-        if types.attrs.get(i).map(|(n, _)| n) != Some(&g.to_string()) {
-            errors.push(error(
-                g.span(),
-                format!("list the types of `{g}` with `types({g} = [f32, i32])` (one `types` entry per generic parameter, in order)"),
-            ));
-            break;
+    let types = if generics.is_empty() && !args.types.is_empty() {
+        errors.push(error(
+            args.types[0].span,
+            "`types(...)` lists the types of the function's type parameters, and it has none: make it generic, as in `fn f<T: Element>(x: ArrayViewD<'_, T>)`, or remove `types(...)` (fixed element types such as f32 need no `types`)",
+        ));
+        None
+    } else {
+        errors.handle(type_combos(&args.types, default_attr.as_deref()))
+    };
+    if let Some(types) = &types {
+        for (i, g) in generics.iter().enumerate() {
+            if types.attrs.get(i).map(|(n, _)| n) != Some(&g.to_string()) {
+                let example = if generics.len() == 1 {
+                    "`types(f32, i32)`".to_owned()
+                } else {
+                    let all: Vec<String> = generics
+                        .iter()
+                        .map(|g| format!("{g} = [f32, i32]"))
+                        .collect();
+                    format!("`types({})`", all.join(", "))
+                };
+                errors.push(error(
+                    g.span(),
+                    format!("list the types to register for `{g}` in `#[op(...)]`, as in {example} (the type parameters take the listed attrs' types in order)"),
+                ));
+                break;
+            }
+        }
+        if types.attrs.len() > generics.len() {
+            for (name, span) in &types.attrs[generics.len()..] {
+                errors.push(error(
+                    *span,
+                    format!("`{name}` is not a type parameter of the function: `types(...)` names the function's type parameters"),
+                ));
+            }
         }
     }
-    if types.attrs.len() > generics.len() {
-        for (name, span) in &types.attrs[generics.len()..] {
-            errors.push(error(
-                *span,
-                format!("`{name}` is not a generic parameter of the function: `types(...)` names the function's type parameters"),
-            ));
-        }
-    }
+    // With `types(...)` in error, each generic parameter still declares a
+    // type attr, so that the specs using it report nothing more.
+    let types_ok = types.is_some();
+    let types = types.unwrap_or_else(|| TypeCombos {
+        attrs: generics.iter().map(|g| (g.to_string(), g.span())).collect(),
+        ..TypeCombos::none()
+    });
 
     let mut params = Vec::new();
     let mut attr_specs: Vec<SpannedText> = Vec::new();
@@ -853,26 +1056,25 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
             if let Some((_, span)) = options {
                 errors.push(error(
                     span,
-                    "`#[attr]` is for attr parameters, not tensor inputs",
+                    format!("`#[attr(...)]` is for attr parameters, and `{name}` is a tensor input: remove the `#[attr(...)]`"),
                 ));
             }
-            let type_text = match &element {
-                Element::Generic(g) => g.to_string(),
-                Element::Fixed(d, _) => d.spec_name().to_owned(),
-            };
-            let spec = if list {
+            let type_text = element_text(&element);
+            let mut spec = SpannedText::derived("", ident.span());
+            spec.push(&name, ident.span());
+            spec.push(": ", ident.span());
+            if list {
                 list_count += 1;
                 let n = if list_count == 1 {
                     "N".to_owned()
                 } else {
                     format!("N_{name}")
                 };
-                attr_specs.push(SpannedText::new(format!("{n}: int >= 1"), ident.span()));
-                format!("{name}: {n} * {type_text}")
-            } else {
-                format!("{name}: {type_text}")
-            };
-            input_specs.push(SpannedText::new(spec, ident.span()));
+                attr_specs.push(SpannedText::derived(format!("{n}: int >= 1"), ident.span()));
+                spec.push(&format!("{n} * "), ty.span());
+            }
+            spec.push(&type_text, element_span(&element));
+            input_specs.push(spec);
             params.push(FnParam::Tensor {
                 ident,
                 element,
@@ -895,13 +1097,7 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
             other => (other.clone(), false),
         };
         if attr_kind(&owned).is_none() {
-            errors.push(error(
-                ty.span(),
-                format!(
-                    "`{}` is neither a tensor nor an attr: tensor inputs are `ArrayViewD<'_, T>` (or `&[ArrayViewD<'_, T>]` for a list), attrs are i64, f32, bool, &str, DType, or slices of them",
-                    quote::quote!(#ty)
-                ),
-            ));
+            errors.push(error(ty.span(), neither_tensor_nor_attr(ty, view_ty)));
             continue;
         }
         let options = options.map(|(o, _)| o).unwrap_or_default();
@@ -909,10 +1105,17 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
             .name
             .as_ref()
             .map_or_else(|| name.clone(), syn::LitStr::value);
-        if let Some(spec) =
-            errors.handle(typed_attr_spec(&attr_name, &owned, &options, ident.span()))
-        {
-            attr_specs.push(SpannedText::new(spec, ident.span()));
+        let name_span = options
+            .name
+            .as_ref()
+            .map_or(ident.span(), syn::LitStr::span);
+        if let Some(spec) = errors.handle(typed_attr_spec(
+            (&attr_name, name_span),
+            ty,
+            &owned,
+            &options,
+        )) {
+            attr_specs.push(spec);
         }
         let field = AttrField {
             ident,
@@ -920,24 +1123,32 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
             ty: owned,
         };
         fields.push(field.clone());
-        params.push(FnParam::Attr { field: Box::new(field), by_ref });
+        params.push(FnParam::Attr {
+            field: Box::new(field),
+            by_ref,
+        });
     }
 
-    // Type attrs: one per generic parameter, allowing the listed types.
-    for (i, (attr, span)) in types.attrs.iter().enumerate() {
-        let mut allowed: Vec<DType> = Vec::new();
-        for combo in &types.combos {
-            if let Some((d, _)) = combo.get(i)
-                && !allowed.contains(d)
-            {
-                allowed.push(*d);
+    // Type attrs: one per generic parameter, allowing the listed types (or
+    // any type, when `types(...)` is in error: that error is enough).
+    for (i, g) in generics.iter().enumerate() {
+        let listed = types.attrs.iter().position(|(n, _)| *g == n);
+        let spec = match listed {
+            Some(j) if types_ok => {
+                let mut allowed: Vec<DType> = Vec::new();
+                for combo in &types.combos {
+                    if let Some((d, _)) = combo.get(j)
+                        && !allowed.contains(d)
+                    {
+                        allowed.push(*d);
+                    }
+                }
+                let names: Vec<&str> = allowed.iter().map(|d| d.spec_name()).collect();
+                SpannedText::new(format!("{g}: {{{}}}", names.join(", ")), types.attrs[j].1)
             }
-        }
-        let names: Vec<&str> = allowed.iter().map(|d| d.spec_name()).collect();
-        attr_specs.insert(
-            i,
-            SpannedText::new(format!("{attr}: {{{}}}", names.join(", ")), *span),
-        );
+            _ => SpannedText::new(format!("{g}: type"), g.span()),
+        };
+        attr_specs.insert(i, spec);
     }
 
     // Outputs from the return type.
@@ -955,6 +1166,8 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
         },
     };
     let mut outputs = Vec::new();
+    let mut output_spans = Vec::new();
+    let mut outputs_ok = returned.is_some();
     if let Some(returned) = &returned {
         let parts: Vec<&syn::Type> = match returned {
             syn::Type::Tuple(t) => t.elems.iter().collect(),
@@ -972,48 +1185,60 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
                     scalar: true,
                 });
             } else {
+                outputs_ok = false;
                 errors.push(error(
                     part.span(),
-                    "an `#[op]` output is an array (`ArrayD<T>`) or a scalar element (`T`, `f32`)",
+                    format!(
+                        "`{}` cannot be an `#[op]` output: an output is an array (`ArrayD<T>`) or a scalar element (`T`, `f32`), where `T` is a type parameter listed in `types(...)`; return several as a tuple",
+                        type_text(part)
+                    ),
                 ));
+                continue;
             }
+            output_spans.push(part.span());
         }
     }
-    let output_names: Vec<SpannedText> = if args.outputs.0.is_empty() {
-        (0..outputs.len())
-            .map(|i| {
-                let name = if outputs.len() == 1 {
-                    "output".to_owned()
-                } else {
-                    format!("output_{i}")
-                };
-                SpannedText::new(name, item.sig.output.span())
-            })
-            .collect()
+    let mut output_specs: Vec<SpannedText> = Vec::new();
+    if args.outputs.0.is_empty() {
+        for (i, (out, span)) in outputs.iter().zip(&output_spans).enumerate() {
+            let name = if outputs.len() == 1 {
+                "output".to_owned()
+            } else {
+                format!("output_{i}")
+            };
+            let mut spec = SpannedText::derived("", *span).with_note(format!(
+                "the output is named `{name}` by default: name the outputs with `#[op(outputs(\"...\"))]`"
+            ));
+            spec.push(&name, *span);
+            spec.push(": ", *span);
+            spec.push(&element_text(&out.element), *span);
+            output_specs.push(spec);
+        }
     } else {
-        if args.outputs.0.len() != outputs.len() {
+        if outputs_ok && args.outputs.0.len() != outputs.len() {
+            let span = args
+                .outputs
+                .0
+                .get(outputs.len())
+                .unwrap_or(&args.outputs.0[0])
+                .span();
             errors.push(error(
-                args.outputs.0[0].span(),
+                span,
                 format!(
-                    "`outputs(...)` names {} output(s) but the function returns {}",
+                    "`outputs(...)` names {} output(s) but the function returns {}: name each returned value once, in order (a tuple returns several)",
                     args.outputs.0.len(),
                     outputs.len()
                 ),
             ));
         }
-        args.outputs.0.iter().map(Into::into).collect()
-    };
-    let output_specs = output_names
-        .iter()
-        .zip(&outputs)
-        .map(|(name, out)| {
-            let type_text = match &out.element {
-                Element::Generic(g) => g.to_string(),
-                Element::Fixed(d, _) => d.spec_name().to_owned(),
-            };
-            SpannedText::new(format!("{}: {type_text}", name.text), name.span)
-        })
-        .collect();
+        for ((lit, out), span) in args.outputs.0.iter().zip(&outputs).zip(&output_spans) {
+            let mut spec = SpannedText::derived("", lit.span());
+            spec.push(&lit.value(), lit.span());
+            spec.push(": ", lit.span());
+            spec.push(&element_text(&out.element), *span);
+            output_specs.push(spec);
+        }
+    }
 
     let fn_name = item.sig.ident.unraw().to_string();
     let name = args

@@ -462,9 +462,15 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
     let signature = quote!(<#path as ::op_core::Op>::SIGNATURE);
     let mut checks = Vec::new();
     for (i, (attr, attr_span)) in k.types.attrs.iter().enumerate() {
-        let message = format!(
-            "op `{op_text}` has no `type` or `list(type)` attr named `{attr}`: name one of its type attrs, as in `types(T = [f32])`, or remove `types(...)` if it has none"
-        );
+        let message = if k.types.named.get(i).copied().unwrap_or(true) {
+            format!(
+                "op `{op_text}` has no `type` or `list(type)` attr named `{attr}`: name one of its type attrs, as in `types(T = [f32])`, or remove `types(...)` if it has none"
+            )
+        } else {
+            format!(
+                "op `{op_text}` has no type attr `{attr}`, which types listed without an attr name are for: name the op's type attr, as in `types(out_type = [f32, i32])`, or remove `types(...)` if the op has none"
+            )
+        };
         checks.push(quote_spanned! {*attr_span=>
             const _: () = if !::op_core::op::has_type_attr(&#signature, #attr) {
                 ::core::panic!(#message)
@@ -549,7 +555,9 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
             let regs = combos
                 .iter()
                 .map(|combo| {
-                    let tys = rust_types(combo);
+                    // A non-generic kernel is registered as is for each combination.
+                    let generic = item.sig.generics.type_params().next().is_some();
+                    let tys = if generic { rust_types(combo) } else { Vec::new() };
                     let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
                     let create = match attrs_ty {
                         Some(attrs) => quote! {
@@ -596,7 +604,12 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
             let regs = combos
                 .iter()
                 .map(|combo| {
-                    let tys = rust_types(combo);
+                    let generic = item.generics.type_params().next().is_some();
+                    let tys = if generic {
+                        rust_types(combo)
+                    } else {
+                        Vec::new()
+                    };
                     let create = if tys.is_empty() {
                         quote!(__create_kernel)
                     } else {

@@ -30,14 +30,6 @@ mod expand;
 mod parse;
 mod spec;
 
-use darling::FromMeta;
-use darling::ast::NestedMeta;
-
-fn parse_args<T: FromMeta>(args: TokenStream) -> darling::Result<T> {
-    let items = NestedMeta::parse_meta_list(args.into())?;
-    T::from_list(&items)
-}
-
 /// Declares an op on a struct whose fields are its typed attrs.
 ///
 /// ```ignore
@@ -79,7 +71,12 @@ fn parse_args<T: FromMeta>(args: TokenStream) -> darling::Result<T> {
 #[proc_macro_attribute]
 pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemStruct);
-    let args = match parse_args::<parse::RegisterOpArgs>(args) {
+    let args = match parse::args::<parse::RegisterOpArgs>(
+        args.into(),
+        "#[register_op(...)]",
+        parse::REGISTER_OP_KEYS,
+        true,
+    ) {
         Ok(args) => args,
         Err(e) => return with_item(e, quote!(#item)),
     };
@@ -115,7 +112,12 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::Item);
-    let args = match parse_args::<parse::KernelArgs>(args) {
+    let args = match parse::args::<parse::KernelArgs>(
+        args.into(),
+        "#[kernel(...)]",
+        parse::KERNEL_KEYS,
+        false,
+    ) {
         Ok(args) => args,
         Err(e) => return with_item(e, quote!(#item)),
     };
@@ -152,10 +154,11 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemFn);
-    let args = match parse_args::<parse::FnOpArgs>(args) {
-        Ok(args) => args,
-        Err(e) => return with_item(e, quote!(#item)),
-    };
+    let args =
+        match parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]", parse::FN_OP_KEYS, true) {
+            Ok(args) => args,
+            Err(e) => return with_item(e, quote!(#item)),
+        };
     match check::fn_op(&args, &mut item) {
         Ok(f) => expand::fn_op(&f).into(),
         Err(e) => with_item(e, quote!(#item)),
@@ -289,8 +292,12 @@ impl Parse for Registration {
                 input.parse::<Token![,]>()?;
             }
         }
-        let name =
-            name.ok_or_else(|| syn::Error::new(Span::call_site(), "missing `name: \"OpName\"`"))?;
+        let name = name.ok_or_else(|| {
+            syn::Error::new(
+                Span::call_site(),
+                "missing the op's name: add `name: \"MyOp\",`",
+            )
+        })?;
         Ok(Registration {
             name,
             attrs,

@@ -43,10 +43,89 @@ impl FromMeta for StrList {
 }
 
 /// `deprecated(version = 4, explanation = "use Bar")`.
-#[derive(Clone, Debug, FromMeta)]
+#[derive(Clone, Debug)]
 pub struct Deprecated {
     pub version: i32,
     pub explanation: syn::LitStr,
+}
+
+const DEPRECATED_EXAMPLE: &str = "`deprecated(version = 4, explanation = \"use AddV2 instead\")`";
+
+impl FromMeta for Deprecated {
+    fn from_meta(meta: &syn::Meta) -> darling::Result<Self> {
+        let syn::Meta::List(list) = meta else {
+            return Err(darling::Error::custom(format!(
+                "`deprecated` takes the GraphDef version that removed the op and why: {DEPRECATED_EXAMPLE}"
+            ))
+            .with_span(meta));
+        };
+        let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+        let mut errors = darling::Error::accumulator();
+        let (mut version, mut explanation) = (None, None);
+        let mut seen = Vec::new();
+        for item in &items {
+            let NestedMeta::Meta(syn::Meta::NameValue(nv)) = item else {
+                errors.push(
+                    darling::Error::custom(format!("expected `version = ..` or `explanation = \"..\"`, as in {DEPRECATED_EXAMPLE}"))
+                        .with_span(item),
+                );
+                continue;
+            };
+            let key = nv
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            seen.push(key.clone());
+            match (key.as_str(), &nv.value) {
+                (
+                    "version",
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }),
+                ) => match i.base10_parse::<i32>() {
+                    Ok(v) => version = Some(v),
+                    Err(e) => errors.push(e.into()),
+                },
+                ("version", other) => errors.push(
+                    darling::Error::custom(
+                        "`version` is the GraphDef version number that removed the op, an integer literal: `version = 4`",
+                    )
+                    .with_span(other),
+                ),
+                (
+                    "explanation",
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                ) => explanation = Some(s.clone()),
+                ("explanation", other) => errors.push(
+                    darling::Error::custom(
+                        "`explanation` is a string literal saying what to use instead: `explanation = \"use AddV2 instead\"`",
+                    )
+                    .with_span(other),
+                ),
+                _ => errors.push(unknown_key(&nv.path, &key, "deprecated(...)", &["version", "explanation"])),
+            }
+        }
+        let missing = |what: &str| {
+            darling::Error::custom(format!("`deprecated` needs `{what}`: {DEPRECATED_EXAMPLE}"))
+                .with_span(&list.path)
+        };
+        if !seen.iter().any(|k| k == "version") {
+            errors.push(missing("version = .."));
+        }
+        if !seen.iter().any(|k| k == "explanation") {
+            errors.push(missing("explanation = \"..\""));
+        }
+        errors.finish()?;
+        Ok(Deprecated {
+            version: version.expect("checked"),
+            explanation: explanation.expect("checked"),
+        })
+    }
 }
 
 /// The flags an op registration can set, shared by `#[register_op]` and `#[op]`.
@@ -58,6 +137,129 @@ pub struct FlagArgs {
     pub allows_uninitialized_input: Flag,
     pub distributed_communication: Flag,
     pub deprecated: Option<Deprecated>,
+}
+
+const FLAG_KEYS: [&str; 6] = [
+    "stateful",
+    "commutative",
+    "aggregate",
+    "allows_uninitialized_input",
+    "distributed_communication",
+    "deprecated",
+];
+
+/// The keys of `#[register_op(...)]`.
+pub const REGISTER_OP_KEYS: &[&str] = &["name", "attrs", "inputs", "outputs", "wrapper"];
+/// The keys of `#[op(...)]`.
+pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs"];
+/// The keys of `#[kernel(...)]`.
+pub const KERNEL_KEYS: &[&str] = &["op", "device", "types", "host_memory"];
+/// The keys of `#[attr(...)]`.
+pub const ATTR_KEYS: &[&str] = &["name", "default", "min", "one_of"];
+/// The keys that take quoted strings, as `inputs("x: float")`.
+const STRING_LIST_KEYS: [&str; 4] = ["attrs", "inputs", "outputs", "host_memory"];
+
+/// "unknown key `statefull` in `#[register_op]`: did you mean `stateful`? ..."
+fn unknown_key(path: &syn::Path, key: &str, what: &str, keys: &[&str]) -> darling::Error {
+    let hint = op_spec::suggest::closest(key, keys.iter().copied())
+        .map(|k| format!("did you mean `{k}`? "))
+        .unwrap_or_default();
+    let key = if key.is_empty() {
+        quote::quote!(#path).to_string().replace(' ', "")
+    } else {
+        key.to_owned()
+    };
+    darling::Error::custom(format!(
+        "unknown key `{key}` in `{what}`: {hint}the keys are {}",
+        keys.join(", ")
+    ))
+    .with_span(path)
+}
+
+/// Arguments of `#[what(...)]` parsed into `T`, with unknown keys reported
+/// by name with a suggestion, and spec lists written without quotes caught
+/// before they become syntax errors.
+pub fn args<T: FromMeta>(
+    tokens: proc_macro2::TokenStream,
+    what: &str,
+    keys: &[&str],
+    flags: bool,
+) -> darling::Result<T> {
+    unquoted_strings(&tokens)?;
+    let items = NestedMeta::parse_meta_list(tokens)?;
+    let mut all: Vec<&str> = keys.to_vec();
+    if flags {
+        all.extend(FLAG_KEYS);
+    }
+    let mut errors = darling::Error::accumulator();
+    let mut known = Vec::new();
+    for item in items {
+        let path = match &item {
+            NestedMeta::Meta(m) => m.path(),
+            NestedMeta::Lit(lit) => {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "expected `key = value` or `key(...)`; the keys of `{what}` are {}",
+                        all.join(", ")
+                    ))
+                    .with_span(lit),
+                );
+                continue;
+            }
+        };
+        let key = path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if all.contains(&key.as_str()) {
+            known.push(item);
+        } else {
+            errors.push(unknown_key(path, &key, what, &all));
+        }
+    }
+    let parsed = errors.handle(T::from_list(&known));
+    errors.finish()?;
+    Ok(parsed.expect("no errors, so it parsed"))
+}
+
+/// Catches `inputs(x: float)` (a spec without its quotes), which would
+/// otherwise be a bare syntax error.
+fn unquoted_strings(tokens: &proc_macro2::TokenStream) -> darling::Result<()> {
+    use proc_macro2::TokenTree;
+    let mut errors = darling::Error::accumulator();
+    let mut previous: Option<proc_macro2::Ident> = None;
+    for token in tokens.clone() {
+        match token {
+            TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => {
+                if let Some(key) = previous
+                    .take()
+                    .filter(|k| STRING_LIST_KEYS.contains(&k.to_string().as_str()))
+                    && let Some(bad) = g.stream().into_iter().find(|t| match t {
+                        TokenTree::Literal(_) => false,
+                        TokenTree::Punct(p) => p.as_char() != ',',
+                        _ => true,
+                    })
+                {
+                    let example = if key == "host_memory" {
+                        "host_memory(\"to_zero\")"
+                    } else if key == "attrs" {
+                        "attrs(\"T: {float, int32}\")"
+                    } else {
+                        "inputs(\"x: float\", \"y: T\")"
+                    };
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "`{key}(...)` takes quoted strings, one per entry, as in `{example}`"
+                        ))
+                        .with_span(&bad.span()),
+                    );
+                }
+            }
+            TokenTree::Ident(i) => previous = Some(i),
+            _ => previous = None,
+        }
+    }
+    errors.finish()
 }
 
 /// `#[register_op(...)]`.
@@ -90,7 +292,7 @@ pub struct FnOpArgs {
 /// `#[kernel(...)]`.
 #[derive(Debug, FromMeta)]
 pub struct KernelArgs {
-    pub op: OpRef,
+    pub op: Option<OpRef>,
     pub device: Option<syn::LitStr>,
     #[darling(multiple)]
     pub types: Vec<TypesArg>,
@@ -216,12 +418,24 @@ pub struct AttrOptions {
     /// The attr's name, when it is not the field's (`name = "T"`).
     pub name: Option<syn::LitStr>,
     /// The default value, as a Rust literal (`default = 0`, `default = [1, 2]`).
-    pub default: Option<syn::Expr>,
+    pub default: Option<ValueExpr>,
     /// The minimum, for an int (`min = 0`) or a list's length.
-    pub min: Option<syn::Expr>,
+    pub min: Option<ValueExpr>,
     /// The allowed values, for a string (`one_of("a", "b")`) or type
     /// (`one_of(f32, i32)`) attr.
     pub one_of: Option<OneOf>,
+}
+
+/// An expression taken as written. (darling's own `syn::Expr` parses a
+/// string literal's contents as an expression, which would turn
+/// `default = "same"` into the path `same`.)
+#[derive(Clone, Debug)]
+pub struct ValueExpr(pub syn::Expr);
+
+impl FromMeta for ValueExpr {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(ValueExpr(expr.clone()))
+    }
 }
 
 /// The values of `one_of(...)`.
@@ -232,11 +446,17 @@ pub struct OneOf {
 }
 
 impl FromMeta for OneOf {
-    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
-        Ok(OneOf {
-            items: items.to_vec(),
-            span: items.first().map_or_else(Span::call_site, |i| i.span()),
-        })
+    fn from_meta(meta: &syn::Meta) -> darling::Result<Self> {
+        match meta {
+            syn::Meta::List(list) => Ok(OneOf {
+                items: NestedMeta::parse_meta_list(list.tokens.clone())?,
+                span: list.path.span(),
+            }),
+            other => Err(darling::Error::custom(
+                "`one_of` lists the allowed values: `one_of(\"same\", \"valid\")` or `one_of(f32, i32)`",
+            )
+            .with_span(other)),
+        }
     }
 }
 
@@ -253,10 +473,14 @@ pub fn take_attr_options(
         }
         let options = match &attr.meta {
             syn::Meta::Path(_) => Ok(AttrOptions::default()),
-            meta => AttrOptions::from_meta(meta),
+            syn::Meta::List(list) => args(list.tokens.clone(), "#[attr(...)]", ATTR_KEYS, false),
+            meta @ syn::Meta::NameValue(_) => Err(darling::Error::custom(
+                "write the attr's options in parentheses: `#[attr(default = 0, min = 0)]`",
+            )
+            .with_span(meta)),
         };
         if let Some(options) = errors.handle(options) {
-            found = Some((options, attr.span()));
+            found = Some((options, attr.path().span()));
         }
         false
     });

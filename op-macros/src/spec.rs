@@ -1,7 +1,9 @@
 //! Running the runtime's own spec parser at compile time, with every error
 //! placed on the author's token.
 
-use op_spec::{OpDef, OpDefBuilder, SpecSource};
+use std::ops::Range;
+
+use op_spec::{OpDef, OpDefBuilder, SpecError, SpecSource};
 use proc_macro2::Span;
 
 /// One spec string and the token it came from: a string literal, or the
@@ -10,6 +12,19 @@ use proc_macro2::Span;
 pub struct Spanned {
     pub text: String,
     pub span: Span,
+    /// Set when the text was derived from Rust code rather than written
+    /// as a string: its columns mean nothing to the author, so errors
+    /// quote it whole and point at the token each part came from.
+    pub derived: Option<Derived>,
+}
+
+/// Where the parts of a derived spec came from.
+#[derive(Clone, Debug, Default)]
+pub struct Derived {
+    /// Byte ranges of the text, and the token each was derived from.
+    pub parts: Vec<(Range<usize>, Span)>,
+    /// Said after any error about this spec.
+    pub note: Option<String>,
 }
 
 impl Spanned {
@@ -17,7 +32,32 @@ impl Spanned {
         Spanned {
             text: text.into(),
             span,
+            derived: None,
         }
+    }
+
+    /// A spec derived from Rust code at `span`.
+    pub fn derived(text: impl Into<String>, span: Span) -> Self {
+        Spanned {
+            derived: Some(Derived::default()),
+            ..Spanned::new(text, span)
+        }
+    }
+
+    /// Appends `part`, derived from the token at `span`, to a derived spec.
+    pub fn push(&mut self, part: &str, span: Span) {
+        let start = self.text.len();
+        self.text.push_str(part);
+        self.derived
+            .get_or_insert_with(Derived::default)
+            .parts
+            .push((start..self.text.len(), span));
+    }
+
+    /// Adds a note said after any error about this spec.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.derived.get_or_insert_with(Derived::default).note = Some(note.into());
+        self
     }
 }
 
@@ -95,19 +135,48 @@ impl OpSpec {
                     .errors()
                     .iter()
                     .map(|e| {
-                        let span = match e.source {
-                            SpecSource::Attr(i) => self.attrs[i].span,
-                            SpecSource::Input(i) => self.inputs[i].span,
-                            SpecSource::Output(i) => self.outputs[i].span,
-                            SpecSource::Doc => self.doc.as_ref().map_or(self.name.span, |d| d.span),
-                            SpecSource::OpName => self.name.span,
+                        let spec = match e.source {
+                            SpecSource::Attr(i) => &self.attrs[i],
+                            SpecSource::Input(i) => &self.inputs[i],
+                            SpecSource::Output(i) => &self.outputs[i],
+                            SpecSource::Doc => self.doc.as_ref().unwrap_or(&self.name),
+                            SpecSource::OpName => &self.name,
                         };
-                        darling::Error::custom(e.one_line()).with_span(&span)
+                        let (message, span) = describe(e, spec);
+                        darling::Error::custom(message).with_span(&span)
                     })
                     .collect(),
             )
         })
     }
+}
+
+/// An error's message and where it goes: for a derived spec, the whole
+/// spec quoted (its columns would mean nothing) and the span of the part
+/// the error is about.
+fn describe(e: &SpecError, spec: &Spanned) -> (String, Span) {
+    let Some(derived) = &spec.derived else {
+        return (e.one_line(), spec.span);
+    };
+    let kind = match e.source {
+        SpecSource::Attr(_) => "attr",
+        SpecSource::Input(_) => "input",
+        SpecSource::Output(_) => "output",
+        SpecSource::Doc | SpecSource::OpName => return (e.one_line(), spec.span),
+    };
+    let span = derived
+        .parts
+        .iter()
+        .find(|(range, _)| range.contains(&e.span.start))
+        .map_or(spec.span, |(_, span)| *span);
+    let mut message = format!("{kind} `{}` (as declared here): {}", e.spec, e.message);
+    if let Some(help) = &e.help {
+        message.push_str(&format!(" (help: {help})"));
+    }
+    if let Some(note) = &derived.note {
+        message.push_str(&format!("; {note}"));
+    }
+    (message, span)
 }
 
 /// The text of the `///` doc comments among `attrs`, with the one space

@@ -1,0 +1,9 @@
+use op_core::ndarray::{ArrayD, ArrayViewD};
+use op_core::{Element, op};
+
+#[op(types(T = f32, U = i32))]
+pub fn times_two<T: Element + Copy + std::ops::Add<Output = T>>(x: ArrayViewD<'_, T>) -> ArrayD<T> {
+    x.mapv(|v| v + v)
+}
+
+fn main() {}

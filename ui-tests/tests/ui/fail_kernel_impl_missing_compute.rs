@@ -1,0 +1,16 @@
+use op_core::{KernelConstruction, Result, kernel, register_op};
+
+#[register_op(attrs("T: {float, int32}"), inputs("to_zero: T"), outputs("zeroed: T"))]
+pub struct ZeroOut;
+
+pub struct ZeroOutKernel;
+
+#[kernel(op = ZeroOut)]
+impl ZeroOutKernel {
+    fn new(ctx: &KernelConstruction<'_>) -> Result<Self> {
+        let _ = ctx;
+        Ok(ZeroOutKernel)
+    }
+}
+
+fn main() {}

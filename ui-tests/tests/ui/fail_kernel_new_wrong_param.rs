@@ -1,0 +1,21 @@
+use op_core::{KernelContext, Result, kernel, register_op};
+
+#[register_op(attrs("T: {float, int32}"), inputs("to_zero: T"), outputs("zeroed: T"))]
+pub struct ZeroOut;
+
+pub struct ZeroOutKernel;
+
+#[kernel(op = ZeroOut)]
+impl ZeroOutKernel {
+    fn new(ctx: &mut KernelContext<'_>) -> Result<Self> {
+        let _ = ctx;
+        Ok(ZeroOutKernel)
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        let _ = ctx;
+        Ok(())
+    }
+}
+
+fn main() {}

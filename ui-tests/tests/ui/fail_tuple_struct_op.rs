@@ -1,0 +1,6 @@
+use op_core::register_op;
+
+#[register_op(inputs("x: float"), outputs("y: float"))]
+pub struct Scale(pub f32);
+
+fn main() {}
