@@ -439,7 +439,7 @@ impl Build<'_> {
                             src,
                             span,
                             format!("unknown attr '{n}' used as the length of '{}'", def.name),
-                            Some(format!("declare it, e.g. .attr(\"{n}: int\")")),
+                            Some(format!("declare it with the spec \"{n}: int\"")),
                         );
                     }
                     Some(attr) if attr.def.ty != AttrType::scalar(AttrKind::Int) => {

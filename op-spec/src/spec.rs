@@ -675,7 +675,7 @@ pub(crate) fn parse_arg(spec: &str, scope: &AttrScope<'_>) -> Result<Option<Pars
         } else if let Some(near) = crate::dtype::closest_dtype_name(type_name) {
             p = p.help(format!("did you mean the type '{near}'?"));
         } else {
-            p = p.help(format!("declare the attr, e.g. .attr(\"{type_name}: type\"), or use a tensor type such as float or int32"));
+            p = p.help(format!("declare the attr with the spec \"{type_name}: type\", or use a tensor type such as float or int32"));
         }
         return Err(p);
     };

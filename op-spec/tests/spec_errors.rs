@@ -660,7 +660,7 @@ fn unknown_attrs_and_types() {
         3..7,
         "unknown type or attr 'Tout'",
         Some(
-            "declare the attr, e.g. .attr(\"Tout: type\"), or use a tensor type such as float or int32",
+            "declare the attr with the spec \"Tout: type\", or use a tensor type such as float or int32",
         ),
     );
     // Attrs may be declared after the args that use them.
@@ -698,7 +698,7 @@ fn lengths() {
         SpecSource::Input(0),
         3..4,
         "unknown attr 'M' used as the length of 'x'",
-        Some("declare it, e.g. .attr(\"M: int\")"),
+        Some("declare it with the spec \"M: int\""),
     );
     check(
         &input_err("x: F * T"),
