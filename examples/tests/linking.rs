@@ -83,3 +83,28 @@ fn l2_norm_declared_by_its_signature() {
         "op Examples>L2Norm: input 'x' has type int32, but attr 'T' allows only float, double"
     );
 }
+
+/// The README's "Running ops" snippet.
+#[test]
+fn running_ops_as_the_readme_shows() -> op_core::Result<()> {
+    op_kernels::link();
+    let t = Tensor::from_vec([3], vec![7i32, 8, 9])?;
+    let (a, b) = (Tensor::scalar(1i32), Tensor::scalar(2i32));
+    let x = Tensor::from_vec([2], vec![1.0f32, -3.0])?;
+
+    let out = OpCall::new("ZeroOutPreserveIndex")
+        .input(&t)
+        .attr("preserve_index", 1i64)
+        .run()?;
+    assert_eq!(out[0].as_slice::<i32>()?, [0, 8, 0]);
+    let sums = OpCall::new("IntListInputExample")
+        .input_list([a, b])
+        .run()?;
+    assert_eq!(sums[0].scalar_value::<i32>()?, 3);
+
+    let example =
+        op_core::Runtime::global().prepare("Example", &[op_core::DType::F32.into()], &[])?;
+    let y = example.run(vec![x])?;
+    assert_eq!(y[0].as_slice::<f32>()?, [2.0, -6.0]);
+    Ok(())
+}
