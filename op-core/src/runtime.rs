@@ -292,16 +292,19 @@ impl PreparedOp {
     pub fn run(&self, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
         self.check_inputs(&inputs)?;
         let count = self.node.output_types().len();
-        let mut outputs: Vec<Option<Tensor>> = Vec::with_capacity(count);
-        outputs.resize(count, None);
+        // One output (the common case) lives on the stack; more go in a Vec.
+        let mut single: [Option<Tensor>; 1] = [None];
+        let mut many: Vec<Option<Tensor>>;
+        let outputs: &mut [Option<Tensor>] = if count == 1 {
+            &mut single
+        } else {
+            many = Vec::with_capacity(count);
+            many.resize(count, None);
+            &mut many
+        };
         let result = {
-            let mut ctx = KernelContext::new(
-                &self.op,
-                &self.node,
-                &self.node_name,
-                &mut inputs,
-                &mut outputs,
-            );
+            let mut ctx =
+                KernelContext::new(&self.op, &self.node, &self.node_name, &mut inputs, outputs);
             catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
         };
         match result {
@@ -322,7 +325,11 @@ impl PreparedOp {
             ))
             .with_context(self.context_frame()));
         }
-        Ok(outputs.into_iter().flatten().collect())
+        // The inputs are done with: their Vec's buffer holds the outputs
+        // (no allocation when there are at least as many inputs as outputs).
+        inputs.clear();
+        inputs.extend(outputs.iter_mut().map(|o| o.take().expect("checked above")));
+        Ok(inputs)
     }
 
     fn output_name(&self, index: usize) -> String {
@@ -414,6 +421,7 @@ pub struct OpCall<'a> {
     op: &'a str,
     inputs: Vec<Tensor>,
     /// Per input arg: `None` for a single tensor, `Some(n)` for a list of n.
+    /// Empty while every input arg is a single tensor (no allocation).
     args: Vec<Option<usize>>,
     attrs: Vec<(&'a str, AttrValue)>,
     node_name: Option<&'a str>,
@@ -435,13 +443,19 @@ impl<'a> OpCall<'a> {
     /// `Tensor` is handed over).
     pub fn input(mut self, tensor: impl Into<Tensor>) -> Self {
         self.inputs.push(tensor.into());
-        self.args.push(None);
+        if !self.args.is_empty() {
+            self.args.push(None);
+        }
         self
     }
 
     /// Adds the next input arg: a list of tensors.
     pub fn input_list<T: Into<Tensor>>(mut self, tensors: impl IntoIterator<Item = T>) -> Self {
         let before = self.inputs.len();
+        if self.args.is_empty() {
+            // Every earlier arg was a single tensor.
+            self.args.resize(before, None);
+        }
         self.inputs.extend(tensors.into_iter().map(Into::into));
         self.args.push(Some(self.inputs.len() - before));
         self
@@ -469,7 +483,23 @@ impl<'a> OpCall<'a> {
     }
 
     /// Runs on `runtime`; returns the outputs, flattened.
-    pub fn run_on(self, runtime: &Runtime) -> Result<Vec<Tensor>> {
+    pub fn run_on(mut self, runtime: &Runtime) -> Result<Vec<Tensor>> {
+        // Fast path: run the cached op while the per-thread cache is
+        // borrowed, without touching its reference count. A kernel that
+        // calls ops itself borrows the cache again, which shared borrows
+        // allow (its misses then go uncached).
+        let hash = self.request_hash(runtime.id);
+        let hit = CALL_CACHE.with(|cache| {
+            let cache = cache.try_borrow().ok()?;
+            let (_, prepared) = cache
+                .get(&hash)?
+                .iter()
+                .find(|(request, _)| request.matches(runtime.id, &self))?;
+            Some(prepared.run(std::mem::take(&mut self.inputs)))
+        });
+        if let Some(result) = hit {
+            return result;
+        }
         let prepared = self.prepared(runtime)?;
         prepared.run(self.inputs)
     }
@@ -498,7 +528,7 @@ impl<'a> OpCall<'a> {
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
         let hash = self.request_hash(runtime.id);
         let cached = CALL_CACHE.with(|cache| {
-            cache.borrow().get(&hash).and_then(|entries| {
+            cache.try_borrow().ok()?.get(&hash).and_then(|entries| {
                 entries
                     .iter()
                     .find(|(request, _)| request.matches(runtime.id, self))
@@ -511,7 +541,11 @@ impl<'a> OpCall<'a> {
         let prepared =
             runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
         CALL_CACHE.with(|cache| {
-            let mut cache = cache.borrow_mut();
+            // Busy only when an op runs from inside a kernel run from the
+            // cache: that request simply goes uncached.
+            let Ok(mut cache) = cache.try_borrow_mut() else {
+                return;
+            };
             if cache.len() >= CALL_CACHE_LIMIT {
                 cache.clear();
             }
@@ -524,6 +558,13 @@ impl<'a> OpCall<'a> {
     }
 
     fn input_types(&self) -> Vec<InputTypes> {
+        if self.args.is_empty() {
+            return self
+                .inputs
+                .iter()
+                .map(|t| InputTypes::Single(t.dtype()))
+                .collect();
+        }
         let mut next = 0;
         self.args
             .iter()

@@ -97,18 +97,30 @@ impl Tensor {
     /// let err = Tensor::from_vec([2, 2], vec![1u8, 2, 3]).unwrap_err();
     /// assert_eq!(err.message(), "shape [2,2] has 4 elements but 3 values were given");
     /// ```
-    pub fn from_vec<T: Element>(shape: impl Into<TensorShape>, data: Vec<T>) -> Result<Tensor> {
-        let shape = shape.into();
-        if shape.num_elements() != data.len() {
-            return Err(Error::invalid_argument(format!(
-                "shape {shape} has {} elements but {} values were given",
-                shape.num_elements(),
-                data.len()
-            )));
+    pub fn from_vec<T: Element>(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Tensor> {
+        // Kernels build their outputs here: no shape allocation, no layout
+        // check (a Vec in row-major order is standard layout).
+        let dims = shape.as_ref();
+        let count = dims.iter().try_fold(1usize, |n, d| n.checked_mul(*d));
+        if count != Some(data.len()) {
+            let shape = TensorShape::new(dims);
+            return Err(Error::invalid_argument(match count {
+                Some(count) => format!(
+                    "shape {shape} has {count} elements but {} values were given",
+                    data.len()
+                ),
+                None => format!("shape {shape} has more elements than fit in memory"),
+            }));
         }
-        let array = ArrayD::from_shape_vec(shape.dims(), data)
-            .map_err(|e| Error::internal(format!("building a tensor of shape {shape}: {e}")))?;
-        Ok(Tensor::from_array(array))
+        let array = ArrayD::from_shape_vec(IxDyn(dims), data).map_err(|e| {
+            Error::internal(format!(
+                "building a tensor of shape {}: {e}",
+                TensorShape::new(dims)
+            ))
+        })?;
+        Ok(Tensor {
+            storage: T::wrap(array.into_shared()),
+        })
     }
 
     /// A scalar `string` tensor holding the bytes of `value`.
@@ -135,7 +147,7 @@ impl Tensor {
     /// assert_eq!(t.as_slice::<Vec<u8>>().unwrap(), [b"a".to_vec(), b"bc".to_vec()]);
     /// ```
     pub fn strings<S: AsRef<[u8]>>(
-        shape: impl Into<TensorShape>,
+        shape: impl AsRef<[usize]>,
         values: impl IntoIterator<Item = S>,
     ) -> Result<Tensor> {
         let values = values.into_iter().map(|s| s.as_ref().to_vec()).collect();
