@@ -526,6 +526,34 @@ op_core::inventory::submit! {
     }
 }
 
+// A kernel that runs another op through the eager path: the per-thread call
+// cache is borrowed while the outer kernel runs.
+op_core::inventory::submit! {
+    OpRegistration {
+        name: "GlobalFourTimes",
+        build: || OpDefBuilder::new("GlobalFourTimes").input("x: int32").output("y: int32").build(),
+        file: file!(),
+        line: line!(),
+    }
+}
+op_core::inventory::submit! {
+    KernelRegistration {
+        op: "GlobalFourTimes",
+        device: "cpu",
+        constraints: &[],
+        host_memory: &[],
+        name: "global_four_times",
+        create: |c| FnKernel::<()>::create(c, |ctx, _| {
+            let x = ctx.input(0)?.clone();
+            let twice = OpCall::new("GlobalTwice").input(x).run()?;
+            let four = OpCall::new("GlobalTwice").input(&twice[0]).run()?;
+            ctx.set_output(0, four[0].clone())
+        }),
+        file: file!(),
+        line: line!(),
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Running ops.
 
@@ -1102,4 +1130,15 @@ fn runtimes_do_not_share_kernels_or_registries() {
         .unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
     assert_contains(&err, &["0 ops are registered"]);
+}
+
+#[test]
+fn a_kernel_may_run_ops_itself() {
+    // The first outer call is a cache miss, later ones hit the per-thread
+    // cache and run while it is borrowed; the nested calls must work in both.
+    for round in 0..3 {
+        let x = Tensor::from_vec([2], vec![1i32, -3]).unwrap();
+        let y = OpCall::new("GlobalFourTimes").input(x).run().unwrap();
+        assert_eq!(y[0].as_slice::<i32>().unwrap(), [4, -12], "round {round}");
+    }
 }

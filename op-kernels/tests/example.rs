@@ -3,22 +3,13 @@
 //! implements.
 
 use op_core::{
-    Code, Complex, Complex64, Complex128, DType, Element, Error, OpCall, QInt8, QUInt16, Tensor,
-    bf16, f16,
+    Code, Complex, Complex64, Complex128, DType, Element, OpCall, QInt8, QUInt16, Tensor, bf16, f16,
 };
 use op_kernels::example::{Example, times_two};
 use proptest::prelude::*;
 
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = error.to_string();
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 /// Runs Example through the typed wrapper and by name, checks dtype, shape
 /// and values, and returns nothing.

@@ -2,22 +2,14 @@
 //! `N * T` lists, with the errors for short lists, mixed or disallowed
 //! types, mismatched shapes and single tensors where lists belong.
 
-use op_core::{AttrValue, Code, DType, Error, ListValue, OpCall, Tensor};
+use op_core::{AttrValue, Code, DType, ListValue, OpCall, Tensor};
 use op_kernels::list::{
     IntListInputExample, ListTypeRestrictionExample, MinLengthIntListExample,
     MinimumLengthPolymorphicListExample, PolymorphicListExample, SameListInputExample,
 };
 
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = error.to_string();
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 fn ints(dims: &[usize], values: Vec<i32>) -> Tensor {
     Tensor::from_vec(dims, values).unwrap()

@@ -1,19 +1,11 @@
 //! `MultipleInsAndOuts`, declared with `#[op]`: two inputs (int32 `y`,
 //! float `z`) and two outputs (`a`: `z` as text, `b`: `y` unchanged).
 
-use op_core::{Code, DType, Error, OpCall, Tensor};
+use op_core::{Code, DType, OpCall, Tensor};
 use op_kernels::multiple_ins_and_outs::{MultipleInsAndOuts, multiple_ins_and_outs};
 
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = error.to_string();
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 fn strings(t: &Tensor) -> Vec<String> {
     t.as_slice::<Vec<u8>>()

@@ -2,19 +2,11 @@
 //! the shape, and rejects unparsable strings, non-string inputs and output
 //! types outside `{float, int32}`.
 
-use op_core::{AttrValue, Code, DType, Error, OpCall, Tensor};
+use op_core::{AttrValue, Code, DType, OpCall, Tensor};
 use op_kernels::string_to_number::StringToNumber;
 
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = error.to_string();
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 #[test]
 fn parses_floats_by_default() {
