@@ -10,9 +10,9 @@
 //!   function's signature.
 //! - [`op_def!`] builds an `OpDefBuilder` from checked spec strings.
 //!
-//! Each macro works in three stages, one module each: [`parse`] (arguments
-//! into plain models, with darling), [`check`] (validation, every error on
-//! the author's token, several at once), [`expand`] (code generation).
+//! Each macro works in three stages, one module each: `parse` (arguments
+//! into plain models, with darling), `check` (validation, every error on
+//! the author's token, several at once), `expand` (code generation).
 //!
 //! The README's "Writing ops" section is the guide; the `op-kernels` crate
 //! and the `examples` crate use every form.

@@ -3,7 +3,7 @@
 //! `= { dim { size: 1 } }`, `= { dtype: DT_INT32 int_val: 5 }`).
 //!
 //! Parsing happens in two steps: the text becomes a generic tree of fields
-//! ([`Node`]), then the tree is decoded against the message it should be
+//! (`Node`), then the tree is decoded against the message it should be
 //! (`TensorShapeProto`, `TensorProto`, ...). Keeping the steps apart keeps the
 //! grammar in one place and the schemas in another.
 
