@@ -13,6 +13,8 @@
 //! - [`mod@kernel`] and [`context`]: [`OpKernel`], [`KernelConstruction`] (what
 //!   a kernel sees when created) and [`KernelContext`] (inputs, outputs,
 //!   forwarding, while it runs).
+//! - [`shape_inference`]: shape functions over partially known shapes, a
+//!   library of common ones, and a one-line test notation.
 //! - [`node`]: [`Node`], an op instance with its attrs inferred from its
 //!   inputs and checked.
 //! - [`Tensor`], [`TensorShape`], [`Element`]: dynamically typed
@@ -44,6 +46,7 @@ pub mod registry;
 pub mod resource_handle;
 pub mod runtime;
 pub mod shape;
+pub mod shape_inference;
 pub mod tensor;
 
 pub use op_spec::{

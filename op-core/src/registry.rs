@@ -25,6 +25,9 @@ use op_spec::{AttrKind, AttrValue, DType, ListValue, OpDef, SpecErrors};
 
 use crate::kernel::CreateKernelFn;
 use crate::node::Node;
+use crate::node::{InputTypes, NodeBuilder};
+use crate::shape_inference::{PartialShape, ShapeFn};
+use crate::tensor::Tensor;
 use crate::{Error, Result};
 
 /// An op submitted to the registry.
@@ -34,6 +37,9 @@ pub struct OpRegistration {
     pub name: &'static str,
     /// Builds the op's definition.
     pub build: fn() -> std::result::Result<OpDef, SpecErrors>,
+    /// The op's shape function, if it has one (outputs are otherwise of
+    /// unknown shape).
+    pub shape_fn: Option<ShapeFn>,
     /// Where the op was declared (`file!()`).
     pub file: &'static str,
     /// The line where the op was declared (`line!()`).
@@ -178,6 +184,11 @@ impl OpEntry {
     /// The op's registration (name and source location).
     pub fn registration(&self) -> &'static OpRegistration {
         self.registration
+    }
+
+    /// The op's shape function, if it has one.
+    pub fn shape_fn(&self) -> Option<ShapeFn> {
+        self.registration.shape_fn
     }
 
     /// The op's valid kernels, sorted by device, then source location.
@@ -436,6 +447,49 @@ impl Registry {
                 self.ops.len()
             ))
         })
+    }
+
+    /// The output shapes of a node of op `op` with inputs of these dtypes
+    /// and shapes (and, where known, constant input values, by input
+    /// index), and these attrs: shape inference without running a kernel.
+    /// An op without a shape function gives unknown shapes.
+    ///
+    /// ```standalone_crate
+    /// use op_core::shape_inference::PartialShape;
+    /// use op_core::{DType, Registry};
+    /// # op_core::inventory::submit! { op_core::registry::OpRegistration {
+    /// #     name: "Same", file: file!(), line: line!(),
+    /// #     build: || op_core::OpDefBuilder::new("Same").input("x: float").output("y: float").build(),
+    /// #     shape_fn: Some(op_core::shape_inference::library::unchanged),
+    /// # } }
+    /// let shapes = Registry::global().infer_shapes(
+    ///     "Same", &[DType::F32.into()], &[], &["[2,?]".parse()?], &[])?;
+    /// assert_eq!(shapes, ["[2,?]".parse::<PartialShape>()?]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn infer_shapes(
+        &self,
+        op: &str,
+        input_types: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+        input_shapes: &[PartialShape],
+        input_tensors: &[Option<&Tensor>],
+    ) -> Result<Vec<PartialShape>> {
+        let entry = self.op(op)?;
+        let mut builder = NodeBuilder::new(entry.def());
+        for input in input_types {
+            builder = builder.input_types(input.clone());
+        }
+        for (name, value) in attrs {
+            builder = builder.attr(*name, value.clone());
+        }
+        let node = builder.build()?;
+        match entry.shape_fn() {
+            Some(f) => {
+                crate::shape_inference::infer(entry.def(), &node, f, input_shapes, input_tensors)
+            }
+            None => Ok(vec![PartialShape::unknown(); node.output_types().len()]),
+        }
     }
 
     /// Every conflict found while building the registry.

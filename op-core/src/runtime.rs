@@ -21,6 +21,7 @@ use crate::context::KernelContext;
 use crate::kernel::{DEVICE_CPU, KernelConstruction, OpKernel};
 use crate::node::{InputTypes, Node, NodeBuilder};
 use crate::registry::{KernelRegistration, Registry};
+use crate::shape_inference::{self, PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::{Error, Result};
 
@@ -29,6 +30,7 @@ use crate::{Error, Result};
 /// ```standalone_crate
 /// use op_core::{AttrValue, DType, Runtime, Tensor};
 /// # op_core::inventory::submit! { op_core::registry::OpRegistration {
+/// #     shape_fn: None,
 /// #     name: "Twice", file: file!(), line: line!(),
 /// #     build: || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(),
 /// # } }
@@ -60,6 +62,9 @@ pub struct Runtime {
     /// One slot per node key; a slot's lock is held while its kernel is
     /// created, so each kernel is created once, while other nodes proceed.
     prepared: Mutex<HashMap<String, Arc<PreparedSlot>>>,
+    /// Whether each call checks its outputs' shapes against the op's shape
+    /// function.
+    check_shapes: bool,
 }
 
 /// Where one node's prepared op goes once created.
@@ -96,7 +101,17 @@ impl Runtime {
             device: DEVICE_CPU,
             id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
             prepared: Mutex::new(HashMap::new()),
+            check_shapes: cfg!(debug_assertions),
         }
+    }
+
+    /// Whether every call checks its outputs' shapes against what the op's
+    /// shape function infers from the input shapes, so that a shape function
+    /// that disagrees with its kernel is caught. On by default in debug
+    /// builds, off in release builds (it costs a shape inference per call).
+    pub fn check_shapes(mut self, on: bool) -> Runtime {
+        self.check_shapes = on;
+        self
     }
 
     /// The same registry, running kernels of `device` instead.
@@ -187,6 +202,11 @@ impl Runtime {
             device: self.device,
             kernel,
             registration,
+            shape_check: if self.check_shapes {
+                entry.shape_fn()
+            } else {
+                None
+            },
         });
         *slot = Some(prepared.clone());
         Ok(prepared)
@@ -244,6 +264,8 @@ pub struct PreparedOp {
     device: &'static str,
     kernel: Box<dyn OpKernel>,
     registration: &'static KernelRegistration,
+    /// The shape function to check outputs against, when checking is on.
+    shape_check: Option<ShapeFn>,
 }
 
 impl std::fmt::Debug for PreparedOp {
@@ -291,6 +313,12 @@ impl PreparedOp {
     /// output (see [`KernelContext::forward_input_or_allocate_output`]).
     pub fn run(&self, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
         self.check_inputs(&inputs)?;
+        let input_shapes: Option<Vec<PartialShape>> = self.shape_check.map(|_| {
+            inputs
+                .iter()
+                .map(|t| PartialShape::known(t.dims()))
+                .collect()
+        });
         let count = self.node.output_types().len();
         // One output (the common case) lives on the stack; more go in a Vec.
         let mut single: [Option<Tensor>; 1] = [None];
@@ -325,11 +353,47 @@ impl PreparedOp {
             ))
             .with_context(self.context_frame()));
         }
+        if let (Some(shape_fn), Some(input_shapes)) = (self.shape_check, input_shapes) {
+            self.check_output_shapes(shape_fn, &input_shapes, outputs)?;
+        }
         // The inputs are done with: their Vec's buffer holds the outputs
         // (no allocation when there are at least as many inputs as outputs).
         inputs.clear();
         inputs.extend(outputs.iter_mut().map(|o| o.take().expect("checked above")));
         Ok(inputs)
+    }
+
+    /// Checks the outputs against what `shape_fn` infers from the inputs.
+    #[cold]
+    fn check_output_shapes(
+        &self,
+        shape_fn: ShapeFn,
+        input_shapes: &[PartialShape],
+        outputs: &[Option<Tensor>],
+    ) -> Result<()> {
+        let shapes: Vec<String> = input_shapes.iter().map(ToString::to_string).collect();
+        let inferred = shape_inference::infer(&self.op, &self.node, shape_fn, input_shapes, &[])
+            .map_err(|e| {
+                Error::internal(format!(
+                    "the kernel accepted input shapes {}, but the op's shape function rejects them: {}",
+                    shapes.join(", "),
+                    e.message()
+                ))
+                .with_context(self.context_frame())
+            })?;
+        for (i, (output, expected)) in outputs.iter().zip(&inferred).enumerate() {
+            let Some(output) = output else { continue };
+            if !expected.is_compatible_with(output.dims()) {
+                return Err(Error::internal(format!(
+                    "output {i} ({}) has shape {}, but the op's shape function infers {expected} from input shapes {}: the kernel and the shape function disagree",
+                    self.output_name(i),
+                    output.shape(),
+                    shapes.join(", ")
+                ))
+                .with_context(self.context_frame()));
+            }
+        }
+        Ok(())
     }
 
     fn output_name(&self, index: usize) -> String {
@@ -398,6 +462,7 @@ impl PreparedOp {
 /// ```standalone_crate
 /// use op_core::{OpCall, Tensor};
 /// # op_core::inventory::submit! { op_core::registry::OpRegistration {
+/// #     shape_fn: None,
 /// #     name: "AddN2", file: file!(), line: line!(),
 /// #     build: || op_core::OpDefBuilder::new("AddN2").attr("N: int").input("in: N * int32").output("sum: int32").build(),
 /// # } }

@@ -19,6 +19,7 @@ fn identity(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
 /// `Good`: `T: {float, int32}`, `x: T -> y: T`, with a kernel per type. It
 /// must keep running whatever else conflicts.
 static GOOD: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Good",
     build: || {
         OpDefBuilder::new("Good")
@@ -59,6 +60,7 @@ static GOOD_I32: KernelRegistration = KernelRegistration {
 
 /// `Other`: like `Good`, the op that the kernel conflicts are about.
 static OTHER: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Other",
     build: || {
         OpDefBuilder::new("Other")
@@ -200,6 +202,7 @@ fn registration_order_does_not_matter() {
 }
 
 static DUPLICATE_OP: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Good",
     build: || OpDefBuilder::new("Good").input("x: int32").build(),
     file: "zzz_dup.rs",
@@ -232,6 +235,7 @@ fn duplicate_op() {
 }
 
 static INVALID_OP: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Broken",
     build: || {
         OpDefBuilder::new("Broken")
@@ -243,6 +247,7 @@ static INVALID_OP: OpRegistration = OpRegistration {
     line: 4,
 };
 static MISNAMED_OP: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Misnamed",
     build: || OpDefBuilder::new("Renamed").input("x: int32").build(),
     file: "misnamed.rs",

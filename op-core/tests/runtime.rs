@@ -38,6 +38,7 @@ fn add_one<T: Element + Copy + std::ops::Add<Output = T> + From<u8>>(
 }
 
 static ADD_ONE: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "AddOne",
     build: || {
         OpDefBuilder::new("AddOne")
@@ -108,6 +109,7 @@ fn create_counted(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 static COUNTED: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Counted",
     build: || {
         OpDefBuilder::new("Counted")
@@ -144,6 +146,7 @@ fn panicky(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
 }
 
 static PANICS: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Panics",
     build: || {
         OpDefBuilder::new("Panics")
@@ -178,6 +181,7 @@ fn create_exploding(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 static EXPLODES: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "ExplodesOnCreate",
     build: || {
         OpDefBuilder::new("ExplodesOnCreate")
@@ -210,6 +214,7 @@ fn forgetful(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
 }
 
 static FORGETS: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "ForgetsOutput",
     build: || {
         OpDefBuilder::new("ForgetsOutput")
@@ -297,6 +302,7 @@ fn probe(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
 }
 
 static PROBE: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Probe",
     build: || {
         OpDefBuilder::new("Probe")
@@ -329,6 +335,7 @@ fn noop(_: &mut KernelContext<'_>, _: &()) -> Result<()> {
 /// `T: {float, double}`, `U: {int32, int64}`: kernels for (float, int32)
 /// on cpu and (double, int64) on gpu only.
 static PARTIAL: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Partial",
     build: || {
         OpDefBuilder::new("Partial")
@@ -382,6 +389,7 @@ static PARTIAL_GPU: KernelRegistration = KernelRegistration {
 
 /// `T: {float, double, int32}` with kernels for float and int32 only.
 static TIED: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Tied",
     build: || {
         OpDefBuilder::new("Tied")
@@ -421,6 +429,7 @@ static TIED_I32: KernelRegistration = KernelRegistration {
 
 /// An op nobody wrote a kernel for.
 static KERNELLESS: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Kernelless",
     build: || OpDefBuilder::new("Kernelless").input("x: int32").build(),
     file: "tests/runtime.rs",
@@ -429,6 +438,7 @@ static KERNELLESS: OpRegistration = OpRegistration {
 
 /// Two kernels that both match `T=float`: one constrained, one not.
 static AMBIGUOUS: OpRegistration = OpRegistration {
+    shape_fn: None,
     name: "Ambiguous",
     build: || {
         OpDefBuilder::new("Ambiguous")
@@ -502,6 +512,7 @@ fn runtime() -> Runtime {
 // A registration in the global registry, to check the global runtime.
 op_core::inventory::submit! {
     OpRegistration {
+        shape_fn: None,
         name: "GlobalTwice",
         build: || OpDefBuilder::new("GlobalTwice").input("x: int32").output("y: int32").build(),
         file: file!(),
@@ -530,6 +541,7 @@ op_core::inventory::submit! {
 // cache is borrowed while the outer kernel runs.
 op_core::inventory::submit! {
     OpRegistration {
+        shape_fn: None,
         name: "GlobalFourTimes",
         build: || OpDefBuilder::new("GlobalFourTimes").input("x: int32").output("y: int32").build(),
         file: file!(),

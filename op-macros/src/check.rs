@@ -40,6 +40,61 @@ pub struct CheckedOp {
     pub unit: bool,
     /// The snake_case wrapper function to generate, if any.
     pub wrapper: Option<syn::Ident>,
+    /// The shape function, if any.
+    pub shape_fn: Option<ShapeFnModel>,
+}
+
+/// Where an op's shape function comes from.
+#[derive(Clone, Debug)]
+pub enum ShapeFnModel {
+    /// `shape = "unchanged"`: a function of `op_core::shape_inference::library`.
+    Library(syn::Ident),
+    /// `shape_fn = my_fn` or a closure.
+    Custom(Box<syn::Expr>),
+}
+
+/// The names of `op_core::shape_inference::library`'s functions.
+const SHAPE_LIBRARY: [&str; 6] = [
+    "unchanged",
+    "scalar",
+    "unknown",
+    "broadcast",
+    "merge_inputs",
+    "pass_through",
+];
+
+fn shape_fn(
+    shape: &Option<syn::LitStr>,
+    custom: &Option<syn::Expr>,
+) -> darling::Result<Option<ShapeFnModel>> {
+    match (shape, custom) {
+        (Some(name), Some(_)) => Err(error(
+            name.span(),
+            "give either `shape = \"<library function>\"` or `shape_fn = <your function>`, not both",
+        )),
+        (Some(name), None) => {
+            let value = name.value();
+            if SHAPE_LIBRARY.contains(&value.as_str()) {
+                Ok(Some(ShapeFnModel::Library(syn::Ident::new(
+                    &value,
+                    name.span(),
+                ))))
+            } else {
+                let hint = op_spec::suggest::closest(&value, SHAPE_LIBRARY)
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
+                Err(error(
+                    name.span(),
+                    format!(
+                        "no shape function \"{value}\" in the library: {hint}the library has {}; for your own, write `shape_fn = my_shape_fn`",
+                        SHAPE_LIBRARY.join(", ")
+                    ),
+                ))
+            }
+        }
+        (None, Some(expr)) => Ok(Some(ShapeFnModel::Custom(Box::new(expr.clone())))),
+        (None, None) => Ok(None),
+    }
 }
 
 fn flags(args: &FlagArgs) -> Flags {
@@ -140,6 +195,9 @@ pub fn register_op(
     };
     let def = errors.handle(spec.check());
     let wrapper = args.wrapper.clone();
+    let shape_fn = errors
+        .handle(shape_fn(&args.shape, &args.shape_fn))
+        .flatten();
     errors.finish()?;
     Ok(CheckedOp {
         ident: item.ident.clone(),
@@ -149,6 +207,7 @@ pub fn register_op(
         fields,
         unit,
         wrapper,
+        shape_fn,
     })
 }
 
@@ -1255,6 +1314,9 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
         flags: flags(&args.flags),
     };
     let def = errors.handle(spec.check());
+    let shape_fn = errors
+        .handle(shape_fn(&args.shape, &args.shape_fn))
+        .flatten();
     errors.finish()?;
     let ident = syn::Ident::new(&camel_case(&fn_name), item.sig.ident.span());
     Ok(CheckedFnOp {
@@ -1266,6 +1328,7 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
             unit: fields.is_empty(),
             fields,
             wrapper: None,
+            shape_fn,
         },
         function: item.clone(),
         params,

@@ -90,6 +90,15 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
     };
 
     let wrapper = wrapper(op);
+    let shape_fn = match &op.shape_fn {
+        None => quote!(::core::option::Option::None),
+        Some(crate::check::ShapeFnModel::Library(name)) => {
+            quote!(::core::option::Option::Some(::op_core::shape_inference::library::#name))
+        }
+        Some(crate::check::ShapeFnModel::Custom(expr)) => {
+            quote!(::core::option::Option::Some(#expr))
+        }
+    };
     quote! {
         impl ::op_core::Op for #ty {
             const NAME: &'static str = #name;
@@ -120,6 +129,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
             ::op_core::OpRegistration {
                 name: #name,
                 build: <#ty as ::op_core::Op>::op_def,
+                shape_fn: #shape_fn,
                 file: ::core::file!(),
                 line: ::core::line!(),
             }

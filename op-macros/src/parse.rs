@@ -149,9 +149,11 @@ const FLAG_KEYS: [&str; 6] = [
 ];
 
 /// The keys of `#[register_op(...)]`.
-pub const REGISTER_OP_KEYS: &[&str] = &["name", "attrs", "inputs", "outputs", "wrapper"];
+pub const REGISTER_OP_KEYS: &[&str] = &[
+    "name", "attrs", "inputs", "outputs", "wrapper", "shape", "shape_fn",
+];
 /// The keys of `#[op(...)]`.
-pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs"];
+pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs", "shape", "shape_fn"];
 /// The keys of `#[kernel(...)]`.
 pub const KERNEL_KEYS: &[&str] = &["op", "device", "types", "host_memory"];
 /// The keys of `#[attr(...)]`.
@@ -273,6 +275,10 @@ pub struct RegisterOpArgs {
     #[darling(default)]
     pub outputs: StrList,
     pub wrapper: Option<syn::Ident>,
+    /// `shape = "unchanged"`: a library shape function, by name.
+    pub shape: Option<syn::LitStr>,
+    /// `shape_fn = my_fn` (or a closure): a custom shape function.
+    pub shape_fn: Option<syn::Expr>,
     #[darling(flatten)]
     pub flags: FlagArgs,
 }
@@ -285,6 +291,10 @@ pub struct FnOpArgs {
     pub types: Vec<TypesArg>,
     #[darling(default)]
     pub outputs: StrList,
+    /// `shape = "unchanged"`: a library shape function, by name.
+    pub shape: Option<syn::LitStr>,
+    /// `shape_fn = my_fn` (or a closure): a custom shape function.
+    pub shape_fn: Option<syn::Expr>,
     #[darling(flatten)]
     pub flags: FlagArgs,
 }

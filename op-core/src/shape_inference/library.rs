@@ -1,0 +1,120 @@
+//! The common shape functions, usable by name from `#[register_op(shape =
+//! "unchanged")]` or as plain functions (`shape_fn = library::unchanged`).
+
+use super::{InferenceContext, ShapeFn};
+use crate::Result;
+
+/// Every function of the library with its name.
+pub const SHAPE_FNS: &[(&str, ShapeFn)] = &[
+    ("unchanged", unchanged),
+    ("scalar", scalar),
+    ("unknown", unknown),
+    ("broadcast", broadcast),
+    ("merge_inputs", merge_inputs),
+    ("pass_through", pass_through),
+];
+
+/// The library function named `name`.
+pub fn by_name(name: &str) -> Option<ShapeFn> {
+    SHAPE_FNS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+/// Output 0 has input 0's shape (TensorFlow's `UnchangedShape`).
+pub fn unchanged(c: &mut InferenceContext<'_>) -> Result<()> {
+    let input = c.input(0)?;
+    c.set_output(0, input)
+}
+
+/// Every output is a scalar.
+pub fn scalar(c: &mut InferenceContext<'_>) -> Result<()> {
+    for i in 0..c.num_outputs() {
+        let s = c.scalar();
+        c.set_output(i, s)?;
+    }
+    Ok(())
+}
+
+/// Every output's shape is unknown.
+pub fn unknown(c: &mut InferenceContext<'_>) -> Result<()> {
+    for i in 0..c.num_outputs() {
+        let s = c.unknown_shape();
+        c.set_output(i, s)?;
+    }
+    Ok(())
+}
+
+/// Output 0 is inputs 0 and 1 broadcast together, NumPy style (TensorFlow's
+/// `BroadcastBinaryOpOutputShapeFn`): dimensions align from the right, a 1
+/// stretches, and known sizes that differ are an error naming both shapes.
+pub fn broadcast(c: &mut InferenceContext<'_>) -> Result<()> {
+    let (x, y) = (c.input(0)?, c.input(1)?);
+    let (Some(rank_x), Some(rank_y)) = (c.rank(x), c.rank(y)) else {
+        let s = c.unknown_shape();
+        return c.set_output(0, s);
+    };
+    let rank = rank_x.max(rank_y);
+    let mut dims = Vec::with_capacity(rank);
+    for i in 0..rank {
+        // Position i from the left of the output; missing dims count as 1.
+        let dx = match (i + rank_x).checked_sub(rank) {
+            Some(j) => Some(c.dim(x, j as i64)?),
+            None => None,
+        };
+        let dy = match (i + rank_y).checked_sub(rank) {
+            Some(j) => Some(c.dim(y, j as i64)?),
+            None => None,
+        };
+        let dim = match (dx, dy) {
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => c.make_dim(Some(1)),
+            (Some(a), Some(b)) => match (c.value(a), c.value(b)) {
+                (Some(1), _) => b,
+                (_, Some(1)) => a,
+                (Some(va), Some(vb)) if va == vb => a,
+                (Some(_), Some(_)) => {
+                    return Err(c.error(format!(
+                        "incompatible shapes for broadcasting: {} and {}",
+                        c.describe(x),
+                        c.describe(y)
+                    )));
+                }
+                (Some(_), None) => a,
+                (None, Some(_)) => b,
+                (None, None) if a == b => a,
+                (None, None) => c.unknown_dim(),
+            },
+        };
+        dims.push(dim);
+    }
+    let s = c.make_shape(dims);
+    c.set_output(0, s)
+}
+
+/// Output 0 is every input merged: all inputs must have one shape (as for
+/// an elementwise sum of a list).
+pub fn merge_inputs(c: &mut InferenceContext<'_>) -> Result<()> {
+    let mut merged = c.input(0)?;
+    for i in 1..c.num_inputs() {
+        let next = c.input(i)?;
+        merged = c.merge(merged, next)?;
+    }
+    c.set_output(0, merged)
+}
+
+/// Output `i` has input `i`'s shape, for every output (ops that pass a list
+/// through).
+pub fn pass_through(c: &mut InferenceContext<'_>) -> Result<()> {
+    if c.num_inputs() != c.num_outputs() {
+        return Err(c.error(format!(
+            "pass_through needs as many outputs as inputs, got {} and {}",
+            c.num_outputs(),
+            c.num_inputs()
+        )));
+    }
+    for i in 0..c.num_outputs() {
+        let s = c.input(i)?;
+        c.set_output(i, s)?;
+    }
+    Ok(())
+}
