@@ -468,9 +468,31 @@ impl<'a> InferenceContext<'a> {
             (None, Some(_)) => Ok(b),
             (Some(x), Some(y)) if x == y => Ok(a),
             (Some(x), Some(y)) => {
-                Err(self.error(format!("dimensions must be equal, but are {x} and {y}")))
+                let origins: Vec<String> =
+                    [a, b].iter().filter_map(|d| self.dim_origin(*d)).collect();
+                let origins = if origins.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", origins.join("; "))
+                };
+                Err(self.error(format!(
+                    "dimensions must be equal, but are {x} and {y}{origins}"
+                )))
             }
         }
+    }
+
+    /// `dimension 1 of input 0 ('a') with shape [2,3]`, for a dimension
+    /// that is an input's.
+    fn dim_origin(&self, d: DimensionHandle) -> Option<String> {
+        self.inputs.iter().enumerate().find_map(|(i, s)| {
+            let k = self.dims_of(*s)?.iter().position(|x| *x == d)?;
+            Some(format!(
+                "dimension {k} of input {i}{} with shape {}",
+                self.input_name(i),
+                self.shape_string(*s)
+            ))
+        })
     }
 
     /// The most specific shape compatible with both `a` and `b`: fails only

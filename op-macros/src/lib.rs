@@ -53,7 +53,9 @@ mod spec;
 /// name), `attrs(...)`, `inputs(...)`, `outputs(...)` (TensorFlow spec
 /// strings), the flags `stateful`, `commutative`, `aggregate`,
 /// `allows_uninitialized_input`, `distributed_communication`,
-/// `deprecated(version = N, explanation = "...")`, and `wrapper = name`
+/// `deprecated(version = N, explanation = "...")`, the shape function
+/// (`shape = "unchanged"` for one of `op_core::shape_inference::library`,
+/// or `shape_fn = my_fn` / a closure), and `wrapper = name`
 /// (also generate a snake_case function `name(...)`, like TensorFlow's
 /// Python wrapper; off by default because kernel functions often want that
 /// name).
@@ -150,7 +152,8 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (`ArrayD<E>`), a scalar (`E`), a tuple of them, or a `Result` of those.
 /// Arguments: `name = "..."` (default: the function's name in CamelCase),
 /// `types(...)`, `outputs("a", "b")` (names; default `output` or
-/// `output_0`, `output_1`, ...) and the flags of [`macro@register_op`].
+/// `output_0`, `output_1`, ...), `shape`/`shape_fn` and the flags of
+/// [`macro@register_op`].
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemFn);
