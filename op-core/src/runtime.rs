@@ -372,15 +372,22 @@ impl PreparedOp {
         outputs: &[Option<Tensor>],
     ) -> Result<()> {
         let shapes: Vec<String> = input_shapes.iter().map(ToString::to_string).collect();
-        let inferred = shape_inference::infer(&self.op, &self.node, shape_fn, input_shapes, &[])
-            .map_err(|e| {
-                Error::internal(format!(
-                    "the kernel accepted input shapes {}, but the op's shape function rejects them: {}",
-                    shapes.join(", "),
-                    e.message()
-                ))
-                .with_context(self.context_frame())
-            })?;
+        let inferred = shape_inference::InferenceContext::new(
+            &self.op,
+            &self.node,
+            &self.node_name,
+            input_shapes,
+            &[],
+        )
+        .and_then(|mut c| shape_fn(&mut c).map(|()| c.output_shapes()))
+        .map_err(|e| {
+            Error::internal(format!(
+                "the kernel accepted input shapes {}, but the op's shape function rejects them: {}",
+                shapes.join(", "),
+                e.message()
+            ))
+            .with_context(self.context_frame())
+        })?;
         for (i, (output, expected)) in outputs.iter().zip(&inferred).enumerate() {
             let Some(output) = output else { continue };
             if !expected.is_compatible_with(output.dims()) {

@@ -344,7 +344,7 @@ impl<'a> InferenceContext<'a> {
         let i = if index < 0 { index + rank } else { index };
         if !(0..rank).contains(&i) {
             return Err(self.error(format!(
-                "dimension {index} is out of range for {}",
+                "{}, which has no dimension {index}",
                 self.describe(s)
             )));
         }
@@ -497,13 +497,19 @@ impl<'a> InferenceContext<'a> {
 
     /// The most specific shape compatible with both `a` and `b`: fails only
     /// on a real conflict (different ranks, or a known dimension that
-    /// differs), and names both shapes.
+    /// differs), and names both shapes. Returns `a` itself when it is already
+    /// as specific as `b`, else `b` itself when that is as specific as `a`.
     pub fn merge(&mut self, a: ShapeHandle, b: ShapeHandle) -> Result<ShapeHandle> {
         let (Some(da), Some(db)) = (
             self.shapes[a.0 as usize].clone(),
             self.shapes[b.0 as usize].clone(),
         ) else {
-            return Ok(if self.rank(a).is_some() { a } else { b });
+            // As TensorFlow: `a` unless only `b` has a known rank.
+            return Ok(if self.rank(b).is_some() && self.rank(a).is_none() {
+                b
+            } else {
+                a
+            });
         };
         if da.len() != db.len() {
             return Err(self.error(format!(
@@ -525,20 +531,31 @@ impl<'a> InferenceContext<'a> {
                 }
             }
         }
-        if merged == da {
+        // The input that is already as specific as the merge, if any (`a`
+        // first), as TensorFlow returns it.
+        let same_values = |c: &Self, dims: &[DimensionHandle]| {
+            merged
+                .iter()
+                .zip(dims)
+                .all(|(m, d)| c.value(*m) == c.value(*d))
+        };
+        if same_values(self, &da) {
             Ok(a)
-        } else if merged == db {
+        } else if same_values(self, &db) {
             Ok(b)
         } else {
             Ok(self.push_shape(Some(merged)))
         }
     }
 
-    /// `a + b`; unknown if either is. `a + 0` is `a` itself.
+    /// `a + b`; unknown if either is. `a + 0` is `a` itself, `0 + b` is `b`.
     pub fn add(&mut self, a: DimensionHandle, b: impl Into<DimOrValue>) -> Result<DimensionHandle> {
         let b = self.resolve_dim(b.into());
         if self.value(b) == Some(0) {
             return Ok(a);
+        }
+        if self.value(a) == Some(0) {
+            return Ok(b);
         }
         let sum = match (self.value(a), self.value(b)) {
             (Some(x), Some(y)) => Some(
@@ -571,7 +588,8 @@ impl<'a> InferenceContext<'a> {
         Ok(self.make_dim(difference))
     }
 
-    /// `a * b`; unknown if either is (unless one is 0). `a * 1` is `a`.
+    /// `a * b`; unknown if either is (unless one is 0, which is then the
+    /// result). `a * 1` is `a`, `1 * b` is `b`.
     pub fn multiply(
         &mut self,
         a: DimensionHandle,
@@ -581,7 +599,8 @@ impl<'a> InferenceContext<'a> {
         match (self.value(a), self.value(b)) {
             (_, Some(1)) => Ok(a),
             (Some(1), _) => Ok(b),
-            (Some(0), _) | (_, Some(0)) => Ok(self.make_dim(Some(0))),
+            (Some(0), _) => Ok(a),
+            (_, Some(0)) => Ok(b),
             (Some(x), Some(y)) => {
                 let product = x
                     .checked_mul(y)
@@ -639,16 +658,20 @@ impl<'a> InferenceContext<'a> {
         end: Option<i64>,
     ) -> Result<ShapeHandle> {
         let Some(dims) = self.shapes[s.0 as usize].clone() else {
-            return Ok(self.unknown_shape());
+            return Ok(if start == 0 && end.is_none() {
+                s
+            } else {
+                self.unknown_shape()
+            });
         };
         let rank = dims.len() as i64;
         let fix = |i: i64| if i < 0 { i + rank } else { i.min(rank) };
         let (from, to) = (fix(start), fix(end.unwrap_or(rank)));
         if from < 0 || to < 0 || from > to {
             return Err(self.error(format!(
-                "subshape {start}..{} is out of range for {}",
-                end.map_or(String::new(), |e| e.to_string()),
-                self.describe(s)
+                "{}, for which subshape {start}..{} is out of range",
+                self.describe(s),
+                end.map_or(String::new(), |e| e.to_string())
             )));
         }
         if from == 0 && to == rank {

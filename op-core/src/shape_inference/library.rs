@@ -69,8 +69,8 @@ pub fn broadcast(c: &mut InferenceContext<'_>) -> Result<()> {
             (None, Some(b)) => b,
             (None, None) => c.make_dim(Some(1)),
             (Some(a), Some(b)) => match (c.value(a), c.value(b)) {
-                (Some(1), _) => b,
                 (_, Some(1)) => a,
+                (Some(1), _) => b,
                 (Some(va), Some(vb)) if va == vb => a,
                 (Some(_), Some(_)) => {
                     return Err(c.error(format!(
