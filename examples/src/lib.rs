@@ -35,7 +35,8 @@ use op_core::{
     name = "Examples>ClipByValue",
     attrs("T: {float, double, int32, int64} = DT_FLOAT"),
     inputs("t: T"),
-    outputs("clipped: T")
+    outputs("clipped: T"),
+    shape = "unchanged"
 )]
 pub struct ClipByValue {
     /// The smallest value kept.
@@ -111,7 +112,12 @@ impl<T: Clippable> ClipKernel<T> {
 ///
 /// x: a float or double tensor of any shape.
 /// norm: a scalar.
-#[op(name = "Examples>L2Norm", types(f32, f64), outputs("norm"))]
+#[op(
+    name = "Examples>L2Norm",
+    types(f32, f64),
+    outputs("norm"),
+    shape = "scalar"
+)]
 pub fn l2_norm<T: Element + num_traits::Float>(x: ArrayViewD<'_, T>) -> T {
     x.iter().fold(T::zero(), |sum, v| sum + *v * *v).sqrt()
 }

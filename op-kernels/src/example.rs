@@ -56,7 +56,8 @@ pub fn times_two<T: Double>(input: &[T]) -> Vec<T> {
 #[register_op(
     attrs("T: numbertype"),
     inputs("input: T"),
-    outputs("input_times_two: T")
+    outputs("input_times_two: T"),
+    shape = "unchanged"
 )]
 pub struct Example;
 

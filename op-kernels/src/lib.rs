@@ -13,6 +13,13 @@
 //! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
 //!
+//! Every op has a shape function (by library name, `shape = "unchanged"`,
+//! where one fits; [`zero_out::vector_shape`] and
+//! [`multiple_ins_and_outs::multiple_ins_and_outs_shape`] are custom), so
+//! [`Registry::infer_shapes`](op_core::Registry::infer_shapes) gives their
+//! output shapes without running a kernel, and in debug builds the runtime
+//! checks every kernel's outputs against it.
+//!
 //! # Linking
 //!
 //! A program sees these ops only if it names this crate (see

@@ -60,7 +60,12 @@ fn add_list<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// Returns its list of tensors, of any types, unchanged.
-#[register_op(attrs("T: list(type)"), inputs("in: T"), outputs("out: T"))]
+#[register_op(
+    attrs("T: list(type)"),
+    inputs("in: T"),
+    outputs("out: T"),
+    shape = "pass_through"
+)]
 pub struct PolymorphicListExample;
 
 #[kernel(op = PolymorphicListExample)]
@@ -69,7 +74,12 @@ fn polymorphic_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// Returns its list of float and double tensors unchanged.
-#[register_op(attrs("T: list({float, double})"), inputs("in: T"), outputs("out: T"))]
+#[register_op(
+    attrs("T: list({float, double})"),
+    inputs("in: T"),
+    outputs("out: T"),
+    shape = "pass_through"
+)]
 pub struct ListTypeRestrictionExample;
 
 #[kernel(op = ListTypeRestrictionExample)]
@@ -78,7 +88,12 @@ fn list_type_restriction_example(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// Adds `N` int32 tensors of one shape.
-#[register_op(attrs("N: int"), inputs("in: N * int32"), outputs("out: int32"))]
+#[register_op(
+    attrs("N: int"),
+    inputs("in: N * int32"),
+    outputs("out: int32"),
+    shape = "merge_inputs"
+)]
 pub struct IntListInputExample;
 
 #[kernel(op = IntListInputExample)]
@@ -87,7 +102,12 @@ fn int_list_input_example(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// Adds `N` tensors of one type and one shape.
-#[register_op(attrs("N: int", "T: type"), inputs("in: N * T"), outputs("out: T"))]
+#[register_op(
+    attrs("N: int", "T: type"),
+    inputs("in: N * T"),
+    outputs("out: T"),
+    shape = "merge_inputs"
+)]
 pub struct SameListInputExample;
 
 #[kernel(op = SameListInputExample, types(realnumbertype))]
@@ -96,7 +116,12 @@ fn same_list_input_example<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()
 }
 
 /// Adds at least two int32 tensors of one shape.
-#[register_op(attrs("N: int >= 2"), inputs("in: N * int32"), outputs("out: int32"))]
+#[register_op(
+    attrs("N: int >= 2"),
+    inputs("in: N * int32"),
+    outputs("out: int32"),
+    shape = "merge_inputs"
+)]
 pub struct MinLengthIntListExample;
 
 #[kernel(op = MinLengthIntListExample)]
@@ -105,7 +130,12 @@ fn min_length_int_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// Returns its list of at least three tensors unchanged.
-#[register_op(attrs("T: list(type) >= 3"), inputs("in: T"), outputs("out: T"))]
+#[register_op(
+    attrs("T: list(type) >= 3"),
+    inputs("in: T"),
+    outputs("out: T"),
+    shape = "pass_through"
+)]
 pub struct MinimumLengthPolymorphicListExample;
 
 #[kernel(op = MinimumLengthPolymorphicListExample)]

@@ -12,7 +12,8 @@ use op_core::{Code, Element, Error, KernelContext, Result, Tensor, kernel, regis
 #[register_op(
     attrs("out_type: {float, int32} = DT_FLOAT"),
     inputs("string_tensor: string"),
-    outputs("output: out_type")
+    outputs("output: out_type"),
+    shape = "unchanged"
 )]
 pub struct StringToNumber;
 

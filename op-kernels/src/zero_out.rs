@@ -4,9 +4,21 @@
 //! TensorFlow registers each form under the one name `ZeroOut`, replacing
 //! the previous; here they live side by side, so each has its own name.
 
+use op_core::shape_inference::InferenceContext;
 use op_core::{
     Element, KernelConstruction, KernelContext, Result, kernel, op_requires, register_op,
 };
+
+/// The shape function of the vector-only forms: `to_zero` must be rank 1
+/// (an unknown rank is taken to be 1), and `zeroed` has its shape.
+///
+/// `[5]` gives `[5]` (the input's own dimension); `?` gives `[?]`; `[2,3]`
+/// is an error naming input 0 (`to_zero`) and its shape.
+pub fn vector_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let input = c.input(0)?;
+    let vector = c.with_rank(input, 1)?;
+    c.set_output(0, vector)
+}
 
 /// Copies `input` to output 0 (reusing its buffer when possible) and zeroes
 /// every element except `keep`.
@@ -51,7 +63,11 @@ fn zero_out_generic<T: Element + Default + Clone>(
 /// to_zero: the tensor to zero out.
 /// zeroed: a tensor of `to_zero`'s shape whose first element is
 ///   `to_zero`'s and whose other elements are 0.
-#[register_op(inputs("to_zero: int32"), outputs("zeroed: int32"))]
+#[register_op(
+    inputs("to_zero: int32"),
+    outputs("zeroed: int32"),
+    shape = "unchanged"
+)]
 pub struct ZeroOut;
 
 #[kernel(op = ZeroOut)]
@@ -69,7 +85,8 @@ fn zero_out_int32(ctx: &mut KernelContext<'_>) -> Result<()> {
 #[register_op(
     attrs("T: {float, double, int32} = DT_INT32"),
     inputs("to_zero: T"),
-    outputs("zeroed: T")
+    outputs("zeroed: T"),
+    shape = "unchanged"
 )]
 pub struct ZeroOutPolymorphic;
 
@@ -82,7 +99,11 @@ fn zero_out_polymorphic<T: Element + Default + Clone>(ctx: &mut KernelContext<'_
 ///
 /// to_zero: a vector.
 /// zeroed: `to_zero` with every element but one set to 0.
-#[register_op(inputs("to_zero: int32"), outputs("zeroed: int32"))]
+#[register_op(
+    inputs("to_zero: int32"),
+    outputs("zeroed: int32"),
+    shape_fn = vector_shape
+)]
 pub struct ZeroOutPreserveIndex {
     /// The index of the element to keep.
     pub preserve_index: i64,
@@ -133,7 +154,11 @@ impl ZeroOutPreserveIndexKernel {
 ///
 /// to_zero: a vector.
 /// zeroed: `to_zero` with every element but the first set to 0.
-#[register_op(inputs("to_zero: int32"), outputs("zeroed: int32"))]
+#[register_op(
+    inputs("to_zero: int32"),
+    outputs("zeroed: int32"),
+    shape_fn = vector_shape
+)]
 pub struct ZeroOutVector;
 
 #[kernel(op = ZeroOutVector)]

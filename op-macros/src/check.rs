@@ -11,7 +11,8 @@ use syn::spanned::Spanned;
 
 use crate::dtypes;
 use crate::parse::{
-    AttrOptions, FlagArgs, FnOpArgs, KernelArgs, OpRef, RegisterOpArgs, TypesArg, take_attr_options,
+    AttrOptions, FlagArgs, FnOpArgs, KernelArgs, OpRef, RawExpr, RegisterOpArgs, TypesArg,
+    take_attr_options,
 };
 use crate::spec::{Flags, OpSpec, Spanned as SpannedText, camel_case, doc_comment};
 
@@ -64,37 +65,65 @@ const SHAPE_LIBRARY: [&str; 6] = [
 ];
 
 fn shape_fn(
-    shape: &Option<syn::LitStr>,
+    shape: &Option<RawExpr>,
     custom: &Option<syn::Expr>,
 ) -> darling::Result<Option<ShapeFnModel>> {
-    match (shape, custom) {
-        (Some(name), Some(_)) => Err(error(
-            name.span(),
-            "give either `shape = \"<library function>\"` or `shape_fn = <your function>`, not both",
-        )),
-        (Some(name), None) => {
-            let value = name.value();
-            if SHAPE_LIBRARY.contains(&value.as_str()) {
-                Ok(Some(ShapeFnModel::Library(syn::Ident::new(
-                    &value,
-                    name.span(),
-                ))))
-            } else {
-                let hint = op_spec::suggest::closest(&value, SHAPE_LIBRARY)
-                    .map(|s| format!("did you mean \"{s}\"? "))
-                    .unwrap_or_default();
-                Err(error(
-                    name.span(),
-                    format!(
-                        "no shape function \"{value}\" in the library: {hint}the library has {}; for your own, write `shape_fn = my_shape_fn`",
-                        SHAPE_LIBRARY.join(", ")
-                    ),
-                ))
-            }
-        }
-        (None, Some(expr)) => Ok(Some(ShapeFnModel::Custom(Box::new(expr.clone())))),
-        (None, None) => Ok(None),
+    let Some(shape) = shape else {
+        return Ok(custom
+            .as_ref()
+            .map(|expr| ShapeFnModel::Custom(Box::new(expr.clone()))));
+    };
+    let mut shape = &shape.0;
+    while let syn::Expr::Group(group) = shape {
+        shape = &group.expr;
     }
+    let name = match shape {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(name),
+            ..
+        }) => name,
+        other => {
+            let text = quote::quote!(#other).to_string().replace(' ', "");
+            let fix = if SHAPE_LIBRARY.contains(&text.as_str()) {
+                format!("write `shape = \"{text}\"`")
+            } else {
+                format!("for a function of your own, write `shape_fn = {text}`")
+            };
+            return Err(error(
+                other.span(),
+                format!(
+                    "`shape` takes the name of a library shape function in quotes ({}): {fix}",
+                    SHAPE_LIBRARY.join(", ")
+                ),
+            ));
+        }
+    };
+    if custom.is_some() {
+        return Err(error(
+            name.span(),
+            format!(
+                "`shape = \"{}\"` and `shape_fn = ...` both give the op's shape function: keep one, `shape` for a function of `op_core::shape_inference::library` or `shape_fn` for your own",
+                name.value()
+            ),
+        ));
+    }
+    let value = name.value();
+    if SHAPE_LIBRARY.contains(&value.as_str()) {
+        return Ok(Some(ShapeFnModel::Library(syn::Ident::new(
+            &value,
+            name.span(),
+        ))));
+    }
+    let hint = op_spec::suggest::closest(&value, SHAPE_LIBRARY)
+        .map(|s| format!("did you mean \"{s}\"? "))
+        .unwrap_or_default();
+    Err(error(
+        name.span(),
+        format!(
+            "no shape function \"{value}\" in the library: {hint}the library has {}; for your own, write `shape_fn = my_shape_fn`",
+            SHAPE_LIBRARY.join(", ")
+        ),
+    ))
 }
 
 fn flags(args: &FlagArgs) -> Flags {

@@ -264,6 +264,17 @@ fn unquoted_strings(tokens: &proc_macro2::TokenStream) -> darling::Result<()> {
     errors.finish()
 }
 
+/// An expression as written. (darling's `syn::Expr` would parse the
+/// contents of a string literal as the expression.)
+#[derive(Clone, Debug)]
+pub struct RawExpr(pub syn::Expr);
+
+impl FromMeta for RawExpr {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(RawExpr(expr.clone()))
+    }
+}
+
 /// `#[register_op(...)]`.
 #[derive(Debug, FromMeta)]
 pub struct RegisterOpArgs {
@@ -275,8 +286,9 @@ pub struct RegisterOpArgs {
     #[darling(default)]
     pub outputs: StrList,
     pub wrapper: Option<syn::Ident>,
-    /// `shape = "unchanged"`: a library shape function, by name.
-    pub shape: Option<syn::LitStr>,
+    /// `shape = "unchanged"`: a library shape function, by name (any
+    /// expression here, so that check.rs can explain one without quotes).
+    pub shape: Option<RawExpr>,
     /// `shape_fn = my_fn` (or a closure): a custom shape function.
     pub shape_fn: Option<syn::Expr>,
     #[darling(flatten)]
@@ -291,8 +303,9 @@ pub struct FnOpArgs {
     pub types: Vec<TypesArg>,
     #[darling(default)]
     pub outputs: StrList,
-    /// `shape = "unchanged"`: a library shape function, by name.
-    pub shape: Option<syn::LitStr>,
+    /// `shape = "unchanged"`: a library shape function, by name (any
+    /// expression here, so that check.rs can explain one without quotes).
+    pub shape: Option<RawExpr>,
     /// `shape_fn = my_fn` (or a closure): a custom shape function.
     pub shape_fn: Option<syn::Expr>,
     #[darling(flatten)]
