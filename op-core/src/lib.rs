@@ -15,6 +15,8 @@
 //!   forwarding, while it runs).
 //! - [`shape_inference`]: shape functions over partially known shapes, a
 //!   library of common ones, and a one-line test notation.
+//! - [`resource`]: resources shared between kernels, reached by owning
+//!   handles or by name through a [`resource::ResourceMgr`].
 //! - [`node`]: [`Node`], an op instance with its attrs inferred from its
 //!   inputs and checked.
 //! - [`Tensor`], [`TensorShape`], [`Element`]: dynamically typed
@@ -43,6 +45,7 @@ pub mod kernel;
 pub mod node;
 pub mod op;
 pub mod registry;
+pub mod resource;
 pub mod resource_handle;
 pub mod runtime;
 pub mod shape;

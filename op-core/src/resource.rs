@@ -1,0 +1,418 @@
+//! Resources: state shared between kernels and calls, such as variables and
+//! lookup tables (TensorFlow's `ResourceBase`, `ResourceMgr` and
+//! `ContainerInfo`).
+//!
+//! A resource is any `Send + Sync` type implementing [`Resource`]; it guards
+//! its own state (a `Mutex`, an `RwLock`, atomics). It is reached in one of
+//! two ways:
+//!
+//! - **by handle**: [`ResourceHandle::owning`] makes a handle that owns the
+//!   resource; the resource is dropped exactly when the last owning handle
+//!   is. [`ResourceMgr::resource`] resolves any handle, checking its type.
+//! - **by name**: a [`ResourceMgr`] keeps resources in named containers, for
+//!   sharing between nodes: [`create`](ResourceMgr::create),
+//!   [`lookup`](ResourceMgr::lookup), [`lookup_or_create`](ResourceMgr::lookup_or_create)
+//!   (atomic: racing threads create one resource), [`delete`](ResourceMgr::delete),
+//!   [`cleanup`](ResourceMgr::cleanup) of a container, [`clear`](ResourceMgr::clear),
+//!   and unowned entries that vanish with their resource
+//!   ([`create_unowned`](ResourceMgr::create_unowned)).
+//!   [`ContainerInfo`] applies TensorFlow's container / `shared_name` /
+//!   node-name rules.
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use op_core::resource::{Resource, ResourceMgr};
+//!
+//! #[derive(Debug, Default)]
+//! struct Counter(Mutex<i64>);
+//! impl Resource for Counter {
+//!     fn debug_string(&self) -> String {
+//!         format!("Counter({})", self.0.lock().unwrap())
+//!     }
+//! }
+//!
+//! let mgr = ResourceMgr::new();
+//! let a = mgr.lookup_or_create("", "steps", || Ok(Counter::default()))?;
+//! *a.0.lock().unwrap() += 1;
+//! let b = mgr.lookup::<Counter>("", "steps")?;
+//! assert_eq!(*b.0.lock().unwrap(), 1);
+//! assert_eq!(mgr.lookup::<Counter>("", "nope").unwrap_err().code(), op_core::Code::NotFound);
+//! # Ok::<(), op_core::Error>(())
+//! ```
+
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use crate::resource_handle::ResourceHandle;
+use crate::{Error, Result};
+
+/// A resource: state that outlives a kernel call, shared by kernels.
+///
+/// Implementors are `Send + Sync` and guard their own state.
+pub trait Resource: Any + Send + Sync {
+    /// A short description for messages and listings; keep it short even
+    /// for big resources (a size, not the contents).
+    fn debug_string(&self) -> String;
+
+    /// The memory the resource holds, in bytes, if it knows.
+    fn memory_used(&self) -> usize {
+        0
+    }
+}
+
+/// The default container of a [`ResourceMgr`] (TensorFlow's).
+pub const DEFAULT_CONTAINER: &str = "localhost";
+
+enum Entry {
+    Owned(Arc<dyn Resource>),
+    Unowned(Weak<dyn Resource>),
+}
+
+impl Entry {
+    fn get(&self) -> Option<Arc<dyn Resource>> {
+        match self {
+            Entry::Owned(r) => Some(r.clone()),
+            Entry::Unowned(w) => w.upgrade(),
+        }
+    }
+}
+
+/// One entry per (type, name), as in TensorFlow: one name may hold
+/// resources of different types.
+type Container = HashMap<(TypeId, String), (&'static str, Entry)>;
+
+/// Resources by container and name (TensorFlow's `ResourceMgr`).
+pub struct ResourceMgr {
+    default_container: String,
+    containers: Mutex<BTreeMap<String, Container>>,
+}
+
+impl Default for ResourceMgr {
+    fn default() -> Self {
+        ResourceMgr::new()
+    }
+}
+
+impl std::fmt::Debug for ResourceMgr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.debug_string())
+    }
+}
+
+fn downcast<T: Resource>(
+    resource: Arc<dyn Resource>,
+) -> std::result::Result<Arc<T>, Arc<dyn Resource>> {
+    let any: Arc<dyn Any + Send + Sync> = resource.clone();
+    any.downcast::<T>().map_err(|_| resource)
+}
+
+impl ResourceMgr {
+    /// A manager whose default container is `localhost`.
+    pub fn new() -> Self {
+        ResourceMgr::with_default_container(DEFAULT_CONTAINER)
+    }
+
+    /// A manager with another default container.
+    pub fn with_default_container(name: impl Into<String>) -> Self {
+        ResourceMgr {
+            default_container: name.into(),
+            containers: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The container that `""` stands for.
+    pub fn default_container(&self) -> &str {
+        &self.default_container
+    }
+
+    fn container_name<'c>(&'c self, container: &'c str) -> &'c str {
+        if container.is_empty() {
+            &self.default_container
+        } else {
+            container
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Container>> {
+        // Resources guard their own state; our map stays consistent even if
+        // a thread panicked while holding the lock.
+        self.containers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn insert<T: Resource>(&self, container: &str, name: &str, entry: Entry) -> Result<()> {
+        let container = self.container_name(container).to_owned();
+        let mut containers = self.lock();
+        let slot = containers.entry(container.clone()).or_default();
+        let key = (TypeId::of::<T>(), name.to_owned());
+        if slot.get(&key).is_some_and(|(_, e)| e.get().is_some()) {
+            return Err(Error::already_exists(format!(
+                "resource '{name}' of type {} already exists in container '{container}'",
+                std::any::type_name::<T>()
+            )));
+        }
+        slot.insert(key, (std::any::type_name::<T>(), entry));
+        Ok(())
+    }
+
+    /// Adds `resource` as `container`/`name` (`""` is the default
+    /// container). `AlreadyExists` if a live resource of type `T` has that
+    /// name.
+    pub fn create<T: Resource>(
+        &self,
+        container: &str,
+        name: &str,
+        resource: impl Into<Arc<T>>,
+    ) -> Result<()> {
+        let resource: Arc<T> = resource.into();
+        self.insert::<T>(container, name, Entry::Owned(resource))
+    }
+
+    /// Adds `resource` without owning it: the entry vanishes when the
+    /// resource's last owner drops it (TensorFlow's `CreateUnowned`).
+    pub fn create_unowned<T: Resource>(
+        &self,
+        container: &str,
+        name: &str,
+        resource: &Arc<T>,
+    ) -> Result<()> {
+        let resource: Arc<dyn Resource> = resource.clone();
+        self.insert::<T>(container, name, Entry::Unowned(Arc::downgrade(&resource)))
+    }
+
+    /// The resource `container`/`name` of type `T`. `NotFound` if there is
+    /// none (the message mentions a same-named resource of another type).
+    pub fn lookup<T: Resource>(&self, container: &str, name: &str) -> Result<Arc<T>> {
+        let container = self.container_name(container);
+        let containers = self.lock();
+        let found = containers
+            .get(container)
+            .and_then(|c| c.get(&(TypeId::of::<T>(), name.to_owned())))
+            .and_then(|(_, e)| e.get());
+        if let Some(resource) = found {
+            return downcast::<T>(resource)
+                .map_err(|_| Error::internal("a resource is stored under the wrong type"));
+        }
+        let other = containers.get(container).and_then(|c| {
+            c.iter()
+                .find(|((_, n), (_, e))| n == name && e.get().is_some())
+                .map(|(_, (type_name, _))| *type_name)
+        });
+        let hint = other
+            .map(|t| format!(" (container '{container}' has a resource '{name}' of type {t})"))
+            .unwrap_or_default();
+        Err(Error::not_found(format!(
+            "resource '{name}' of type {} does not exist in container '{container}'{hint}",
+            std::any::type_name::<T>()
+        )))
+    }
+
+    /// The resource `container`/`name` of type `T`, created with `create`
+    /// if there is none. Atomic: threads racing here create one resource
+    /// (`create` runs under the manager's lock, so it must not use the
+    /// manager itself).
+    pub fn lookup_or_create<T: Resource>(
+        &self,
+        container: &str,
+        name: &str,
+        create: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let container = self.container_name(container).to_owned();
+        let mut containers = self.lock();
+        let slot = containers.entry(container).or_default();
+        let key = (TypeId::of::<T>(), name.to_owned());
+        if let Some(resource) = slot.get(&key).and_then(|(_, e)| e.get()) {
+            return downcast::<T>(resource)
+                .map_err(|_| Error::internal("a resource is stored under the wrong type"));
+        }
+        let resource = Arc::new(create()?);
+        slot.insert(
+            key,
+            (std::any::type_name::<T>(), Entry::Owned(resource.clone())),
+        );
+        Ok(resource)
+    }
+
+    /// Removes resource `container`/`name` of type `T`; the resource itself
+    /// lives on while someone holds it. `NotFound` if there is none.
+    pub fn delete<T: Resource>(&self, container: &str, name: &str) -> Result<()> {
+        self.delete_by_id(
+            container,
+            name,
+            TypeId::of::<T>(),
+            std::any::type_name::<T>(),
+        )
+    }
+
+    fn delete_by_id(
+        &self,
+        container: &str,
+        name: &str,
+        type_id: TypeId,
+        type_name: &str,
+    ) -> Result<()> {
+        let container = self.container_name(container);
+        let mut containers = self.lock();
+        let removed = containers
+            .get_mut(container)
+            .and_then(|c| c.remove(&(type_id, name.to_owned())))
+            .and_then(|(_, e)| e.get());
+        match removed {
+            Some(_) => Ok(()),
+            None => Err(Error::not_found(format!(
+                "resource '{name}' of type {type_name} does not exist in container '{container}'"
+            ))),
+        }
+    }
+
+    /// Removes the resource `handle` names. `InvalidArgument` for a handle
+    /// that does not know its resource's type.
+    pub fn delete_handle(&self, handle: &ResourceHandle) -> Result<()> {
+        let type_id = handle.type_id.ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "resource handle '{}' does not know its resource's type, so it cannot delete it",
+                handle.name
+            ))
+        })?;
+        self.delete_by_id(&handle.container, &handle.name, type_id, &handle.type_name)
+    }
+
+    /// The resource `handle` refers to, as a `T`: the one it owns, or the one
+    /// of its container and name here. A handle of another type is an
+    /// `InvalidArgument` error; a resource that was deleted is `NotFound`.
+    pub fn resource<T: Resource>(&self, handle: &ResourceHandle) -> Result<Arc<T>> {
+        if handle.is_type::<T>() == Some(false) {
+            return Err(Error::invalid_argument(format!(
+                "resource handle '{}' refers to a {}, not a {}",
+                handle.name,
+                handle.type_name,
+                std::any::type_name::<T>()
+            )));
+        }
+        match &handle.owner {
+            Some(owner) => downcast::<T>(owner.clone()).map_err(|_| {
+                Error::invalid_argument(format!(
+                    "resource handle '{}' refers to a {}, not a {}",
+                    handle.name,
+                    handle.type_name,
+                    std::any::type_name::<T>()
+                ))
+            }),
+            None => self.lookup::<T>(&handle.container, &handle.name),
+        }
+    }
+
+    /// Removes every resource of `container` and the container itself
+    /// (nothing to do if it does not exist).
+    pub fn cleanup(&self, container: &str) {
+        let container = self.container_name(container).to_owned();
+        self.lock().remove(&container);
+    }
+
+    /// Removes every resource of every container.
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+
+    /// Every live resource: `container/name (type): debug string`, sorted.
+    pub fn debug_string(&self) -> String {
+        let containers = self.lock();
+        let mut lines = Vec::new();
+        for (container, entries) in containers.iter() {
+            for ((_, name), (type_name, entry)) in entries {
+                if let Some(resource) = entry.get() {
+                    lines.push(format!(
+                        "{container}/{name} ({type_name}): {}",
+                        resource.debug_string()
+                    ));
+                }
+            }
+        }
+        lines.sort();
+        lines.join("\n")
+    }
+}
+
+/// Where a stateful node's resource lives: TensorFlow's `ContainerInfo`,
+/// from the node's `container` and `shared_name` attrs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContainerInfo {
+    container: String,
+    name: String,
+    private_to_kernel: bool,
+}
+
+static NEXT_PRIVATE: AtomicU64 = AtomicU64::new(0);
+
+fn is_valid_container_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
+        && chars.all(|c| c.is_ascii_alphanumeric() || "_.-/".contains(c))
+}
+
+impl ContainerInfo {
+    /// The rules of TensorFlow's `ContainerInfo::Init`:
+    ///
+    /// - the container is `container`, or the manager's default if empty;
+    ///   it must match `[A-Za-z0-9.][A-Za-z0-9_.\-/]*`;
+    /// - the name is `shared_name` (which must not start with `_`, kept for
+    ///   generated names); if empty, the node's name when
+    ///   `use_node_name_as_default`, else a unique `_<n>_<node name>`, and
+    ///   the resource is then private to the kernel.
+    pub fn new(
+        mgr: &ResourceMgr,
+        container: &str,
+        shared_name: &str,
+        node_name: &str,
+        use_node_name_as_default: bool,
+    ) -> Result<Self> {
+        if !container.is_empty() && !is_valid_container_name(container) {
+            return Err(Error::invalid_argument(format!(
+                "container '{container}' contains invalid characters: use letters, digits and _.-/ (not first: _-/)"
+            )));
+        }
+        if shared_name.starts_with('_') {
+            return Err(Error::invalid_argument(format!(
+                "shared_name '{shared_name}' cannot start with '_', which is kept for generated names"
+            )));
+        }
+        let container = if container.is_empty() {
+            mgr.default_container().to_owned()
+        } else {
+            container.to_owned()
+        };
+        let (name, private_to_kernel) = if !shared_name.is_empty() {
+            (shared_name.to_owned(), false)
+        } else if use_node_name_as_default {
+            (node_name.to_owned(), false)
+        } else {
+            let n = NEXT_PRIVATE.fetch_add(1, Ordering::Relaxed);
+            (format!("_{n}_{node_name}"), true)
+        };
+        Ok(ContainerInfo {
+            container,
+            name,
+            private_to_kernel,
+        })
+    }
+
+    /// The container.
+    pub fn container(&self) -> &str {
+        &self.container
+    }
+
+    /// The resource's name in the container.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the name was generated, so no other node shares the resource.
+    pub fn resource_is_private_to_kernel(&self) -> bool {
+        self.private_to_kernel
+    }
+}
