@@ -9,6 +9,7 @@ use op_spec::{ArgDef, DType};
 
 use crate::element::Element;
 use crate::node::Node;
+use crate::resource::ResourceMgr;
 use crate::tensor::Tensor;
 use crate::{Error, OpDef, Result};
 
@@ -42,6 +43,7 @@ pub struct KernelContext<'a> {
     /// Inputs whose buffers went to an output; usually empty (no allocation).
     forwarded: Vec<usize>,
     outputs: &'a mut [Option<Tensor>],
+    resources: &'a ResourceMgr,
 }
 
 impl<'a> KernelContext<'a> {
@@ -53,6 +55,7 @@ impl<'a> KernelContext<'a> {
         node_name: &'a str,
         inputs: &'a mut [Tensor],
         outputs: &'a mut [Option<Tensor>],
+        resources: &'a ResourceMgr,
     ) -> Self {
         KernelContext {
             op,
@@ -61,7 +64,13 @@ impl<'a> KernelContext<'a> {
             inputs,
             forwarded: Vec::new(),
             outputs,
+            resources,
         }
+    }
+
+    /// The device's resource manager, for kernels of stateful ops.
+    pub fn resource_manager(&self) -> &'a ResourceMgr {
+        self.resources
     }
 
     /// The op's definition.

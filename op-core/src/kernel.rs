@@ -12,6 +12,7 @@
 
 use crate::context::KernelContext;
 use crate::node::{FromAttrValue, Node};
+use crate::resource::ResourceMgr;
 use crate::{OpDef, Result};
 
 /// The name of the CPU device.
@@ -45,24 +46,37 @@ pub trait OpKernel: Send + Sync + 'static {
 
 /// What a kernel sees when it is created: the op, the node with every attr
 /// resolved, and the device (TensorFlow's `OpKernelConstruction`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct KernelConstruction<'a> {
     pub(crate) op: &'a OpDef,
     pub(crate) node: &'a Node,
     pub(crate) node_name: &'a str,
     pub(crate) device: &'a str,
+    pub(crate) resources: &'a ResourceMgr,
 }
 
 impl<'a> KernelConstruction<'a> {
     /// A construction for `node` of `op` on `device`, for running a kernel by
     /// hand (the runtime builds these itself).
-    pub fn new(op: &'a OpDef, node: &'a Node, node_name: &'a str, device: &'a str) -> Self {
+    pub fn new(
+        op: &'a OpDef,
+        node: &'a Node,
+        node_name: &'a str,
+        device: &'a str,
+        resources: &'a ResourceMgr,
+    ) -> Self {
         KernelConstruction {
             op,
             node,
             node_name,
             device,
+            resources,
         }
+    }
+
+    /// The device's resource manager, for kernels of stateful ops.
+    pub fn resource_manager(&self) -> &'a ResourceMgr {
+        self.resources
     }
 
     /// The op's definition.
@@ -94,6 +108,16 @@ impl<'a> KernelConstruction<'a> {
     /// generates for the fields of an op struct).
     pub fn attrs<A: OpAttrs>(&self) -> Result<A> {
         A::from_node(self.node)
+    }
+}
+
+impl std::fmt::Debug for KernelConstruction<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KernelConstruction")
+            .field("op", &self.op.name)
+            .field("node_name", &self.node_name)
+            .field("device", &self.device)
+            .finish_non_exhaustive()
     }
 }
 

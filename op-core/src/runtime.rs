@@ -21,6 +21,7 @@ use crate::context::KernelContext;
 use crate::kernel::{DEVICE_CPU, KernelConstruction, OpKernel};
 use crate::node::{InputTypes, Node, NodeBuilder};
 use crate::registry::{KernelRegistration, Registry};
+use crate::resource::ResourceMgr;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::{Error, Result};
@@ -65,6 +66,8 @@ pub struct Runtime {
     /// Whether each call checks its outputs' shapes against the op's shape
     /// function.
     check_shapes: bool,
+    /// The device's resources, shared by this runtime's kernels.
+    resources: Arc<ResourceMgr>,
 }
 
 /// Where one node's prepared op goes once created.
@@ -102,7 +105,14 @@ impl Runtime {
             id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
             prepared: Mutex::new(HashMap::new()),
             check_shapes: cfg!(debug_assertions),
+            resources: Arc::new(ResourceMgr::new()),
         }
+    }
+
+    /// The resource manager of this runtime's device, which its kernels
+    /// share (`KernelContext::resource_manager`).
+    pub fn resource_manager(&self) -> &Arc<ResourceMgr> {
+        &self.resources
     }
 
     /// Whether every call checks its outputs' shapes against what the op's
@@ -176,7 +186,8 @@ impl Runtime {
             return Ok(prepared.clone());
         }
         let registration = self.registry.select_kernel(entry, &node, self.device)?;
-        let construction = KernelConstruction::new(entry.def(), &node, node_name, self.device);
+        let construction =
+            KernelConstruction::new(entry.def(), &node, node_name, self.device, &self.resources);
         let frame = || {
             format!(
                 "while creating kernel {} for op {} (node '{node_name}', {})",
@@ -202,6 +213,7 @@ impl Runtime {
             device: self.device,
             kernel,
             registration,
+            resources: self.resources.clone(),
             shape_check: if self.check_shapes {
                 entry.shape_fn()
             } else {
@@ -266,6 +278,7 @@ pub struct PreparedOp {
     registration: &'static KernelRegistration,
     /// The shape function to check outputs against, when checking is on.
     shape_check: Option<ShapeFn>,
+    resources: Arc<ResourceMgr>,
 }
 
 impl std::fmt::Debug for PreparedOp {
@@ -331,8 +344,14 @@ impl PreparedOp {
             &mut many
         };
         let result = {
-            let mut ctx =
-                KernelContext::new(&self.op, &self.node, &self.node_name, &mut inputs, outputs);
+            let mut ctx = KernelContext::new(
+                &self.op,
+                &self.node,
+                &self.node_name,
+                &mut inputs,
+                outputs,
+                &self.resources,
+            );
             catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
         };
         match result {
