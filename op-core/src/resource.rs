@@ -77,6 +77,16 @@ impl Entry {
             Entry::Unowned(w) => w.upgrade(),
         }
     }
+
+    /// Whether the resource lives, without taking a reference: an upgraded
+    /// `Weak` dropped under the manager's lock could be the last reference,
+    /// and drop the resource there.
+    fn is_live(&self) -> bool {
+        match self {
+            Entry::Owned(_) => true,
+            Entry::Unowned(w) => w.strong_count() > 0,
+        }
+    }
 }
 
 /// One entry per (type, name), as in TensorFlow: one name may hold
@@ -148,7 +158,7 @@ impl ResourceMgr {
         let mut containers = self.lock();
         let slot = containers.entry(container.clone()).or_default();
         let key = (TypeId::of::<T>(), name.to_owned());
-        if slot.get(&key).is_some_and(|(_, e)| e.get().is_some()) {
+        if slot.get(&key).is_some_and(|(_, e)| e.is_live()) {
             return Err(Error::already_exists(format!(
                 "resource '{name}' of type {} already exists in container '{container}'",
                 std::any::type_name::<T>()
@@ -198,7 +208,7 @@ impl ResourceMgr {
         }
         let other = containers.get(container).and_then(|c| {
             c.iter()
-                .find(|((_, n), (_, e))| n == name && e.get().is_some())
+                .find(|((_, n), (_, e))| n == name && e.is_live())
                 .map(|(_, (type_name, _))| *type_name)
         });
         let hint = other
@@ -260,6 +270,9 @@ impl ResourceMgr {
             .get_mut(container)
             .and_then(|c| c.remove(&(type_id, name.to_owned())))
             .and_then(|(_, e)| e.get());
+        // Release the lock before the resource may be dropped: its `Drop`
+        // may use the manager (TensorFlow, too, unrefs outside the lock).
+        drop(containers);
         match removed {
             Some(_) => Ok(()),
             None => Err(Error::not_found(format!(
@@ -309,16 +322,23 @@ impl ResourceMgr {
     /// (nothing to do if it does not exist).
     pub fn cleanup(&self, container: &str) {
         let container = self.container_name(container).to_owned();
-        self.lock().remove(&container);
+        // Drop the resources after releasing the lock (see `delete_by_id`).
+        let removed = self.lock().remove(&container);
+        drop(removed);
     }
 
     /// Removes every resource of every container.
     pub fn clear(&self) {
-        self.lock().clear();
+        // Drop the resources after releasing the lock (see `delete_by_id`).
+        let removed = std::mem::take(&mut *self.lock());
+        drop(removed);
     }
 
     /// Every live resource: `container/name (type): debug string`, sorted.
     pub fn debug_string(&self) -> String {
+        // Upgraded resources are dropped after the lock is released (see
+        // `delete_by_id`): `live` is declared before the guard.
+        let mut live = Vec::new();
         let containers = self.lock();
         let mut lines = Vec::new();
         for (container, entries) in containers.iter() {
@@ -328,6 +348,7 @@ impl ResourceMgr {
                         "{container}/{name} ({type_name}): {}",
                         resource.debug_string()
                     ));
+                    live.push(resource);
                 }
             }
         }
