@@ -12,6 +12,7 @@
 //! | [`StringToNumber`](string_to_number::StringToNumber) | kernel generic over the output type attr `out_type` |
 //! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
+//! | the hash table ops ([`simple_hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
 //! where one fits; [`zero_out::vector_shape`] and
@@ -29,6 +30,7 @@
 pub mod example;
 pub mod list;
 pub mod multiple_ins_and_outs;
+pub mod simple_hash_table;
 pub mod string_to_number;
 pub mod zero_out;
 

@@ -7,6 +7,12 @@ use op_core::{Code, DType};
 /// Every op this crate registers, with its kernel count.
 const OPS: &[(&str, usize)] = &[
     ("Example", 14),
+    ("Examples>SimpleHashTableCreate", 15),
+    ("Examples>SimpleHashTableExport", 15),
+    ("Examples>SimpleHashTableFind", 15),
+    ("Examples>SimpleHashTableImport", 15),
+    ("Examples>SimpleHashTableInsert", 15),
+    ("Examples>SimpleHashTableRemove", 15),
     ("IntListInputExample", 1),
     ("ListTypeRestrictionExample", 1),
     ("MinLengthIntListExample", 1),

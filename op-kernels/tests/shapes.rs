@@ -40,6 +40,12 @@ fn every_op_has_a_shape_function() {
         "MinLengthIntListExample",
         "MinimumLengthPolymorphicListExample",
         "MultipleInsAndOuts",
+        "Examples>SimpleHashTableCreate",
+        "Examples>SimpleHashTableFind",
+        "Examples>SimpleHashTableInsert",
+        "Examples>SimpleHashTableRemove",
+        "Examples>SimpleHashTableExport",
+        "Examples>SimpleHashTableImport",
     ];
     for op in ops {
         let entry = Registry::global().op(op).unwrap();
