@@ -151,6 +151,18 @@ impl Node {
         self.output_ranges.get(index).map(|(_, r)| r.clone())
     }
 
+    /// The input arg that flattened input `index` belongs to, and its
+    /// position within that arg (0 for a single-tensor arg).
+    pub fn input_arg_of(&self, index: usize) -> Option<(usize, usize)> {
+        arg_of(&self.input_ranges, index)
+    }
+
+    /// The output arg that flattened output `index` belongs to, and its
+    /// position within that arg.
+    pub fn output_arg_of(&self, index: usize) -> Option<(usize, usize)> {
+        arg_of(&self.output_ranges, index)
+    }
+
     /// The indices, in the flattened outputs, of the tensors of output arg `name`.
     pub fn output_range(&self, name: &str) -> Option<Range<usize>> {
         self.output_ranges
@@ -158,6 +170,13 @@ impl Node {
             .find(|(n, _)| n == name)
             .map(|(_, r)| r.clone())
     }
+}
+
+fn arg_of(ranges: &[(String, Range<usize>)], index: usize) -> Option<(usize, usize)> {
+    ranges
+        .iter()
+        .position(|(_, r)| r.contains(&index))
+        .map(|arg| (arg, index - ranges[arg].1.start))
 }
 
 /// Builds a [`Node`] of an op from its inputs' dtypes and explicit attrs.

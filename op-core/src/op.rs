@@ -54,13 +54,11 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// Whether `signature` has a `type` or `list(type)` attr named `attr`
-/// (for `#[kernel]`'s compile-time checks).
-#[doc(hidden)]
-pub const fn has_type_attr(signature: &OpSignature, attr: &str) -> bool {
+/// Whether `names` contains `name`.
+const fn contains(names: &[&str], name: &str) -> bool {
     let mut i = 0;
-    while i < signature.type_attrs.len() {
-        if str_eq(signature.type_attrs[i].name, attr) {
+    while i < names.len() {
+        if str_eq(names[i], name) {
             return true;
         }
         i += 1;
@@ -68,27 +66,44 @@ pub const fn has_type_attr(signature: &OpSignature, attr: &str) -> bool {
     false
 }
 
+/// The type attr of `signature` named `attr`.
+const fn find_type_attr<'s>(
+    signature: &'s OpSignature,
+    attr: &str,
+) -> Option<&'s TypeAttrSignature> {
+    let mut i = 0;
+    while i < signature.type_attrs.len() {
+        if str_eq(signature.type_attrs[i].name, attr) {
+            return Some(&signature.type_attrs[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether `signature` has a `type` or `list(type)` attr named `attr`
+/// (for `#[kernel]`'s compile-time checks).
+#[doc(hidden)]
+pub const fn has_type_attr(signature: &OpSignature, attr: &str) -> bool {
+    find_type_attr(signature, attr).is_some()
+}
+
 /// Whether type attr `attr` of `signature` allows `dtype` (for `#[kernel]`'s
 /// compile-time checks).
 #[doc(hidden)]
 pub const fn type_attr_allows(signature: &OpSignature, attr: &str, dtype: DType) -> bool {
-    let mut i = 0;
-    while i < signature.type_attrs.len() {
-        let candidate = &signature.type_attrs[i];
-        if str_eq(candidate.name, attr) {
-            let Some(allowed) = candidate.allowed else {
-                return true;
-            };
-            let mut j = 0;
-            while j < allowed.len() {
-                if allowed[j] as i32 == dtype as i32 {
-                    return true;
-                }
-                j += 1;
-            }
-            return false;
+    let Some(found) = find_type_attr(signature, attr) else {
+        return false;
+    };
+    let Some(allowed) = found.allowed else {
+        return true;
+    };
+    let mut j = 0;
+    while j < allowed.len() {
+        if allowed[j] as i32 == dtype as i32 {
+            return true;
         }
-        i += 1;
+        j += 1;
     }
     false
 }
@@ -97,19 +112,5 @@ pub const fn type_attr_allows(signature: &OpSignature, attr: &str, dtype: DType)
 /// `#[kernel(host_memory(...))]`'s compile-time checks).
 #[doc(hidden)]
 pub const fn has_arg(signature: &OpSignature, arg: &str) -> bool {
-    let mut i = 0;
-    while i < signature.inputs.len() {
-        if str_eq(signature.inputs[i], arg) {
-            return true;
-        }
-        i += 1;
-    }
-    let mut i = 0;
-    while i < signature.outputs.len() {
-        if str_eq(signature.outputs[i], arg) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    contains(signature.inputs, arg) || contains(signature.outputs, arg)
 }

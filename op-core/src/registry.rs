@@ -186,6 +186,19 @@ impl OpEntry {
         self.registration
     }
 
+    /// A node of this op with inputs of these dtypes and these explicit
+    /// attrs (the others inferred or defaulted), checked.
+    pub fn node(&self, input_types: &[InputTypes], attrs: &[(&str, AttrValue)]) -> Result<Node> {
+        let mut builder = NodeBuilder::new(&self.def);
+        for input in input_types {
+            builder = builder.input_types(input.clone());
+        }
+        for (name, value) in attrs {
+            builder = builder.attr(*name, value.clone());
+        }
+        builder.build()
+    }
+
     /// The op's shape function, if it has one.
     pub fn shape_fn(&self) -> Option<ShapeFn> {
         self.registration.shape_fn
@@ -476,14 +489,7 @@ impl Registry {
         input_tensors: &[Option<&Tensor>],
     ) -> Result<Vec<PartialShape>> {
         let entry = self.op(op)?;
-        let mut builder = NodeBuilder::new(entry.def());
-        for input in input_types {
-            builder = builder.input_types(input.clone());
-        }
-        for (name, value) in attrs {
-            builder = builder.attr(*name, value.clone());
-        }
-        let node = builder.build()?;
+        let node = entry.node(input_types, attrs)?;
         match entry.shape_fn() {
             Some(f) => {
                 crate::shape_inference::infer(entry.def(), &node, f, input_shapes, input_tensors)

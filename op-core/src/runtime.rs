@@ -19,7 +19,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::context::KernelContext;
 use crate::kernel::{DEVICE_CPU, KernelConstruction, OpKernel};
-use crate::node::{InputTypes, Node, NodeBuilder};
+use crate::node::{InputTypes, Node};
 use crate::registry::{KernelRegistration, Registry};
 use crate::resource::ResourceMgr;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
@@ -166,14 +166,7 @@ impl Runtime {
         node_name: Option<&str>,
     ) -> Result<Arc<PreparedOp>> {
         let entry = self.registry.op(op)?;
-        let mut builder = NodeBuilder::new(entry.def());
-        for input in inputs {
-            builder = builder.input_types(input.clone());
-        }
-        for (name, value) in attrs {
-            builder = builder.attr(*name, value.clone());
-        }
-        let node = builder.build()?;
+        let node = entry.node(inputs, attrs)?;
         let node_name = node_name.unwrap_or(op);
         let key = node_key(&node, node_name);
 
@@ -423,13 +416,9 @@ impl PreparedOp {
     }
 
     fn output_name(&self, index: usize) -> String {
-        (0..self.op.outputs.len())
-            .find_map(|arg| {
-                let range = self.node.output_arg_range(arg)?;
-                range
-                    .contains(&index)
-                    .then(|| format!("'{}'", self.op.outputs[arg].name))
-            })
+        self.node
+            .output_arg_of(index)
+            .map(|(arg, _)| format!("'{}'", self.op.outputs[arg].name))
             .unwrap_or_default()
     }
 
@@ -455,27 +444,24 @@ impl PreparedOp {
                 inputs.len()
             ));
         }
-        for (arg, def) in self.op.inputs.iter().enumerate() {
-            let range = self.node.input_arg_range(arg).unwrap_or_default();
-            for i in range.clone() {
-                if inputs[i].dtype() != expected[i] {
-                    let position = if def.is_list() {
-                        format!("[{}]", i - range.start)
-                    } else {
-                        String::new()
-                    };
-                    return Error::invalid_argument(format!(
-                        "op {} (node '{}'): input '{}'{position} must be {}, got a tensor of {}",
-                        self.op.name,
-                        self.node_name,
-                        def.name,
-                        expected[i],
-                        inputs[i].dtype()
-                    ));
-                }
-            }
-        }
-        Error::internal("input check failed without a mismatch")
+        let Some(i) = (0..inputs.len()).find(|&i| inputs[i].dtype() != expected[i]) else {
+            return Error::internal("input check failed without a mismatch");
+        };
+        let (arg, position) = self.node.input_arg_of(i).unwrap_or_default();
+        let def = &self.op.inputs[arg];
+        let position = if def.is_list() {
+            format!("[{position}]")
+        } else {
+            String::new()
+        };
+        Error::invalid_argument(format!(
+            "op {} (node '{}'): input '{}'{position} must be {}, got a tensor of {}",
+            self.op.name,
+            self.node_name,
+            def.name,
+            expected[i],
+            inputs[i].dtype()
+        ))
     }
 }
 

@@ -239,19 +239,15 @@ impl<'a> InferenceContext<'a> {
     }
 
     fn input_name(&self, index: usize) -> String {
-        (0..self.op.inputs.len())
-            .find_map(|arg| {
-                let range = self.node.input_arg_range(arg)?;
-                range.contains(&index).then(|| {
-                    let name = &self.op.inputs[arg].name;
-                    if self.op.inputs[arg].is_list() {
-                        format!(" ('{name}'[{}])", index - range.start)
-                    } else {
-                        format!(" ('{name}')")
-                    }
-                })
-            })
-            .unwrap_or_default()
+        let Some((arg, position)) = self.node.input_arg_of(index) else {
+            return String::new();
+        };
+        let def = &self.op.inputs[arg];
+        if def.is_list() {
+            format!(" ('{}'[{position}])", def.name)
+        } else {
+            format!(" ('{}')", def.name)
+        }
     }
 
     fn shape_from(&mut self, shape: &PartialShape) -> ShapeHandle {
