@@ -190,6 +190,47 @@ impl<'a> KernelContext<'a> {
             .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
     }
 
+    /// `input 1 ('key')`, or `input 2 ('xs'[1])` for a list element.
+    fn describe_input(&self, index: usize) -> String {
+        match self.node.input_arg_of(index) {
+            Some((arg, position)) if self.op.inputs[arg].is_list() => {
+                format!("input {index} ('{}'[{position}])", self.op.inputs[arg].name)
+            }
+            Some((arg, _)) => format!("input {index} ('{}')", self.op.inputs[arg].name),
+            None => format!("input {index}"),
+        }
+    }
+
+    /// The value of input `index`, which must be a scalar; otherwise an
+    /// `InvalidArgument` error naming the input and its shape.
+    pub fn input_scalar<T: Element>(&self, index: usize) -> Result<T> {
+        let tensor = self.input(index)?;
+        if tensor.rank() != 0 {
+            return Err(self.error(format_args!(
+                "{} must be a scalar, but has shape {}",
+                self.describe_input(index),
+                tensor.shape()
+            )));
+        }
+        tensor
+            .scalar_value::<T>()
+            .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
+    }
+
+    /// The elements of input `index`, which must be a vector; otherwise an
+    /// `InvalidArgument` error naming the input and its shape.
+    pub fn input_vector<T: Element>(&self, index: usize) -> Result<&[T]> {
+        let tensor = self.input(index)?;
+        if tensor.rank() != 1 {
+            return Err(self.error(format_args!(
+                "{} must be a vector, but has shape {}",
+                self.describe_input(index),
+                tensor.shape()
+            )));
+        }
+        self.input_slice::<T>(index)
+    }
+
     /// The dtype that output `index` must have.
     pub fn output_dtype(&self, index: usize) -> Result<DType> {
         self.node

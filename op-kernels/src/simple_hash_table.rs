@@ -4,7 +4,7 @@
 //!
 //! | op | what it does | shape function |
 //! | --- | --- | --- |
-//! | `Examples>SimpleHashTableCreate` | a new, empty table; outputs an owning handle | [`scalar_output`] |
+//! | `Examples>SimpleHashTableCreate` | a new, empty table; outputs an owning handle | the library's `scalar` (the guide's `ScalarOutput`) |
 //! | `Examples>SimpleHashTableFind` | the value of a key, or the default | [`three_scalar_inputs_scalar_output`] |
 //! | `Examples>SimpleHashTableInsert` | sets a key's value | [`three_scalar_inputs`] |
 //! | `Examples>SimpleHashTableRemove` | removes a key (`NotFound` if absent) | [`two_scalar_inputs`] |
@@ -237,13 +237,6 @@ impl<K: TableKey, V: TableElement> Resource for SimpleHashTable<K, V> {
 
 // ---- Shape functions (the guide's `simple_hash_table_op.cc`) ----
 
-/// Output 0 is a scalar (the guide's `ScalarOutput`): the create op's
-/// handle.
-pub fn scalar_output(c: &mut InferenceContext<'_>) -> Result<()> {
-    let scalar = c.scalar();
-    c.set_output(0, scalar)
-}
-
 /// Inputs `0..count` must be scalars (an unknown rank is taken to be 0).
 fn scalar_inputs(c: &mut InferenceContext<'_>, count: usize) -> Result<()> {
     for i in 0..count {
@@ -269,7 +262,7 @@ pub fn three_scalar_inputs(c: &mut InferenceContext<'_>) -> Result<()> {
 /// guide's `ThreeScalarInputsScalarOutput`, for find).
 pub fn three_scalar_inputs_scalar_output(c: &mut InferenceContext<'_>) -> Result<()> {
     three_scalar_inputs(c)?;
-    scalar_output(c)
+    op_core::shape_inference::library::scalar(c)
 }
 
 /// Export: the handle (input 0) must be a scalar; `keys` and `values` are
@@ -317,7 +310,7 @@ pub fn import_shape(c: &mut InferenceContext<'_>) -> Result<()> {
     name = "Examples>SimpleHashTableCreate",
     outputs("output: resource"),
     attrs("key_dtype: type", "value_dtype: type"),
-    shape_fn = scalar_output
+    shape = "scalar"
 )]
 pub struct SimpleHashTableCreate;
 
@@ -394,40 +387,13 @@ pub struct SimpleHashTableImport;
 
 // ---- Kernels ----
 
-/// The value of input `index`, which must be a scalar: an error names the
-/// input and its shape.
-fn scalar_input<T: Element>(ctx: &KernelContext<'_>, index: usize) -> Result<T> {
-    let tensor = ctx.input(index)?;
-    op_requires!(
-        tensor.rank() == 0,
-        Code::InvalidArgument,
-        "input {index} ('{}') must be a scalar, but has shape {}",
-        ctx.op_def().inputs[index].name,
-        tensor.shape()
-    );
-    tensor.scalar_value::<T>()
-}
-
-/// The elements of input `index`, which must be a vector.
-fn vector_input<'c, T: Element>(ctx: &'c KernelContext<'_>, index: usize) -> Result<&'c [T]> {
-    let tensor = ctx.input(index)?;
-    op_requires!(
-        tensor.rank() == 1,
-        Code::InvalidArgument,
-        "input {index} ('{}') must be a vector, but has shape {}",
-        ctx.op_def().inputs[index].name,
-        tensor.shape()
-    );
-    ctx.input_slice::<T>(index)
-}
-
 /// The table that input 0's handle refers to (the guide's `GetResource`).
 /// A table of another dtype pair is an `InvalidArgument` error that names
 /// the pair the node asked for.
 fn table_of<K: TableKey, V: TableElement>(
     ctx: &KernelContext<'_>,
 ) -> Result<Arc<SimpleHashTable<K, V>>> {
-    let handle: ResourceHandle = scalar_input(ctx, 0)?;
+    let handle: ResourceHandle = ctx.input_scalar(0)?;
     ctx.resource_manager()
         .resource::<SimpleHashTable<K, V>>(&handle)
         .map_err(|e| match e.code() {
@@ -482,8 +448,8 @@ table_kernels! {
         ctx: &mut KernelContext<'_>,
     ) -> Result<()> {
         let table = table_of::<K, V>(ctx)?;
-        let key: K = scalar_input(ctx, 1)?;
-        let default: V = scalar_input(ctx, 2)?;
+        let key: K = ctx.input_scalar(1)?;
+        let default: V = ctx.input_scalar(2)?;
         ctx.set_output(0, Tensor::scalar(table.find(&key, &default)))
     }
 
@@ -492,8 +458,8 @@ table_kernels! {
         ctx: &mut KernelContext<'_>,
     ) -> Result<()> {
         let table = table_of::<K, V>(ctx)?;
-        let key: K = scalar_input(ctx, 1)?;
-        let value: V = scalar_input(ctx, 2)?;
+        let key: K = ctx.input_scalar(1)?;
+        let value: V = ctx.input_scalar(2)?;
         table.insert(key, value);
         Ok(())
     }
@@ -503,7 +469,7 @@ table_kernels! {
         ctx: &mut KernelContext<'_>,
     ) -> Result<()> {
         let table = table_of::<K, V>(ctx)?;
-        let key: K = scalar_input(ctx, 1)?;
+        let key: K = ctx.input_scalar(1)?;
         table.remove(&key).map(drop)
     }
 
@@ -523,8 +489,8 @@ table_kernels! {
         ctx: &mut KernelContext<'_>,
     ) -> Result<()> {
         let table = table_of::<K, V>(ctx)?;
-        let keys = vector_input::<K>(ctx, 1)?;
-        let values = vector_input::<V>(ctx, 2)?;
+        let keys = ctx.input_vector::<K>(1)?;
+        let values = ctx.input_vector::<V>(2)?;
         table.import(keys, values)
     }
 }
