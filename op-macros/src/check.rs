@@ -323,51 +323,15 @@ fn not_an_attr_type(ty: &syn::Type) -> darling::Error {
 
 /// The last path segment's name of `Vec<T>`'s `T`, if `ty` is a `Vec`.
 fn attr_kind_name(ty: &syn::Type) -> Option<String> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    if last.ident != "Vec" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        syn::GenericArgument::Type(syn::Type::Path(inner)) => {
-            Some(inner.path.segments.last()?.ident.to_string())
-        }
-        _ => None,
-    }
+    dtypes::type_args(ty, &["Vec"])?
+        .next()
+        .and_then(dtypes::type_name)
 }
 
 /// The attr kind a Rust type holds, and a minimum it implies.
 fn attr_kind(ty: &syn::Type) -> Option<(&'static str, Option<i64>)> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    let name = last.ident.to_string();
-    let scalar = |name: &str| -> Option<&'static str> {
-        Some(match name {
-            "i64" | "i32" => "int",
-            "usize" => "int",
-            "f32" => "float",
-            "bool" => "bool",
-            "String" => "string",
-            "DType" => "type",
-            "ShapeValue" => "shape",
-            _ => return None,
-        })
-    };
-    if name == "Vec" {
-        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-            return None;
-        };
-        let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first() else {
-            return None;
-        };
-        let inner = inner.path.segments.last()?.ident.to_string();
+    if let Some(mut args) = dtypes::type_args(ty, &["Vec"]) {
+        let inner = args.next().and_then(dtypes::type_name)?;
         return Some(match inner.as_str() {
             "u8" => ("string", None),
             "i64" => ("list(int)", None),
@@ -379,7 +343,16 @@ fn attr_kind(ty: &syn::Type) -> Option<(&'static str, Option<i64>)> {
             _ => return None,
         });
     }
-    let kind = scalar(&name)?;
+    let name = dtypes::type_name(ty)?;
+    let kind = match name.as_str() {
+        "i64" | "i32" | "usize" => "int",
+        "f32" => "float",
+        "bool" => "bool",
+        "String" => "string",
+        "DType" => "type",
+        "ShapeValue" => "shape",
+        _ => return None,
+    };
     Some((kind, (name == "usize").then_some(0)))
 }
 
@@ -987,20 +960,7 @@ fn element_of(ty: &syn::Type, generics: &[syn::Ident]) -> Option<Element> {
 
 /// The element type of `ArrayViewD<'_, E>` / `ArrayD<E>` / `Array<E, D>`.
 fn array_element(ty: &syn::Type, names: &[&str], generics: &[syn::Ident]) -> Option<Element> {
-    let syn::Type::Path(p) = ty else {
-        return None;
-    };
-    let last = p.path.segments.last()?;
-    if !names.contains(&last.ident.to_string().as_str()) {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => element_of(t, generics),
-        _ => None,
-    })
+    dtypes::type_args(ty, names)?.find_map(|t| element_of(t, generics))
 }
 
 const VIEW_NAMES: &[&str] = &["ArrayViewD", "ArrayView"];
@@ -1369,18 +1329,5 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
 
 /// `T` in `Result<T>` / `Result<T, E>`.
 fn result_inner(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(p) = ty else {
-        return None;
-    };
-    let last = p.path.segments.last()?;
-    if last.ident != "Result" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })
+    dtypes::type_args(ty, &["Result"])?.next()
 }

@@ -109,28 +109,46 @@ pub fn dtype_path(dtype: DType, span: Span) -> TokenStream {
 /// The dtype of a Rust element type written in a signature (`f32`,
 /// `op_core::f16`, `Vec<u8>`), if it is one.
 pub fn dtype_of_rust_type(ty: &syn::Type) -> Option<DType> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    let name = last.ident.to_string();
-    if name == "Vec" {
+    if let Some(mut args) = type_args(ty, &["Vec"]) {
         // Vec<u8>: the element type of string tensors.
-        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-            return None;
-        };
-        return match args.args.first()? {
-            syn::GenericArgument::Type(syn::Type::Path(p)) if p.path.is_ident("u8") => {
-                Some(DType::String)
-            }
-            _ => None,
-        };
+        return (args.next().and_then(type_name)? == "u8").then_some(DType::String);
     }
+    let name = type_name(ty)?;
     RUST_NAMES
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, d)| *d)
         .or_else(|| (name == "bool").then_some(DType::Bool))
+}
+
+/// The name of a path type's last segment: `Vec` for `std::vec::Vec<u8>`.
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(path) => Some(path.path.segments.last()?.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// The type arguments of `ty` when its last segment is one of `names`:
+/// `u8` for `Vec<u8>` with `names = ["Vec"]`.
+pub fn type_args<'t>(
+    ty: &'t syn::Type,
+    names: &[&str],
+) -> Option<impl Iterator<Item = &'t syn::Type>> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if !names.iter().any(|n| last.ident == n) {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    Some(args.args.iter().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    }))
 }
 
 fn respan(tokens: TokenStream, span: Span) -> TokenStream {

@@ -344,28 +344,10 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
                 ::core::result::Result::Ok(())
             }),
         )
-    } else if !lists.iter().any(|l| *l) {
-        let n = lists.len();
-        let names: Vec<syn::Ident> = (0..n).map(|i| format_ident!("output_{}", i)).collect();
-        let tensors = names.iter().map(|_| quote!(::op_core::Tensor));
-        let ty = if n == 1 {
-            quote!(::op_core::Tensor)
-        } else {
-            quote!((#(#tensors),*))
-        };
-        let value = if n == 1 {
-            quote!(#(#names)*)
-        } else {
-            quote!((#(#names),*))
-        };
-        (
-            ty,
-            quote!({
-                let [#(#names),*] = ::op_core::runtime::outputs_array::<_, #n>(self.call.run_on(runtime)?)?;
-                ::core::result::Result::Ok(#value)
-            }),
-        )
     } else {
+        // All single outputs take the flat path (no grouping); a list output
+        // needs the outputs grouped by arg.
+        let grouped = lists.iter().any(|l| *l);
         let n = lists.len();
         let names: Vec<syn::Ident> = (0..n).map(|i| format_ident!("output_{}", i)).collect();
         let types = lists.iter().map(|l| {
@@ -376,26 +358,22 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
             }
         });
         let values = names.iter().zip(&lists).map(|(name, l)| {
-            if *l {
+            if *l || !grouped {
                 quote!(#name)
             } else {
                 quote!(::op_core::runtime::single_output(#name)?)
             }
         });
-        let ty = if n == 1 {
-            quote!(#(#types)*)
+        let run = if grouped {
+            quote!(self.call.run_grouped_on(runtime)?)
         } else {
-            quote!((#(#types),*))
+            quote!(self.call.run_on(runtime)?)
         };
-        let value = if n == 1 {
-            quote!(#(#values)*)
-        } else {
-            quote!((#(#values),*))
-        };
+        let value = one_or_tuple(values.collect());
         (
-            ty,
+            one_or_tuple(types.collect()),
             quote!({
-                let [#(#names),*] = ::op_core::runtime::outputs_array::<_, #n>(self.call.run_grouped_on(runtime)?)?;
+                let [#(#names),*] = ::op_core::runtime::outputs_array::<_, #n>(#run)?;
                 ::core::result::Result::Ok(#value)
             }),
         )
@@ -446,6 +424,14 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         }
 
         #snake
+    }
+}
+
+/// `x` for one item, `(x, y, ..)` for several.
+fn one_or_tuple(items: Vec<TokenStream>) -> TokenStream {
+    match items.as_slice() {
+        [one] => one.clone(),
+        _ => quote!((#(#items),*)),
     }
 }
 
