@@ -8,20 +8,12 @@ use std::sync::{Arc, Barrier, LazyLock};
 
 use op_core::registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint};
 use op_core::{
-    AttrValue, Code, DType, Element, Error, FnKernel, KernelConstruction, KernelContext, OpCall,
+    AttrValue, Code, DType, Element, FnKernel, KernelConstruction, KernelContext, OpCall,
     OpDefBuilder, OpKernel, Result, Runtime, Tensor,
 };
 
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = error.to_string();
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 // ---------------------------------------------------------------------------
 // Ops and kernels, registered by hand.

@@ -18,16 +18,8 @@ use op_core::{
 };
 use proptest::prelude::*;
 
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = error.to_string();
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 #[track_caller]
 fn shape(text: &str) -> PartialShape {

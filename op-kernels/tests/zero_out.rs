@@ -1,24 +1,12 @@
 //! The ZeroOut ops: exact outputs, buffer forwarding, and the errors for
 //! wrong dtypes, ranks, input counts and `preserve_index` values.
 
-use op_core::{AttrValue, Code, DType, Error, OpCall, Tensor};
+use op_core::{AttrValue, Code, DType, OpCall, Tensor};
 use op_kernels::zero_out::{ZeroOut, ZeroOutPolymorphic, ZeroOutPreserveIndex, ZeroOutVector};
 use proptest::prelude::*;
 
-fn err_text(error: &Error) -> String {
-    error.to_string()
-}
-
-#[track_caller]
-fn assert_contains(error: &Error, parts: &[&str]) {
-    let text = err_text(error);
-    for part in parts {
-        assert!(
-            text.contains(part),
-            "expected {part:?} in the error:\n{text}"
-        );
-    }
-}
+mod common;
+use common::assert_contains;
 
 fn ints(dims: &[usize], values: Vec<i32>) -> Tensor {
     Tensor::from_vec(dims, values).unwrap()
