@@ -85,18 +85,7 @@ impl<T: Clippable> ClipKernel<T> {
     }
 
     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
-        let dims = ctx.input(0)?.dims().to_vec();
-        let input: Option<Vec<T>> = if ctx.input(0)?.is_unique() {
-            None
-        } else {
-            Some(ctx.input_slice::<T>(0)?.to_vec())
-        };
-        let output = ctx.forward_input_or_allocate_output(0, 0, &dims)?;
-        let values = output.as_slice_mut::<T>()?;
-        if let Some(input) = input {
-            values.copy_from_slice(&input);
-        }
-        for v in values {
+        for v in ctx.forward_input_to_output(0, 0)?.as_slice_mut::<T>()? {
             if *v < self.low {
                 *v = self.low;
             } else if *v > self.high {

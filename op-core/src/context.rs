@@ -334,13 +334,49 @@ impl<'a> KernelContext<'a> {
         if !fits {
             return self.allocate_output(index, dims);
         }
-        let mut tensor = std::mem::replace(&mut self.inputs[input], FORWARDED.clone());
-        self.forwarded.push(input);
+        let mut tensor = self.take_input(input);
         if tensor.dims() != dims {
             // The reshaped tensor shares the buffer until `tensor` drops here.
             tensor = tensor.reshape(dims)?;
         }
         Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// Output `index` becomes input `input` itself, for kernels that update
+    /// their input's values in place (elementwise ops). Writing to the
+    /// result copies the buffer first only if someone else holds it
+    /// (copy-on-write), so an input the caller handed over is updated
+    /// without a copy. The input's dtype must be the output's. The input
+    /// can no longer be read.
+    ///
+    /// ```
+    /// # use op_core::{KernelContext, Result};
+    /// // Negate, in place when the caller handed the input over.
+    /// fn negate(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ///     for v in ctx.forward_input_to_output(0, 0)?.as_slice_mut::<f32>()? {
+    ///         *v = -*v;
+    ///     }
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn forward_input_to_output(&mut self, input: usize, index: usize) -> Result<&mut Tensor> {
+        let dtype = self.output_dtype(index)?;
+        let candidate = self.input(input)?;
+        if candidate.dtype() != dtype {
+            return Err(self.error(format_args!(
+                "{} is {}, but output {index} must be {dtype}",
+                self.describe_input(input),
+                candidate.dtype()
+            )));
+        }
+        let tensor = self.take_input(input);
+        Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// Moves input `input` out (for forwarding); it can no longer be read.
+    fn take_input(&mut self, input: usize) -> Tensor {
+        self.forwarded.push(input);
+        std::mem::replace(&mut self.inputs[input], FORWARDED.clone())
     }
 }
 

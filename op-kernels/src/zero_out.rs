@@ -20,39 +20,17 @@ pub fn vector_shape(c: &mut InferenceContext<'_>) -> Result<()> {
     c.set_output(0, vector)
 }
 
-/// Copies `input` to output 0 (reusing its buffer when possible) and zeroes
-/// every element except `keep`.
-fn zero_all_but<T: Element + Default>(ctx: &mut KernelContext<'_>, keep: usize) -> Result<()> {
-    let dims = ctx.input(0)?.dims().to_vec();
-    let output = ctx.forward_input_or_allocate_output(0, 0, &dims)?;
-    let values = output.as_slice_mut::<T>()?;
+/// Output 0 is input 0 with every element but the one at `keep` set to
+/// zero: in the input's own buffer when the caller handed it over,
+/// otherwise in a copy.
+fn zero_out_generic<T: Element + Default>(ctx: &mut KernelContext<'_>, keep: usize) -> Result<()> {
+    let values = ctx.forward_input_to_output(0, 0)?.as_slice_mut::<T>()?;
     if values.is_empty() {
         return Ok(());
     }
-    // A forwarded buffer already holds the input; an allocated one is all
-    // zeros and needs the kept value copied in.
     let kept = std::mem::take(&mut values[keep]);
-    values.iter_mut().for_each(|v| *v = T::default());
+    values.fill_with(T::default);
     values[keep] = kept;
-    Ok(())
-}
-
-/// Like [`zero_all_but`], for when the output was not forwarded: the kept
-/// value comes from the input.
-fn zero_out_generic<T: Element + Default + Clone>(
-    ctx: &mut KernelContext<'_>,
-    keep: usize,
-) -> Result<()> {
-    let input = ctx.input(0)?;
-    if input.is_unique() {
-        return zero_all_but::<T>(ctx, keep);
-    }
-    let kept = input.as_slice::<T>()?.get(keep).cloned();
-    let dims = input.dims().to_vec();
-    let output = ctx.allocate_output(0, &dims)?;
-    if let Some(kept) = kept {
-        output.as_slice_mut::<T>()?[keep] = kept;
-    }
     Ok(())
 }
 
@@ -91,7 +69,7 @@ fn zero_out_int32(ctx: &mut KernelContext<'_>) -> Result<()> {
 pub struct ZeroOutPolymorphic;
 
 #[kernel(op = ZeroOutPolymorphic, types(f32, f64, i32))]
-fn zero_out_polymorphic<T: Element + Default + Clone>(ctx: &mut KernelContext<'_>) -> Result<()> {
+fn zero_out_polymorphic<T: Element + Default>(ctx: &mut KernelContext<'_>) -> Result<()> {
     zero_out_generic::<T>(ctx, 0)
 }
 
