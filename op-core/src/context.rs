@@ -2,14 +2,15 @@
 //! `OpKernelContext`).
 
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use ndarray::ArrayViewD;
 use op_spec::{ArgDef, DType};
 
 use crate::element::Element;
 use crate::node::Node;
-use crate::resource::ResourceMgr;
+use crate::resource::{Resource, ResourceMgr};
+use crate::resource_handle::ResourceHandle;
 use crate::tensor::Tensor;
 use crate::{Error, OpDef, Result};
 
@@ -43,6 +44,7 @@ pub struct KernelContext<'a> {
     /// Inputs whose buffers went to an output; usually empty (no allocation).
     forwarded: Vec<usize>,
     outputs: &'a mut [Option<Tensor>],
+    device: &'static str,
     resources: &'a ResourceMgr,
 }
 
@@ -55,6 +57,7 @@ impl<'a> KernelContext<'a> {
         node_name: &'a str,
         inputs: &'a mut [Tensor],
         outputs: &'a mut [Option<Tensor>],
+        device: &'static str,
         resources: &'a ResourceMgr,
     ) -> Self {
         KernelContext {
@@ -64,8 +67,15 @@ impl<'a> KernelContext<'a> {
             inputs,
             forwarded: Vec::new(),
             outputs,
+            device,
             resources,
         }
+    }
+
+    /// The device the kernel runs on ([`DEVICE_CPU`](crate::DEVICE_CPU) or
+    /// [`DEVICE_GPU`](crate::DEVICE_GPU)).
+    pub fn device(&self) -> &'static str {
+        self.device
     }
 
     /// The device's resource manager, for kernels of stateful ops.
@@ -229,6 +239,67 @@ impl<'a> KernelContext<'a> {
             )));
         }
         self.input_slice::<T>(index)
+    }
+
+    /// The resource that input `index` (a scalar `resource` tensor) refers
+    /// to, as a `T` (TensorFlow's `LookupResource(ctx, HandleFromInput(ctx,
+    /// index))`).
+    ///
+    /// The error names the op, the node and the input, and keeps the
+    /// manager's code: `InvalidArgument` for a handle to another type of
+    /// resource, `NotFound` for a resource that was deleted or never made.
+    ///
+    /// ```
+    /// use op_core::resource::Resource;
+    /// use op_core::{KernelContext, Result, Tensor};
+    /// use std::sync::atomic::{AtomicI64, Ordering};
+    ///
+    /// struct Counter(AtomicI64);
+    /// impl Resource for Counter {
+    ///     fn debug_string(&self) -> String {
+    ///         format!("Counter({})", self.0.load(Ordering::Relaxed))
+    ///     }
+    /// }
+    ///
+    /// // The kernel of `Increment(counter: resource) -> value: int64`.
+    /// fn increment(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ///     let counter = ctx.resource::<Counter>(0)?;
+    ///     let value = counter.0.fetch_add(1, Ordering::Relaxed) + 1;
+    ///     ctx.set_output(0, Tensor::scalar(value))
+    /// }
+    /// ```
+    pub fn resource<T: Resource>(&self, index: usize) -> Result<Arc<T>> {
+        let handle: ResourceHandle = self.input_scalar(index)?;
+        self.resources.resource::<T>(&handle).map_err(|e| {
+            Error::new(
+                e.code(),
+                format!(
+                    "op {} (node '{}'): {}: {}",
+                    self.op.name,
+                    self.node_name,
+                    self.describe_input(index),
+                    e.message()
+                ),
+            )
+        })
+    }
+
+    /// The resource that the single-tensor input arg `name` refers to (see
+    /// [`resource`](Self::resource)).
+    pub fn resource_by_name<T: Resource>(&self, name: &str) -> Result<Arc<T>> {
+        let arg = self.input_arg_index(name)?;
+        let index = self.node.input_arg_range(arg).map_or(0, |r| r.start);
+        self.input_by_name(name)?;
+        self.resource(index)
+    }
+
+    /// Sets output `index` (of dtype `resource`) to a scalar handle that
+    /// owns `resource`: the resource lives while some copy of the handle
+    /// does, and is dropped with the last one (TensorFlow's ref-counting
+    /// handles). The handle names this kernel's device.
+    pub fn set_resource_output<T: Resource>(&mut self, index: usize, resource: Arc<T>) -> Result<()> {
+        let handle = ResourceHandle::owning(self.device, resource);
+        self.set_output(index, Tensor::scalar(handle))
     }
 
     /// The dtype that output `index` must have.

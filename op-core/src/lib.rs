@@ -38,6 +38,7 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+pub mod checkpoint;
 pub mod context;
 pub mod element;
 pub mod error;

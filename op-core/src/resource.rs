@@ -318,6 +318,30 @@ impl ResourceMgr {
         }
     }
 
+    /// Whether `handle`'s resource exists: always for an owning handle (it
+    /// keeps its resource alive); for a named one, whether this manager has
+    /// a live resource of the handle's container, name and type (any type,
+    /// for a handle that does not know its type). TensorFlow's
+    /// `IsResourceInitialized`.
+    pub fn is_initialized(&self, handle: &ResourceHandle) -> bool {
+        if handle.owner.is_some() {
+            return true;
+        }
+        let container = self.container_name(&handle.container);
+        let containers = self.lock();
+        let Some(entries) = containers.get(container) else {
+            return false;
+        };
+        match handle.type_id {
+            Some(type_id) => entries
+                .get(&(type_id, handle.name.clone()))
+                .is_some_and(|(_, e)| e.is_live()),
+            None => entries
+                .iter()
+                .any(|((_, name), (_, e))| *name == handle.name && e.is_live()),
+        }
+    }
+
     /// Removes every resource of `container` and the container itself
     /// (nothing to do if it does not exist).
     pub fn cleanup(&self, container: &str) {

@@ -343,6 +343,7 @@ impl PreparedOp {
                 &self.node_name,
                 &mut inputs,
                 outputs,
+                self.device,
                 &self.resources,
             );
             catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
