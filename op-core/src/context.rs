@@ -297,7 +297,11 @@ impl<'a> KernelContext<'a> {
     /// owns `resource`: the resource lives while some copy of the handle
     /// does, and is dropped with the last one (TensorFlow's ref-counting
     /// handles). The handle names this kernel's device.
-    pub fn set_resource_output<T: Resource>(&mut self, index: usize, resource: Arc<T>) -> Result<()> {
+    pub fn set_resource_output<T: Resource>(
+        &mut self,
+        index: usize,
+        resource: Arc<T>,
+    ) -> Result<()> {
         let handle = ResourceHandle::owning(self.device, resource);
         self.set_output(index, Tensor::scalar(handle))
     }

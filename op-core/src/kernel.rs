@@ -10,9 +10,12 @@
 //! registers a [`FnKernel`], and `#[kernel]` on an `impl` block with `new`
 //! and `compute` implements the trait and registers it.
 
+use std::sync::Arc;
+
 use crate::context::KernelContext;
 use crate::node::{FromAttrValue, Node};
-use crate::resource::ResourceMgr;
+use crate::resource::{Resource, ResourceMgr};
+use crate::tensor::Tensor;
 use crate::{OpDef, Result};
 
 /// The name of the CPU device.
@@ -134,6 +137,59 @@ pub trait OpAttrs: Sized + Send + Sync + 'static {
 impl OpAttrs for () {
     fn from_node(_: &Node) -> Result<()> {
         Ok(())
+    }
+}
+
+/// What a `#[kernel]` function may return inside its `Result`: nothing
+/// (`()`, it set its outputs through the context), a [`Tensor`] for output
+/// 0, or a resource (`Arc<R>`), which becomes an owning handle in output 0
+/// (see [`KernelContext::set_resource_output`]): how a create op returns
+/// the resource it made.
+///
+/// ```
+/// use std::sync::Arc;
+/// use op_core::kernel::KernelReturn;
+/// use op_core::resource::Resource;
+///
+/// struct Counter;
+/// impl Resource for Counter {
+///     fn debug_string(&self) -> String {
+///         "Counter".into()
+///     }
+/// }
+///
+/// fn returns<R: KernelReturn>(_: R) {}
+/// returns(());
+/// returns(op_core::Tensor::scalar(1.0f32));
+/// returns(Arc::new(Counter));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a kernel function cannot return `Result<{Self}>`",
+    label = "a kernel returns `Result<()>` (outputs set through `ctx`), `Result<Tensor>` (output 0) or `Result<Arc<R>>` for a resource `R` (an owning handle in output 0)"
+)]
+pub trait KernelReturn {
+    /// Stores the value in `ctx`'s outputs.
+    fn store(self, ctx: &mut KernelContext<'_>) -> Result<()>;
+}
+
+impl KernelReturn for () {
+    #[inline]
+    fn store(self, _: &mut KernelContext<'_>) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl KernelReturn for Tensor {
+    /// Sets output 0.
+    fn store(self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        ctx.set_output(0, self)
+    }
+}
+
+impl<R: Resource> KernelReturn for Arc<R> {
+    /// Sets output 0 to an owning handle of the resource.
+    fn store(self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        ctx.set_resource_output(0, self)
     }
 }
 

@@ -28,6 +28,10 @@ pub struct OpSignature {
     pub inputs: &'static [&'static str],
     /// The output arg names, in order.
     pub outputs: &'static [&'static str],
+    /// The inputs of dtype `resource` (a subset of `inputs`).
+    pub resource_inputs: &'static [&'static str],
+    /// The outputs of dtype `resource` (a subset of `outputs`).
+    pub resource_outputs: &'static [&'static str],
 }
 
 /// One `type` or `list(type)` attr of an [`OpSignature`].
@@ -113,4 +117,26 @@ pub const fn type_attr_allows(signature: &OpSignature, attr: &str, dtype: DType)
 #[doc(hidden)]
 pub const fn has_arg(signature: &OpSignature, arg: &str) -> bool {
     contains(signature.inputs, arg) || contains(signature.outputs, arg)
+}
+
+/// Whether `signature` has an input named `arg` of dtype `resource` (for a
+/// `#[kernel]` function's `#[resource]` parameters).
+#[doc(hidden)]
+pub const fn has_resource_input(signature: &OpSignature, arg: &str) -> bool {
+    contains(signature.resource_inputs, arg)
+}
+
+/// Whether `signature` has an input named `arg` (of any dtype).
+#[doc(hidden)]
+pub const fn has_input(signature: &OpSignature, arg: &str) -> bool {
+    contains(signature.inputs, arg)
+}
+
+/// Whether the first output of `signature` has dtype `resource` (for a
+/// `#[kernel]` function that returns a resource).
+#[doc(hidden)]
+pub const fn first_output_is_resource(signature: &OpSignature) -> bool {
+    !signature.outputs.is_empty()
+        && !signature.resource_outputs.is_empty()
+        && str_eq(signature.outputs[0], signature.resource_outputs[0])
 }

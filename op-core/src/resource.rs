@@ -51,6 +51,11 @@ use crate::{Error, Result};
 /// A resource: state that outlives a kernel call, shared by kernels.
 ///
 /// Implementors are `Send + Sync` and guard their own state.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    label = "a resource parameter or result must be a type that implements `op_core::resource::Resource`",
+    note = "implement `op_core::resource::Resource` for it: a short `debug_string` and, optionally, `memory_used`"
+)]
 pub trait Resource: Any + Send + Sync {
     /// A short description for messages and listings; keep it short even
     /// for big resources (a size, not the contents).
@@ -459,5 +464,133 @@ impl ContainerInfo {
     /// Whether the name was generated, so no other node shares the resource.
     pub fn resource_is_private_to_kernel(&self) -> bool {
         self.private_to_kernel
+    }
+}
+
+/// The state of a kernel that looks up or creates its resource on first
+/// use and outputs a handle to it: TensorFlow's `ResourceOpKernel<T>`,
+/// for ops such as `HashTableV2` with `container` and `shared_name` attrs.
+///
+/// Where the resource lives follows [`ContainerInfo`]:
+///
+/// - **shared** (a `shared_name`, or the node's name when
+///   `use_node_name_as_default`): in the device's [`ResourceMgr`], looked
+///   up or created atomically on every call, so every node naming it, and a
+///   `DestroyResourceOp`, sees the same one; the handle names it.
+/// - **private** (neither): the kernel holds it alone and outputs an
+///   *owning* handle; it goes when the kernel and the last handle have
+///   gone. (TensorFlow registers it in the manager under a generated name
+///   and deletes it when the kernel goes; nothing is left behind here
+///   either way.)
+///
+/// ```
+/// use std::sync::Mutex;
+/// use op_core::resource::{Resource, ResourceOpState};
+/// use op_core::{KernelConstruction, KernelContext, OpKernel, Result};
+///
+/// struct Log(Mutex<Vec<String>>);
+/// impl Resource for Log {
+///     fn debug_string(&self) -> String {
+///         "Log".into()
+///     }
+/// }
+///
+/// /// `Log(container: string = "", shared_name: string = "") -> handle: resource`
+/// struct LogOp(ResourceOpState<Log>);
+///
+/// impl LogOp {
+///     fn new(c: &KernelConstruction<'_>) -> Result<Self> {
+///         Ok(LogOp(ResourceOpState::new(c, false)?))
+///     }
+/// }
+///
+/// impl OpKernel for LogOp {
+///     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+///         self.0.set_handle_output(ctx, 0, || Ok(Log(Mutex::new(Vec::new()))))
+///     }
+/// }
+/// ```
+pub struct ResourceOpState<T> {
+    info: ContainerInfo,
+    /// The resource of a private kernel, once made.
+    private: Mutex<Option<Arc<T>>>,
+}
+
+impl<T: Resource> ResourceOpState<T> {
+    /// Reads the node's `container` and `shared_name` string attrs (empty
+    /// when the op has none) and applies [`ContainerInfo::new`]'s rules.
+    pub fn new(
+        construction: &crate::KernelConstruction<'_>,
+        use_node_name_as_default: bool,
+    ) -> Result<Self> {
+        let attr = |name: &str| -> Result<String> {
+            match construction.node().attr(name) {
+                Some(_) => construction.get_attr::<String>(name),
+                None => Ok(String::new()),
+            }
+        };
+        let info = ContainerInfo::new(
+            construction.resource_manager(),
+            &attr("container")?,
+            &attr("shared_name")?,
+            construction.node_name(),
+            use_node_name_as_default,
+        )?;
+        Ok(ResourceOpState {
+            info,
+            private: Mutex::new(None),
+        })
+    }
+
+    /// Where the resource lives.
+    pub fn container_info(&self) -> &ContainerInfo {
+        &self.info
+    }
+
+    /// The resource, made with `create` on first use (see the type's docs
+    /// for where it lives). `create` runs at most once per resource, under
+    /// a lock: it must not use the resource manager.
+    pub fn get_or_create(
+        &self,
+        ctx: &crate::KernelContext<'_>,
+        create: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        if !self.info.resource_is_private_to_kernel() {
+            return ctx.resource_manager().lookup_or_create(
+                self.info.container(),
+                self.info.name(),
+                create,
+            );
+        }
+        let mut private = self.private.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(resource) = &*private {
+            return Ok(resource.clone());
+        }
+        let resource = Arc::new(create()?);
+        *private = Some(resource.clone());
+        Ok(resource)
+    }
+
+    /// A handle to `resource`, got from [`get_or_create`](Self::get_or_create):
+    /// named for a shared one, owning for a private one.
+    pub fn handle(&self, ctx: &crate::KernelContext<'_>, resource: Arc<T>) -> ResourceHandle {
+        if self.info.resource_is_private_to_kernel() {
+            ResourceHandle::owning(ctx.device(), resource)
+        } else {
+            ResourceHandle::named::<T>(ctx.device(), self.info.container(), self.info.name())
+        }
+    }
+
+    /// Gets or creates the resource and sets output `index` (a `resource`
+    /// output) to its handle: the whole `Compute` of a resource op kernel.
+    pub fn set_handle_output(
+        &self,
+        ctx: &mut crate::KernelContext<'_>,
+        index: usize,
+        create: impl FnOnce() -> Result<T>,
+    ) -> Result<()> {
+        let resource = self.get_or_create(ctx, create)?;
+        let handle = self.handle(ctx, resource);
+        ctx.set_output(index, crate::Tensor::scalar(handle))
     }
 }

@@ -600,8 +600,7 @@ pub fn type_combos(args: &[TypesArg], default_attr: Option<&str>) -> darling::Re
 pub enum KernelBody {
     Fn {
         item: Box<syn::ItemFn>,
-        /// The type of the attrs parameter, if the function takes one.
-        attrs_ty: Option<Box<syn::Type>>,
+        signature: KernelFnSignature,
     },
     Impl {
         item: Box<syn::ItemImpl>,
@@ -653,13 +652,17 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
     // with it: that would only repeat the error.
     let types = errors.handle(type_combos(&args.types, Some("T")));
     let (generics, body) = match item {
-        syn::Item::Fn(f) => {
-            let attrs_ty = errors.handle(kernel_fn_signature(&f.sig)).flatten();
+        syn::Item::Fn(mut f) => {
+            let signature = errors.handle(kernel_fn_signature(&mut f.sig));
             (
                 f.sig.generics.clone(),
                 KernelBody::Fn {
                     item: Box::new(f),
-                    attrs_ty,
+                    signature: signature.unwrap_or(KernelFnSignature {
+                        attrs_ty: None,
+                        params: Vec::new(),
+                        returns: None,
+                    }),
                 },
             )
         }
@@ -793,50 +796,171 @@ fn is_context_param(arg: &syn::FnArg, context: &str, mutable: bool) -> bool {
     }
 }
 
-/// Checks `fn k<T>(ctx: &mut KernelContext<'_>[, attrs: &A]) -> Result<()>`;
-/// returns `A`.
-fn kernel_fn_signature(sig: &syn::Signature) -> darling::Result<Option<Box<syn::Type>>> {
+/// A kernel function's parameter after `ctx`.
+#[derive(Clone, Debug)]
+pub enum KernelParam {
+    /// `attrs: &MyOp`: the attrs, parsed once per node.
+    Attrs,
+    /// `#[resource] table: &MyTable`: the resource an input's handle
+    /// refers to, resolved on each call.
+    Resource {
+        /// The input holding the handle.
+        input: syn::LitStr,
+        /// The resource type (`MyTable`).
+        ty: Box<syn::Type>,
+    },
+}
+
+/// A checked kernel function signature.
+#[derive(Clone, Debug)]
+pub struct KernelFnSignature {
+    /// The type of the attrs parameter, if the function takes one.
+    pub attrs_ty: Option<Box<syn::Type>>,
+    /// The parameters after `ctx`, in order.
+    pub params: Vec<KernelParam>,
+    /// `T` of `Result<T>`, unless it is `()`: the value stored in output 0.
+    pub returns: Option<Box<syn::Type>>,
+}
+
+impl KernelFnSignature {
+    /// Whether the function is called as `f(ctx[, attrs])` and returns
+    /// `Result<()>`, so the registration can call it directly.
+    pub fn is_plain(&self) -> bool {
+        self.returns.is_none() && self.params.iter().all(|p| matches!(p, KernelParam::Attrs))
+    }
+}
+
+const KERNEL_PARAMS: &str = "`ctx: &mut KernelContext<'_>`, then optionally `attrs: &MyOp` and resources marked `#[resource]` (`#[resource] table: &MyTable`)";
+
+/// One parameter after `ctx`: `#[resource]` (taking the attribute out of
+/// the item) or the attrs.
+fn kernel_param(
+    param: &mut syn::PatType,
+    seen: &mut Vec<String>,
+    has_attrs: bool,
+    errors: &mut darling::error::Accumulator,
+) -> Option<KernelParam> {
+    let options = errors.handle(crate::parse::take_resource_options(&mut param.attrs))?;
+    let Some((options, _)) = options else {
+        return match &*param.ty {
+            _ if has_attrs => {
+                let name = match &*param.pat {
+                    syn::Pat::Ident(p) => format!("`{}`", p.ident),
+                    _ => "this".to_owned(),
+                };
+                errors.push(error(
+                    param.span(),
+                    format!("a kernel function takes one attrs parameter, and {name} is a second one: read inputs from `ctx`, and mark a resource parameter `#[resource]` (`#[resource] table: &MyTable`)"),
+                ));
+                None
+            }
+            syn::Type::Reference(r) if r.mutability.is_none() => Some(KernelParam::Attrs),
+            other => {
+                errors.push(error(
+                    other.span(),
+                    "a kernel takes the op's attrs by shared reference, `attrs: &MyOp` (and a resource as `#[resource] table: &MyTable`)",
+                ));
+                None
+            }
+        };
+    };
+    let ty = match &*param.ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => Some(r.elem.clone()),
+        other => {
+            errors.push(error(
+                other.span(),
+                "a `#[resource]` parameter takes the resource by shared reference, as in `table: &MyTable`: other kernels and threads share it, so it guards its own state (a Mutex, RwLock or atomics)",
+            ));
+            None
+        }
+    };
+    let input = match (&options.input, &*param.pat) {
+        (Some(input), _) => Some(input.clone()),
+        (None, syn::Pat::Ident(p)) => {
+            let name = p.ident.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name);
+            Some(syn::LitStr::new(name, p.ident.span()))
+        }
+        (None, other) => {
+            errors.push(error(
+                other.span(),
+                "a `#[resource]` parameter receives the input of its name: name it like the op's `resource` input, or write `#[resource(input = \"table_handle\")]`",
+            ));
+            None
+        }
+    };
+    let (input, ty) = (input?, ty?);
+    if seen.contains(&input.value()) {
+        errors.push(error(
+            input.span(),
+            format!(
+                "input `{}` already has a `#[resource]` parameter: take it once",
+                input.value()
+            ),
+        ));
+        return None;
+    }
+    seen.push(input.value());
+    Some(KernelParam::Resource { input, ty })
+}
+
+/// Checks `fn k<T>(ctx: &mut KernelContext<'_>[, attrs: &A][, #[resource]
+/// r: &R ...]) -> Result<()>` (or `Result<Tensor>`, `Result<Arc<R>>`),
+/// taking the `#[resource]` attributes out of the signature.
+fn kernel_fn_signature(sig: &mut syn::Signature) -> darling::Result<KernelFnSignature> {
     let mut errors = darling::Error::accumulator();
     check_plain_signature(sig, &mut errors);
     check_result_output(sig, "a kernel function", &mut errors);
-    let params: Vec<&syn::FnArg> = sig.inputs.iter().collect();
-    let mut attrs_ty = None;
-    match params.as_slice() {
-        [] => errors.push(error(
-            sig.paren_token.span.join(),
-            "a kernel function takes `ctx: &mut KernelContext<'_>` (and optionally `attrs: &MyOp`)",
+    let returns = match &sig.output {
+        syn::ReturnType::Type(_, ty) => result_inner(ty)
+            .filter(|inner| !matches!(inner, syn::Type::Tuple(t) if t.elems.is_empty()))
+            .map(|inner| Box::new(inner.clone())),
+        syn::ReturnType::Default => None,
+    };
+    let mut signature = KernelFnSignature {
+        attrs_ty: None,
+        params: Vec::new(),
+        returns,
+    };
+    let paren_span = sig.paren_token.span.join();
+    let mut params = sig.inputs.iter_mut();
+    match params.next() {
+        None => errors.push(error(
+            paren_span,
+            format!("a kernel function takes {KERNEL_PARAMS}"),
         )),
-        [first, rest @ ..] => {
-            if let syn::FnArg::Receiver(r) = first {
-                let span = r.self_token.span;
-                errors.push(error(span, "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on the impl block, with `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>` and `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`"));
-                return errors.finish_with(None);
-            } else if !is_context_param(first, "KernelContext", true) {
+        Some(syn::FnArg::Receiver(r)) => {
+            let span = r.self_token.span;
+            errors.push(error(span, "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on the impl block, with `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>` and `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`"));
+            return errors.finish_with(signature);
+        }
+        Some(first) => {
+            if !is_context_param(first, "KernelContext", true) {
                 errors.push(error(
                     first.span(),
                     "the first parameter of a kernel function must be `ctx: &mut KernelContext<'_>`",
                 ));
             }
-            match rest {
-                [] => {}
-                [syn::FnArg::Typed(p)] => match &*p.ty {
-                    syn::Type::Reference(r) if r.mutability.is_none() => attrs_ty = Some(r.elem.clone()),
-                    other => errors.push(error(
-                        other.span(),
-                        "the second parameter of a kernel function is the op's attrs, by shared reference: `attrs: &MyOp`",
-                    )),
-                },
-                [_, extra @ ..] => {
-                    let span = extra.first().map_or_else(Span::call_site, |e| e.span());
-                    errors.push(error(
-                        span,
-                        "a kernel function takes at most two parameters: `ctx: &mut KernelContext<'_>` and `attrs: &MyOp`; read inputs from `ctx`",
-                    ));
-                }
-            }
         }
     }
-    errors.finish_with(attrs_ty)
+    let mut seen = Vec::new();
+    for param in params {
+        let syn::FnArg::Typed(param) = param else {
+            continue;
+        };
+        let has_attrs = signature.attrs_ty.is_some();
+        match kernel_param(param, &mut seen, has_attrs, &mut errors) {
+            Some(KernelParam::Attrs) => {
+                if let syn::Type::Reference(r) = &*param.ty {
+                    signature.attrs_ty = Some(r.elem.clone());
+                }
+                signature.params.push(KernelParam::Attrs);
+            }
+            Some(resource) => signature.params.push(resource),
+            None => {}
+        }
+    }
+    errors.finish_with(signature)
 }
 
 /// Checks an `impl` for a struct kernel: inherent, with `new` and `compute`.

@@ -4,8 +4,12 @@
 use op_spec::{ArgType, AttrDef, AttrKind, DType, ListValue, OpDef};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
-use crate::check::{CheckedFnOp, CheckedKernel, CheckedOp, Element, FnParam, KernelBody};
+use crate::check::{
+    CheckedFnOp, CheckedKernel, CheckedOp, Element, FnParam, KernelBody, KernelFnSignature,
+    KernelParam,
+};
 use crate::dtypes;
 use crate::parse::OpRef;
 
@@ -78,6 +82,9 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
         });
     let input_names = def.inputs.iter().map(|a| &a.name);
     let output_names = def.outputs.iter().map(|a| &a.name);
+    let is_resource = |a: &&op_spec::ArgDef| a.ty == ArgType::Fixed(DType::Resource);
+    let resource_inputs = def.inputs.iter().filter(is_resource).map(|a| &a.name);
+    let resource_outputs = def.outputs.iter().filter(is_resource).map(|a| &a.name);
 
     let construct = if *unit {
         quote!(Self)
@@ -106,6 +113,8 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
                 type_attrs: &[#(#type_attrs),*],
                 inputs: &[#(#input_names),*],
                 outputs: &[#(#output_names),*],
+                resource_inputs: &[#(#resource_inputs),*],
+                resource_outputs: &[#(#resource_outputs),*],
             };
             fn op_def() -> ::core::result::Result<::op_core::OpDef, ::op_core::SpecErrors> {
                 ::op_core::OpDefBuilder::new(#name)
@@ -494,6 +503,43 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
             });
         }
     }
+    if let KernelBody::Fn {
+        signature: kernel_fn,
+        ..
+    } = &k.body
+    {
+        for param in &kernel_fn.params {
+            let KernelParam::Resource { input, .. } = param else {
+                continue;
+            };
+            let name = input.value();
+            let missing = format!(
+                "op `{op_text}` has no input named `{name}`: a `#[resource]` parameter receives the op's `resource` input of its name; rename the parameter, or write `#[resource(input = \"...\")]`"
+            );
+            let not_resource = format!(
+                "input `{name}` of op `{op_text}` is not a `resource`: a `#[resource]` parameter receives the resource that a `resource` input's handle refers to; read other inputs from `ctx`"
+            );
+            checks.push(quote_spanned! {input.span()=>
+                const _: () = if !::op_core::op::has_input(&#signature, #input) {
+                    ::core::panic!(#missing)
+                } else if !::op_core::op::has_resource_input(&#signature, #input) {
+                    ::core::panic!(#not_resource)
+                };
+            });
+        }
+        if let Some(ty) = &kernel_fn.returns
+            && dtypes::type_args(ty, &["Arc"]).is_some()
+        {
+            let message = format!(
+                "op `{op_text}` has no `resource` output 0: a kernel returns `Arc<R>` (an owning handle in output 0) only for an op whose first output is a `resource`"
+            );
+            checks.push(quote_spanned! {ty.span()=>
+                const _: () = if !::op_core::op::first_output_is_resource(&#signature) {
+                    ::core::panic!(#message)
+                };
+            });
+        }
+    }
     for arg in &k.host_memory {
         let message = format!(
             "op `{op_text}` has no input or output named `{}`: `host_memory` takes the names of the op's inputs and outputs",
@@ -506,6 +552,58 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
         });
     }
     quote!(#(#checks)*)
+}
+
+/// The function a registration calls for a kernel function with
+/// `#[resource]` parameters or a result: generic like it, it resolves each
+/// resource from its input's handle, calls the function and stores what it
+/// returns (`op_core::kernel::KernelReturn`) in output 0.
+fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> TokenStream {
+    let f = &item.sig.ident;
+    let generics = &item.sig.generics;
+    let (impl_generics, _, where_clause) = generics.split_for_impl();
+    let type_params: Vec<&syn::Ident> = generics.type_params().map(|t| &t.ident).collect();
+    let turbofish = if type_params.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#type_params),*>)
+    };
+    let attrs_ty = match &signature.attrs_ty {
+        Some(attrs) => quote!(#attrs),
+        None => quote!(()),
+    };
+    let mut fetches = Vec::new();
+    let mut args = Vec::new();
+    for (i, param) in signature.params.iter().enumerate() {
+        match param {
+            KernelParam::Attrs => args.push(quote!(attrs)),
+            KernelParam::Resource { input, ty } => {
+                let var = format_ident!("__resource_{}", i);
+                fetches.push(quote_spanned! {ty.span()=>
+                    let #var = ctx.resource_by_name::<#ty>(#input)?;
+                });
+                args.push(quote!(&*#var));
+            }
+        }
+    }
+    let call = quote!(#f #turbofish(ctx, #(#args),*));
+    let body = match &signature.returns {
+        Some(ty) => quote_spanned! {ty.span()=>
+            let __output = #call?;
+            ::op_core::kernel::KernelReturn::store(__output, ctx)
+        },
+        None => call,
+    };
+    quote! {
+        #[allow(non_snake_case, unused_variables)]
+        fn __kernel_adapter #impl_generics (
+            ctx: &mut ::op_core::KernelContext<'_>,
+            attrs: &#attrs_ty,
+        ) -> ::op_core::Result<()> #where_clause {
+            #(#fetches)*
+            #body
+        }
+    }
 }
 
 /// `#[kernel]`: the item, compile-time checks against the op, and one
@@ -546,22 +644,36 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
     let (item, support, registrations): (TokenStream, TokenStream, Vec<Registration>) = match &k
         .body
     {
-        KernelBody::Fn { item, attrs_ty } => {
+        KernelBody::Fn { item, signature } => {
             let f = &item.sig.ident;
+            let generic = item.sig.generics.type_params().next().is_some();
+            let attrs_ty = match &signature.attrs_ty {
+                Some(attrs) => quote!(#attrs),
+                None => quote!(()),
+            };
+            let support = if signature.is_plain() {
+                TokenStream::new()
+            } else {
+                kernel_fn_adapter(item, signature)
+            };
             let regs = combos
                 .iter()
                 .map(|combo| {
                     // A non-generic kernel is registered as is for each combination.
-                    let generic = item.sig.generics.type_params().next().is_some();
                     let tys = if generic { rust_types(combo) } else { Vec::new() };
                     let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
-                    let create = match attrs_ty {
-                        Some(attrs) => quote! {
-                            |construction| ::op_core::FnKernel::<#attrs>::create(construction, |ctx, attrs| #f #turbofish(ctx, attrs))
-                        },
-                        None => quote! {
+                    let create = if !signature.is_plain() {
+                        quote! {
+                            |construction| ::op_core::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #turbofish)
+                        }
+                    } else if signature.attrs_ty.is_some() {
+                        quote! {
+                            |construction| ::op_core::FnKernel::<#attrs_ty>::create(construction, |ctx, attrs| #f #turbofish(ctx, attrs))
+                        }
+                    } else {
+                        quote! {
                             |construction| ::op_core::FnKernel::<()>::create(construction, |ctx, _| #f #turbofish(ctx))
-                        },
+                        }
                     };
                     Registration {
                         constraints: constraints(combo),
@@ -570,7 +682,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
                     }
                 })
                 .collect();
-            (quote!(#item), TokenStream::new(), regs)
+            (quote!(#item), support, regs)
         }
         KernelBody::Impl { item } => {
             let self_ty = &item.self_ty;

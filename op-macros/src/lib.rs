@@ -176,8 +176,9 @@ fn with_item(errors: darling::Error, item: proc_macro2::TokenStream) -> TokenStr
     quote!(#errors #item).into()
 }
 
-/// Removes `#[attr(...)]` helper attributes, which would otherwise be
-/// reported as unknown attributes on top of the real errors.
+/// Removes the `#[attr(...)]` and `#[resource(...)]` helper attributes,
+/// which would otherwise be reported as unknown attributes on top of the
+/// real errors.
 fn strip_attr_helpers(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     use proc_macro2::TokenTree;
     let mut out = Vec::new();
@@ -187,10 +188,9 @@ fn strip_attr_helpers(item: proc_macro2::TokenStream) -> proc_macro2::TokenStrea
             TokenTree::Punct(p) if p.as_char() == '#' => {
                 if let Some(TokenTree::Group(g)) = tokens.peek()
                     && g.delimiter() == proc_macro2::Delimiter::Bracket
-                    && g.stream()
-                        .into_iter()
-                        .next()
-                        .is_some_and(|t| matches!(t, TokenTree::Ident(i) if i == "attr"))
+                    && g.stream().into_iter().next().is_some_and(
+                        |t| matches!(t, TokenTree::Ident(i) if i == "attr" || i == "resource"),
+                    )
                 {
                     tokens.next();
                     continue;

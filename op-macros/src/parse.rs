@@ -158,6 +158,8 @@ pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs", "shape", "shape_fn
 pub const KERNEL_KEYS: &[&str] = &["op", "device", "types", "host_memory"];
 /// The keys of `#[attr(...)]`.
 pub const ATTR_KEYS: &[&str] = &["name", "default", "min", "one_of"];
+/// The keys of `#[resource(...)]`.
+pub const RESOURCE_KEYS: &[&str] = &["input"];
 /// The keys that take quoted strings, as `inputs("x: float")`.
 const STRING_LIST_KEYS: [&str; 4] = ["attrs", "inputs", "outputs", "host_memory"];
 
@@ -499,6 +501,48 @@ pub fn take_attr_options(
             syn::Meta::List(list) => args(list.tokens.clone(), "#[attr(...)]", ATTR_KEYS, false),
             meta @ syn::Meta::NameValue(_) => Err(darling::Error::custom(
                 "write the attr's options in parentheses: `#[attr(default = 0, min = 0)]`",
+            )
+            .with_span(meta)),
+        };
+        if let Some(options) = errors.handle(options) {
+            found = Some((options, attr.path().span()));
+        }
+        false
+    });
+    errors.finish_with(found)
+}
+
+/// `#[resource]` or `#[resource(input = "table_handle")]` on a kernel
+/// function's parameter: the parameter receives the resource that a
+/// `resource` input's handle refers to.
+#[derive(Clone, Debug, Default, FromMeta)]
+pub struct ResourceOptions {
+    /// The input, when it is not named like the parameter.
+    pub input: Option<syn::LitStr>,
+}
+
+/// Takes the `#[resource(...)]` attributes out of `attrs` (the compiler
+/// must not see them) and parses the last; its span is the attribute's
+/// path.
+pub fn take_resource_options(
+    attrs: &mut Vec<syn::Attribute>,
+) -> darling::Result<Option<(ResourceOptions, Span)>> {
+    let mut found = None;
+    let mut errors = darling::Error::accumulator();
+    attrs.retain(|attr| {
+        if !attr.path().is_ident("resource") {
+            return true;
+        }
+        let options = match &attr.meta {
+            syn::Meta::Path(_) => Ok(ResourceOptions::default()),
+            syn::Meta::List(list) => args(
+                list.tokens.clone(),
+                "#[resource(...)]",
+                RESOURCE_KEYS,
+                false,
+            ),
+            meta @ syn::Meta::NameValue(_) => Err(darling::Error::custom(
+                "write `#[resource]`, or name the input in parentheses: `#[resource(input = \"table_handle\")]`",
             )
             .with_span(meta)),
         };

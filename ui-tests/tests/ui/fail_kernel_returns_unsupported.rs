@@ -1,0 +1,21 @@
+use op_core::resource::Resource;
+use op_core::{KernelContext, Result, kernel, register_op};
+
+pub struct Counter;
+
+impl Resource for Counter {
+    fn debug_string(&self) -> String {
+        "Counter".into()
+    }
+}
+
+#[register_op(name = "Counter>Read", inputs("handle: resource", "by: int64"), outputs("value: int64"))]
+pub struct CounterRead;
+
+#[kernel(op = CounterRead)]
+fn read(_ctx: &mut KernelContext<'_>, #[resource] handle: &Counter) -> Result<i64> {
+    let _ = handle;
+    Ok(0)
+}
+
+fn main() {}
