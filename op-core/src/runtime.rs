@@ -28,6 +28,12 @@ use crate::{Error, Result};
 
 /// Selects, creates and caches kernels for one device over one registry.
 ///
+/// It caches *kernels* (one per distinct node), never *results*: every call
+/// runs the kernel, and no two calls are merged, however alike their
+/// inputs. That is what stateful ops (those with `resource` inputs or
+/// outputs, or marked `stateful`) need: two `Insert`s with the same inputs
+/// both insert, and a `Find` after them sees both.
+///
 /// ```standalone_crate
 /// use op_core::{AttrValue, DType, Runtime, Tensor};
 /// # op_core::inventory::submit! { op_core::registry::OpRegistration {

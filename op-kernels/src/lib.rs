@@ -13,6 +13,8 @@
 //! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
 //! | the hash table ops ([`simple_hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
+//! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
+//! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
 //! where one fits; [`zero_out::vector_shape`] and
@@ -30,8 +32,10 @@
 pub mod example;
 pub mod list;
 pub mod multiple_ins_and_outs;
+pub mod multiplex;
 pub mod simple_hash_table;
 pub mod string_to_number;
+pub mod variable;
 pub mod zero_out;
 
 /// Makes sure this crate, and so its ops and kernels, is linked into the

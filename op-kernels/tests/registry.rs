@@ -6,7 +6,10 @@ use op_core::{Code, DType};
 
 /// Every op this crate registers, with its kernel count.
 const OPS: &[(&str, usize)] = &[
+    ("AssignVariableOp", 21),
+    ("DestroyResourceOp", 1),
     ("Example", 14),
+    ("Examples>MultiplexDense", 21),
     ("Examples>SimpleHashTableCreate", 15),
     ("Examples>SimpleHashTableExport", 15),
     ("Examples>SimpleHashTableFind", 15),
@@ -19,8 +22,11 @@ const OPS: &[(&str, usize)] = &[
     ("MinimumLengthPolymorphicListExample", 1),
     ("MultipleInsAndOuts", 1),
     ("PolymorphicListExample", 1),
+    ("ReadVariableOp", 21),
     ("SameListInputExample", 12),
     ("StringToNumber", 2),
+    ("VarHandleOp", 21),
+    ("VarIsInitializedOp", 1),
     ("ZeroOut", 1),
     ("ZeroOutPolymorphic", 3),
     ("ZeroOutPreserveIndex", 1),

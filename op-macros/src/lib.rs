@@ -111,6 +111,32 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// = f32)` for a cross product of named attrs, one `types(...)` per
 /// explicit combination; `host_memory("arg", ...)`. The kernel's type
 /// parameters take the constrained attrs' types in order.
+///
+/// A kernel function of a stateful op may take resources and return one:
+///
+/// ```ignore
+/// // `SimpleHashTableCreate() -> output: resource`: an owning handle to a new table.
+/// #[kernel(op = SimpleHashTableCreate, types(key_dtype = i64, value_dtype = f32))]
+/// fn create<K: TableKey, V: TableElement>(_ctx: &mut KernelContext<'_>) -> Result<Arc<SimpleHashTable<K, V>>> {
+///     Ok(Arc::new(SimpleHashTable::new()))
+/// }
+///
+/// // `SimpleHashTableFind(resource_handle: resource, key: K, ...) -> value: V`.
+/// #[kernel(op = SimpleHashTableFind, types(key_dtype = i64, value_dtype = f32))]
+/// fn find<K: TableKey, V: TableElement>(
+///     ctx: &mut KernelContext<'_>,
+///     #[resource] resource_handle: &SimpleHashTable<K, V>,
+/// ) -> Result<Tensor> { /* ... */ }
+/// ```
+///
+/// A `#[resource]` parameter receives the resource that the handle in the
+/// `resource` input of its name refers to (`#[resource(input = "handle")]
+/// t: &T` names another), type-checked on each call (a handle to another
+/// type is `InvalidArgument`, a deleted resource `NotFound`, both naming
+/// the op, node and input). The function may return `Result<()>`,
+/// `Result<Tensor>` (output 0) or `Result<Arc<R>>` (an owning handle in
+/// output 0). With `op = OpType`, the input names and the `resource`
+/// output are checked at compile time.
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::Item);
