@@ -1,19 +1,26 @@
 //! The hash table ops (`Examples>SimpleHashTable*`): the guide's tests in
 //! Rust (find-insert-find, strings, every dtype pair, the table freed with
-//! its last handle), errors (a missing key, the wrong dtypes, non-scalar
-//! keys, mismatched lengths), the shape functions one line per case, the
-//! registered kernels, and many threads on one table.
+//! its last handle or when the function using it returns), errors (a
+//! missing key, the wrong dtypes, non-scalar keys, mismatched lengths), the
+//! batch ops (any shape, every dtype pair, one lock per call), the shape
+//! functions one line per case, the registered kernels, the resource
+//! against a model map, checkpoints (`Saveable`), and many threads on one
+//! table under a watchdog.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use op_core::checkpoint::{Checkpoint, Saveable};
 use op_core::resource::Resource;
 use op_core::shape_inference::testing::ShapeTest;
 use op_core::{Code, DType, OpCall, Registry, ResourceHandle, Runtime, Tensor};
 use op_kernels::simple_hash_table::{
     SimpleHashTable, SimpleHashTableHandle, TableElement, TableKey,
 };
+use proptest::prelude::*;
 
 mod common;
 use common::assert_contains;
@@ -24,7 +31,18 @@ const INSERT: &str = "Examples>SimpleHashTableInsert";
 const REMOVE: &str = "Examples>SimpleHashTableRemove";
 const EXPORT: &str = "Examples>SimpleHashTableExport";
 const IMPORT: &str = "Examples>SimpleHashTableImport";
-const OPS: [&str; 6] = [CREATE, FIND, INSERT, REMOVE, EXPORT, IMPORT];
+const FIND_MANY: &str = "Examples>SimpleHashTableFindMany";
+const INSERT_MANY: &str = "Examples>SimpleHashTableInsertMany";
+const OPS: [&str; 8] = [
+    CREATE,
+    FIND,
+    INSERT,
+    REMOVE,
+    EXPORT,
+    IMPORT,
+    FIND_MANY,
+    INSERT_MANY,
+];
 
 /// The guide's `REGISTER_KERNEL(key_dtype, value_dtype)` list.
 const PAIRS: [(DType, DType); 15] = [
@@ -564,6 +582,8 @@ fn import_takes_two_vectors_of_one_length() {
     );
 }
 
+/// The guide's six ops keep its signatures exactly; the two batch ops
+/// follow them; all eight have a kernel for each of the guide's 15 pairs.
 #[test]
 fn every_op_has_the_guides_signature_and_kernels() {
     op_kernels::link();
@@ -627,65 +647,771 @@ fn every_op_has_the_guides_signature_and_kernels() {
         text(IMPORT),
         "(table_handle: resource, keys: key_dtype, values: value_dtype) -> ()"
     );
+    assert_eq!(
+        text(FIND_MANY),
+        "(resource_handle: resource, keys: key_dtype, default_value: value_dtype) -> (values: value_dtype)"
+    );
+    assert_eq!(
+        text(INSERT_MANY),
+        "(resource_handle: resource, keys: key_dtype, values: value_dtype) -> ()"
+    );
 }
 
-/// 8 threads insert, find and remove on one table through the ops (and
-/// the batch methods), each on its own keys and all on shared ones; the
-/// final contents are exactly what the operations leave, and every thread
-/// finishes (a deadlock fails the test instead of hanging it).
+// ---- The guide's `tf.function` test: the table dies with the function ----
+
+/// The guide's `_use_table`, also giving back a weak reference to the
+/// table it made.
+fn use_table_and_watch<K: TableKey + Sample, V: Sample>()
+-> ([V; 3], std::sync::Weak<SimpleHashTable<K, V>>) {
+    let table = SimpleHashTableHandle::<K, V>::new(V::sample(111)).unwrap();
+    let weak = Arc::downgrade(&table.table().unwrap());
+    let result1 = table.find_or(K::sample(1), V::sample(-999)).unwrap();
+    table.insert(K::sample(1), V::sample(100)).unwrap();
+    let result2 = table.find_or(K::sample(1), V::sample(-999)).unwrap();
+    table.remove(K::sample(1)).unwrap();
+    let result3 = table.find_or(K::sample(1), V::sample(-999)).unwrap();
+    assert!(weak.upgrade().is_some(), "the table lives while in use");
+    ([result1, result2, result3], weak)
+}
+
+/// The guide's `test_find_insert_find_tf_function`, parameterized as there
+/// for (int32, float) and (int64, int32): the results are right, and the
+/// table is freed when the function that made it returns.
 #[test]
-fn many_threads_on_one_table() {
+fn the_table_is_freed_when_the_function_using_it_returns() {
     op_kernels::link();
-    const THREADS: i64 = 8;
-    const KEYS: i64 = 200;
-    const SHARED: i64 = 16;
-    let table = SimpleHashTableHandle::<i64, i64>::new(-1).unwrap();
-    let barrier = Arc::new(Barrier::new(THREADS as usize));
-    let (done, finished) = mpsc::channel();
-    for t in 0..THREADS {
-        let (table, barrier, done) = (table.clone(), barrier.clone(), done.clone());
-        std::thread::spawn(move || {
-            barrier.wait();
-            let base = (t + 1) * 1_000_000;
-            for i in 0..KEYS {
-                let key = base + i;
-                table.insert(key, key * 2).unwrap();
-                assert_eq!(table.find(key).unwrap(), key * 2);
-                // Shared keys: any thread's value, never a torn or missing one
-                // once inserted.
-                table.insert(i % SHARED, t).unwrap();
-                let shared = table.find(i % SHARED).unwrap();
-                assert!((0..THREADS).contains(&shared), "{shared}");
-                if i % 2 == 1 {
-                    table.remove(key).unwrap();
-                    assert_eq!(table.find(key).unwrap(), -1);
+    let (results, weak) = use_table_and_watch::<i32, f32>();
+    assert_eq!(results, [-999.0, 100.0, -999.0]);
+    assert!(
+        weak.upgrade().is_none(),
+        "(int32, float) table outlived its function"
+    );
+    let (results, weak) = use_table_and_watch::<i64, i32>();
+    assert_eq!(results, [-999, 100, -999]);
+    assert!(
+        weak.upgrade().is_none(),
+        "(int64, int32) table outlived its function"
+    );
+}
+
+// ---- The batch ops ----
+
+/// Inserts 150 keys (more than one hashing block) with InsertMany, reads
+/// them back with FindMany along with missing keys, and checks each
+/// against Find.
+fn check_batch<K: TableKey + Sample, V: Sample>() {
+    let table = SimpleHashTableHandle::<K, V>::new(V::sample(-1)).unwrap();
+    let keys: Vec<K> = (0..150).map(K::sample).collect();
+    let values: Vec<V> = (0..150).map(|i| V::sample(i % 7 + 2)).collect();
+    table.insert_many(&keys, &values).unwrap();
+    let mut asked = keys.clone();
+    asked.extend((1000..1010).map(K::sample));
+    let mut expected = values.clone();
+    expected.extend((0..10).map(|_| V::sample(-1)));
+    let what = format!("key_dtype={}, value_dtype={}", K::DTYPE, V::DTYPE);
+    assert_eq!(table.find_many(&asked).unwrap(), expected, "{what}");
+    assert_eq!(
+        table.find_many_or(&asked[140..], V::sample(3)).unwrap(),
+        [&values[140..], &vec![V::sample(3); 10]].concat(),
+        "{what}"
+    );
+    for (k, v) in keys.iter().zip(&values).step_by(37) {
+        assert_eq!(&table.find(k.clone()).unwrap(), v, "{what}");
+    }
+    assert_eq!(table.table().unwrap().len(), 150, "{what}");
+}
+
+#[test]
+fn find_many_and_insert_many_for_every_dtype_pair() {
+    op_kernels::link();
+    check_batch::<i32, f64>();
+    check_batch::<i32, f32>();
+    check_batch::<i32, i32>();
+    check_batch::<i32, Vec<u8>>();
+    check_batch::<i64, f64>();
+    check_batch::<i64, f32>();
+    check_batch::<i64, i32>();
+    check_batch::<i64, i64>();
+    check_batch::<i64, Vec<u8>>();
+    check_batch::<Vec<u8>, bool>();
+    check_batch::<Vec<u8>, f64>();
+    check_batch::<Vec<u8>, f32>();
+    check_batch::<Vec<u8>, i32>();
+    check_batch::<Vec<u8>, i64>();
+    check_batch::<Vec<u8>, Vec<u8>>();
+}
+
+#[test]
+fn find_many_keeps_the_shape_of_its_keys() {
+    op_kernels::link();
+    let table = SimpleHashTableHandle::<i64, f64>::new(-1.0).unwrap();
+    table.insert_many(&[1, 2, 3], &[10.0, 20.0, 30.0]).unwrap();
+    let keys = Tensor::from_vec([2, 3], vec![3i64, 9, 1, 2, 2, 0]).unwrap();
+    let values = table.find_tensor(&keys).unwrap();
+    assert_eq!(values.dtype(), DType::F64);
+    assert_eq!(values.dims(), [2, 3]);
+    assert_eq!(
+        values.as_slice::<f64>().unwrap(),
+        [30.0, -1.0, 10.0, 20.0, 20.0, -1.0]
+    );
+    // A scalar key gives a scalar value; empty keys give empty values.
+    let one = table.find_tensor(Tensor::scalar(2i64)).unwrap();
+    assert_eq!(one.rank(), 0);
+    assert_eq!(one.scalar_value::<f64>().unwrap(), 20.0);
+    let none = table
+        .find_tensor_or(Tensor::from_vec([2, 0], Vec::<i64>::new()).unwrap(), 5.0)
+        .unwrap();
+    assert_eq!(none.dims(), [2, 0]);
+    assert_eq!(table.find_many(&[]).unwrap(), Vec::<f64>::new());
+    // Through the op by name, with a default of its own.
+    let out = OpCall::new(FIND_MANY)
+        .input(table.handle())
+        .input(&keys)
+        .input(Tensor::scalar(0.5f64))
+        .run()
+        .unwrap();
+    assert_eq!(
+        out[0].as_slice::<f64>().unwrap(),
+        [30.0, 0.5, 10.0, 20.0, 20.0, 0.5]
+    );
+}
+
+#[test]
+fn insert_many_takes_keys_and_values_of_any_one_shape() {
+    op_kernels::link();
+    let table = SimpleHashTableHandle::<Vec<u8>, i32>::new(0).unwrap();
+    table
+        .insert_tensors(
+            Tensor::strings([2, 2], ["a", "b", "c", "a"]).unwrap(),
+            Tensor::from_vec([2, 2], vec![1, 2, 3, 4]).unwrap(),
+        )
+        .unwrap();
+    // A later duplicate key wins.
+    assert_eq!(
+        table
+            .find_many(&[bytes("a"), bytes("b"), bytes("c")])
+            .unwrap(),
+        [4, 2, 3]
+    );
+    table
+        .insert_tensors(Tensor::string("d"), Tensor::scalar(7))
+        .unwrap();
+    assert_eq!(table.find(bytes("d")).unwrap(), 7);
+    table.insert_many(&[], &[]).unwrap();
+    assert_eq!(table.table().unwrap().len(), 4);
+}
+
+#[test]
+fn batch_op_errors_name_the_op_and_the_argument() {
+    op_kernels::link();
+    let table = SimpleHashTableHandle::<i64, f32>::new(0.0).unwrap();
+    table.insert(1, 1.0).unwrap();
+    let keys = Tensor::from_vec([3], vec![1i64, 2, 3]).unwrap();
+
+    let err = OpCall::new(FIND_MANY)
+        .input(table.handle())
+        .input(&keys)
+        .input(Tensor::from_vec([2], vec![0.0f32, 1.0]).unwrap())
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "op Examples>SimpleHashTableFindMany",
+            "input 2 ('default_value') must be a scalar, but has shape [2]",
+        ],
+    );
+
+    let insert_many = |keys: Tensor, values: Tensor| {
+        OpCall::new(INSERT_MANY)
+            .input(table.handle())
+            .input(keys)
+            .input(values)
+            .run()
+            .unwrap_err()
+    };
+    let err = insert_many(
+        keys.clone(),
+        Tensor::from_vec([2], vec![5.0f32, 6.0]).unwrap(),
+    );
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "op Examples>SimpleHashTableInsertMany",
+            "input 1 ('keys') and input 2 ('values') must have one shape, but have shapes [3] and [2]",
+        ],
+    );
+    // As many elements is not enough: the shapes must be equal.
+    let err = insert_many(
+        keys.reshape([3, 1]).unwrap(),
+        Tensor::from_vec([3], vec![5.0f32, 6.0, 7.0]).unwrap(),
+    );
+    assert_contains(
+        &err,
+        &["must have one shape, but have shapes [3,1] and [3]"],
+    );
+    let err = table.insert_many(&[5, 6], &[1.0]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    // No failed call changed the table.
+    assert_eq!(table.export().unwrap(), (vec![1], vec![1.0]));
+
+    // A table of other dtypes, and a handle that is not a scalar.
+    let err = OpCall::new(FIND_MANY)
+        .input(table.handle())
+        .input(Tensor::from_vec([1], vec![1i32]).unwrap())
+        .input(Tensor::scalar(0.0f32))
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "op Examples>SimpleHashTableFindMany",
+            "input 0 ('resource_handle')",
+            "key_dtype=int32 and value_dtype=float",
+        ],
+    );
+    let handles = Tensor::from_vec(
+        [1],
+        vec![table.handle().scalar_value::<ResourceHandle>().unwrap()],
+    )
+    .unwrap();
+    let err = OpCall::new(FIND_MANY)
+        .input(handles)
+        .input(&keys)
+        .input(Tensor::scalar(0.0f32))
+        .run()
+        .unwrap_err();
+    assert_contains(
+        &err,
+        &["input 0 ('resource_handle') must be a scalar, but has shape [1]"],
+    );
+}
+
+#[test]
+fn find_many_outputs_the_shape_of_its_keys() {
+    let t = t(FIND_MANY);
+    t.ok("[];[2,3];[]", "in1");
+    t.ok("[];[];[]", "in1");
+    t.ok("?;?;?", "in1");
+    t.ok("[];[?,4,?];[]", "in1");
+    t.error(
+        "[];[2];[2]",
+        "input 2 ('default_value') has shape [2], which must be rank 0 but is rank 1",
+    );
+    t.error(
+        "[3];[2];[]",
+        "input 0 ('resource_handle') has shape [3], which must be rank 0 but is rank 1",
+    );
+}
+
+#[test]
+fn insert_many_takes_keys_and_values_of_one_shape() {
+    let t = t(INSERT_MANY);
+    t.ok("[];[2,3];[2,3]", "");
+    t.ok("[];[];[]", "");
+    t.ok("[];?;[4]", "");
+    t.ok("[];[?,3];[2,?]", "");
+    t.error(
+        "[];[3];[4]",
+        "dimension 0 in both shapes must be equal, but input 1 ('keys') has shape [3] and input 2 ('values') has shape [4]",
+    );
+    t.error(
+        "[];[3];[3,1]",
+        "shapes must be equal rank, but input 1 ('keys') has shape [3] and input 2 ('values') has shape [3,1]",
+    );
+    t.error(
+        "[2];[3];[3]",
+        "input 0 ('resource_handle') has shape [2], which must be rank 0 but is rank 1",
+    );
+}
+
+// ---- The resource against a model ----
+
+/// One operation on a table and on the model map.
+#[derive(Clone, Debug)]
+enum Step {
+    Insert(i32, i32),
+    Remove(i32),
+    InsertMany(Vec<(i32, i32)>),
+    Import(Vec<(i32, i32)>),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    // Few distinct keys, so that inserts replace and removes find keys.
+    let key = 0..40i32;
+    let pairs = proptest::collection::vec((0..40i32, any::<i32>()), 0..80);
+    prop_oneof![
+        4 => (key.clone(), any::<i32>()).prop_map(|(k, v)| Step::Insert(k, v)),
+        3 => key.prop_map(Step::Remove),
+        2 => pairs.clone().prop_map(Step::InsertMany),
+        1 => pairs.prop_map(Step::Import),
+    ]
+}
+
+proptest! {
+    /// Any sequence of updates leaves the table holding what a std
+    /// `HashMap` holds after the same updates, by every read method.
+    #[test]
+    fn the_resource_agrees_with_a_model_map(steps in proptest::collection::vec(step(), 0..40)) {
+        let table = SimpleHashTable::<i32, i32>::new();
+        let mut model = HashMap::new();
+        for step in steps {
+            match step {
+                Step::Insert(k, v) => prop_assert_eq!(table.insert(k, v), model.insert(k, v)),
+                Step::Remove(k) => match model.remove(&k) {
+                    Some(v) => prop_assert_eq!(table.remove(&k).unwrap(), v),
+                    None => prop_assert_eq!(table.remove(&k).unwrap_err().code(), Code::NotFound),
+                },
+                Step::InsertMany(pairs) => {
+                    let (keys, values): (Vec<i32>, Vec<i32>) = pairs.iter().copied().unzip();
+                    table.insert_many(&keys, &values).unwrap();
+                    model.extend(pairs);
+                }
+                Step::Import(pairs) => {
+                    let (keys, values): (Vec<i32>, Vec<i32>) = pairs.iter().copied().unzip();
+                    table.import(&keys, &values).unwrap();
+                    model = pairs.into_iter().collect();
                 }
             }
-            let batch: Vec<i64> = (0..KEYS).map(|i| base + KEYS + i).collect();
-            table.insert_many(&batch, &batch).unwrap();
-            assert_eq!(table.find_many(&batch).unwrap(), batch);
-            done.send(t).unwrap();
+            prop_assert_eq!(table.len(), model.len());
+        }
+        let all: Vec<i32> = (-1..41).collect();
+        let expected: Vec<i32> = all.iter().map(|k| *model.get(k).unwrap_or(&-7)).collect();
+        prop_assert_eq!(table.find_many(&all, &-7), expected.clone());
+        let singles: Vec<i32> = all.iter().map(|k| table.find(k, &-7)).collect();
+        prop_assert_eq!(singles, expected);
+        let (keys, values) = table.export();
+        let exported: HashMap<i32, i32> = keys.into_iter().zip(values).collect();
+        prop_assert_eq!(exported, model);
+    }
+}
+
+// ---- Checkpoints (`Saveable`) ----
+
+/// The checkpoint tensors of `table`, sorted by key: what a restored
+/// table must give back.
+fn sorted_export<K: TableKey + Ord, V: TableElement>(
+    table: &SimpleHashTableHandle<'_, K, V>,
+) -> Vec<(K, V)> {
+    let (keys, values) = table.export().unwrap();
+    let mut pairs: Vec<(K, V)> = keys.into_iter().zip(values).collect();
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    pairs
+}
+
+#[test]
+fn a_table_round_trips_through_its_checkpoint_tensors() {
+    op_kernels::link();
+    let table = SimpleHashTableHandle::<i64, Vec<u8>>::new(bytes("?")).unwrap();
+    let keys: Vec<i64> = (0..200).map(|i| i * 7 - 300).collect();
+    let values: Vec<Vec<u8>> = keys.iter().map(|k| format!("v{k}").into_bytes()).collect();
+    table.insert_many(&keys, &values).unwrap();
+
+    let tensors = table.serialize_to_tensors().unwrap();
+    let names: Vec<&str> = tensors.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(names, ["keys", "values"]);
+    assert_eq!(tensors[0].1.dtype(), DType::I64);
+    assert_eq!(tensors[1].1.dtype(), DType::String);
+    assert_eq!(tensors[0].1.dims(), [200]);
+    assert_eq!(tensors[1].1.dims(), [200]);
+
+    // A fresh table with other contents: the restore replaces them.
+    let fresh = SimpleHashTableHandle::<i64, Vec<u8>>::new(bytes("?")).unwrap();
+    fresh.insert(100_000, bytes("stale")).unwrap();
+    fresh.restore_from_tensors(tensors).unwrap();
+    assert_eq!(sorted_export(&fresh), sorted_export(&table));
+    assert_eq!(fresh.find_many(&keys).unwrap(), values);
+    assert_eq!(fresh.find(100_000).unwrap(), bytes("?"));
+    assert_eq!(fresh.find(-300).unwrap(), bytes("v-300"));
+
+    // String keys, and an empty table.
+    let strings = SimpleHashTableHandle::<Vec<u8>, f32>::new(0.0).unwrap();
+    strings
+        .insert_many(&[bytes("a"), bytes(""), bytes("\u{e9}")], &[1.0, 2.0, 3.0])
+        .unwrap();
+    let copy = SimpleHashTableHandle::<Vec<u8>, f32>::new(0.0).unwrap();
+    copy.restore_from_tensors(strings.serialize_to_tensors().unwrap())
+        .unwrap();
+    assert_eq!(sorted_export(&copy), sorted_export(&strings));
+    let empty = SimpleHashTableHandle::<Vec<u8>, f32>::new(0.0).unwrap();
+    copy.restore_from_tensors(empty.serialize_to_tensors().unwrap())
+        .unwrap();
+    assert_eq!(copy.table().unwrap().len(), 0);
+}
+
+#[test]
+fn restore_checks_its_tensors_and_leaves_the_table_unchanged() {
+    op_kernels::link();
+    let table = SimpleHashTableHandle::<i32, f64>::new(0.0).unwrap();
+    table.insert(1, 1.5).unwrap();
+    let keys = || Tensor::from_vec([2], vec![7i32, 8]).unwrap();
+    let values = || Tensor::from_vec([2], vec![7.5f64, 8.5]).unwrap();
+    let restore = |tensors: Vec<(&str, Tensor)>| {
+        let tensors = tensors
+            .into_iter()
+            .map(|(k, t)| (k.to_owned(), t))
+            .collect();
+        let err = table.restore_from_tensors(tensors).unwrap_err();
+        assert_eq!(table.export().unwrap(), (vec![1], vec![1.5]), "{err}");
+        err
+    };
+
+    let err = restore(vec![("keys", keys())]);
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(
+        &err,
+        &["cannot restore SimpleHashTable<int32, double>: no tensor for key 'values'"],
+    );
+    let err = restore(vec![("values", values())]);
+    assert_eq!(err.code(), Code::NotFound);
+    assert_contains(&err, &["no tensor for key 'keys'"]);
+
+    let err = restore(vec![
+        ("keys", keys()),
+        ("values", values()),
+        ("table-keys", keys()),
+    ]);
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["unexpected key 'table-keys'"]);
+    let err = restore(vec![
+        ("keys", keys()),
+        ("keys", keys()),
+        ("values", values()),
+    ]);
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["key 'keys' is given twice"]);
+
+    let err = restore(vec![
+        ("keys", Tensor::from_vec([2], vec![7i64, 8]).unwrap()),
+        ("values", values()),
+    ]);
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &["tensor 'keys' has dtype int64, but the table's key_dtype is int32"],
+    );
+    let err = restore(vec![
+        ("keys", keys()),
+        ("values", Tensor::strings([2], ["a", "b"]).unwrap()),
+    ]);
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &["tensor 'values' has dtype string, but the table's value_dtype is double"],
+    );
+
+    let err = restore(vec![("keys", Tensor::scalar(7i32)), ("values", values())]);
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["tensor 'keys' must be a vector, but has shape []"]);
+    let err = restore(vec![
+        ("keys", keys()),
+        ("values", Tensor::from_vec([1], vec![7.5f64]).unwrap()),
+    ]);
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &["tensors 'keys' and 'values' must have one length, but have 2 and 1 elements"],
+    );
+
+    // And the right tensors do restore.
+    table
+        .restore_from_tensors(vec![("values".into(), values()), ("keys".into(), keys())])
+        .unwrap();
+    assert_eq!(table.find_many(&[1, 7, 8]).unwrap(), [0.0, 7.5, 8.5]);
+}
+
+#[test]
+fn a_table_round_trips_through_a_checkpoint_file() {
+    op_kernels::link();
+    let path = std::env::temp_dir().join(format!(
+        "op-kernels-simple-hash-table-{}.safetensors",
+        std::process::id()
+    ));
+    let table = SimpleHashTableHandle::<Vec<u8>, Vec<u8>>::new(bytes("none")).unwrap();
+    let keys: Vec<Vec<u8>> = (0..50)
+        .map(|i: i32| format!("key {i}").into_bytes())
+        .collect();
+    let values: Vec<Vec<u8>> = (0..50).map(|i: i32| vec![b'x'; i as usize]).collect();
+    table.insert_many(&keys, &values).unwrap();
+    let before = sorted_export(&table);
+
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("table", &table).unwrap();
+    let saved = ckpt.save(&path).unwrap();
+    assert!(saved.contains(&"table/keys".to_owned()), "{saved:?}");
+    assert!(saved.contains(&"table/values".to_owned()), "{saved:?}");
+
+    table.remove(bytes("key 3")).unwrap();
+    table
+        .insert(bytes("new"), bytes("gone after restore"))
+        .unwrap();
+    let restored = ckpt.restore(&path);
+    std::fs::remove_file(&path).unwrap();
+    restored.unwrap();
+    assert_eq!(sorted_export(&table), before);
+    assert_eq!(table.find(bytes("new")).unwrap(), bytes("none"));
+    assert_eq!(table.find(bytes("key 3")).unwrap(), bytes("xxx"));
+}
+
+// ---- Many threads ----
+
+/// Runs each job on a thread of its own and waits for all of them. A job
+/// that panics fails the test with its name and message; a job still
+/// running after `limit` fails it too (a deadlock fails the test instead
+/// of hanging it).
+fn run_jobs(jobs: Vec<(String, Box<dyn FnOnce() + Send>)>, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    let count = jobs.len();
+    let (done, finished) = mpsc::channel::<(String, Result<(), String>)>();
+    for (name, job) in jobs {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|p| {
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default()
+            });
+            let _ = done.send((name, result));
         });
     }
     drop(done);
-    for _ in 0..THREADS {
-        finished
-            .recv_timeout(Duration::from_secs(120))
-            .expect("a thread panicked or deadlocked");
+    for finished_so_far in 0..count {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match finished.recv_timeout(left) {
+            Ok((_, Ok(()))) => {}
+            Ok((name, Err(message))) => panic!("{name} panicked: {message}"),
+            Err(_) => panic!(
+                "deadlock or hang: {} of {count} threads still running after {limit:?}",
+                count - finished_so_far
+            ),
+        }
     }
+}
+
+/// 8 writer threads insert, find and remove on one table through the ops
+/// (single and batch), each on a key range of its own and all on a few
+/// shared keys, while 4 reader threads check a range nobody writes with
+/// FindMany, Find and Export. At the end the table holds exactly the
+/// expected entries (no lost update), and every thread finished within 60
+/// seconds (no deadlock).
+#[test]
+fn many_threads_on_one_table() {
+    op_kernels::link();
+    const WRITERS: i64 = 8;
+    const READERS: usize = 4;
+    const KEYS: i64 = 400;
+    const SHARED: i64 = 16;
+    const STABLE: i64 = 500;
+    let table = SimpleHashTableHandle::<i64, i64>::new(-1).unwrap();
+    let stable: Arc<Vec<i64>> = Arc::new((-STABLE..0).collect());
+    let stable_values: Arc<Vec<i64>> = Arc::new(stable.iter().map(|k| k * 3).collect());
+    table.insert_many(&stable, &stable_values).unwrap();
+
+    let barrier = Arc::new(Barrier::new(WRITERS as usize + READERS));
+    let writers_left = Arc::new(AtomicUsize::new(WRITERS as usize));
+    let stop = Arc::new(AtomicBool::new(false));
+    let reads = Arc::new(AtomicUsize::new(0));
+    let mut jobs: Vec<(String, Box<dyn FnOnce() + Send>)> = Vec::new();
+    for t in 0..WRITERS {
+        let (table, barrier) = (table.clone(), barrier.clone());
+        let (writers_left, stop) = (writers_left.clone(), stop.clone());
+        jobs.push((
+            format!("writer {t}"),
+            Box::new(move || {
+                barrier.wait();
+                let base = (t + 1) * 1_000_000;
+                for i in 0..KEYS {
+                    let key = base + i;
+                    table.insert(key, key * 2).unwrap();
+                    assert_eq!(table.find(key).unwrap(), key * 2);
+                    // Shared keys: some writer's value, never a missing one.
+                    table.insert(i % SHARED, t).unwrap();
+                    let shared = table.find(i % SHARED).unwrap();
+                    assert!((0..WRITERS).contains(&shared), "{shared}");
+                    if i % 2 == 1 {
+                        table.remove(key).unwrap();
+                        assert_eq!(table.find(key).unwrap(), -1);
+                        assert_eq!(table.remove(key).unwrap_err().code(), Code::NotFound);
+                    }
+                }
+                // A batch: insert, read back, remove every third.
+                let batch: Vec<i64> = (0..KEYS).map(|i| base + KEYS + i).collect();
+                let doubled: Vec<i64> = batch.iter().map(|k| k * 2).collect();
+                table.insert_many(&batch, &doubled).unwrap();
+                assert_eq!(table.find_many(&batch).unwrap(), doubled);
+                for key in batch.iter().step_by(3) {
+                    table.remove(*key).unwrap();
+                }
+                if writers_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    stop.store(true, Ordering::Release);
+                }
+            }),
+        ));
+    }
+    for r in 0..READERS {
+        let (table, barrier, stop, reads) =
+            (table.clone(), barrier.clone(), stop.clone(), reads.clone());
+        let (stable, stable_values) = (stable.clone(), stable_values.clone());
+        jobs.push((
+            format!("reader {r}"),
+            Box::new(move || {
+                barrier.wait();
+                loop {
+                    // Read the flag first, so that at least one full round
+                    // of reads runs after the writers are done.
+                    let last = stop.load(Ordering::Acquire);
+                    assert_eq!(&table.find_many(&stable).unwrap(), &*stable_values);
+                    assert_eq!(table.find(-1).unwrap(), -3);
+                    if r == 0 {
+                        // Export takes one lock: every stable entry is there.
+                        let (keys, values) = table.export().unwrap();
+                        let snapshot: HashMap<i64, i64> = keys.into_iter().zip(values).collect();
+                        for (k, v) in stable.iter().zip(stable_values.iter()) {
+                            assert_eq!(snapshot.get(k), Some(v));
+                        }
+                    }
+                    reads.fetch_add(1, Ordering::Relaxed);
+                    if last {
+                        break;
+                    }
+                }
+            }),
+        ));
+    }
+    run_jobs(jobs, Duration::from_secs(60));
+    assert!(reads.load(Ordering::Relaxed) >= READERS);
+
     let (keys, values) = table.export().unwrap();
     let mut pairs: Vec<(i64, i64)> = keys.into_iter().zip(values).collect();
     pairs.sort();
-    let (shared, own) = pairs.split_at(SHARED as usize);
+    let (stable_part, rest) = pairs.split_at(STABLE as usize);
+    let (shared, own) = rest.split_at(SHARED as usize);
+    let expected_stable: Vec<(i64, i64)> = stable
+        .iter()
+        .copied()
+        .zip(stable_values.iter().copied())
+        .collect();
+    assert_eq!(stable_part, expected_stable);
     for (i, (k, v)) in shared.iter().enumerate() {
         assert_eq!(*k, i as i64);
-        assert!((0..THREADS).contains(v));
+        assert!((0..WRITERS).contains(v));
     }
     let mut expected = Vec::new();
-    for t in 0..THREADS {
+    for t in 0..WRITERS {
         let base = (t + 1) * 1_000_000;
         expected.extend((0..KEYS).step_by(2).map(|i| (base + i, (base + i) * 2)));
-        expected.extend((0..KEYS).map(|i| (base + KEYS + i, base + KEYS + i)));
+        expected.extend(
+            (0..KEYS)
+                .filter(|i| i % 3 != 0)
+                .map(|i| (base + KEYS + i, (base + KEYS + i) * 2)),
+        );
     }
     assert_eq!(own, expected);
+}
+
+/// Import and InsertMany each change the whole table under one lock, and
+/// FindMany and Export each read it under one: while one thread switches
+/// the table between three contents, readers only ever see one of them
+/// whole, never a mix.
+#[test]
+fn batch_updates_and_reads_are_atomic() {
+    op_kernels::link();
+    const N: i32 = 300;
+    const ROUNDS: i32 = 30;
+    let table = SimpleHashTableHandle::<i32, i32>::new(-1).unwrap();
+    let keys: Arc<Vec<i32>> = Arc::new((0..N).collect());
+    table.import(keys.to_vec(), vec![0; N as usize]).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let reads = Arc::new(AtomicUsize::new(0));
+    let mut jobs: Vec<(String, Box<dyn FnOnce() + Send>)> = Vec::new();
+    {
+        let (table, keys, stop, reads) = (table.clone(), keys.clone(), stop.clone(), reads.clone());
+        jobs.push((
+            "writer".into(),
+            Box::new(move || {
+                // At least ROUNDS rounds, and on until the readers have
+                // read many times while the table changes.
+                let mut round = 0;
+                while round < ROUNDS || reads.load(Ordering::Relaxed) < 200 {
+                    round += 1;
+                    // Keys 0..N with value 1, then keys 0..N with value 2
+                    // and N more keys, then every value 3.
+                    table.import(keys.to_vec(), vec![1; N as usize]).unwrap();
+                    let more: Vec<i32> = (0..2 * N).collect();
+                    table.import(more, vec![2; 2 * N as usize]).unwrap();
+                    table
+                        .insert_many(&keys, &vec![3 + round; N as usize])
+                        .unwrap();
+                }
+                stop.store(true, Ordering::Release);
+            }),
+        ));
+    }
+    for r in 0..3 {
+        let (table, keys, stop, reads) = (table.clone(), keys.clone(), stop.clone(), reads.clone());
+        jobs.push((
+            format!("reader {r}"),
+            Box::new(move || {
+                while !stop.load(Ordering::Acquire) {
+                    let values = table.find_many(&keys).unwrap();
+                    assert_eq!(values.len(), N as usize);
+                    assert!(
+                        values.iter().all(|v| *v == values[0]),
+                        "FindMany saw a mix: {:?}",
+                        &values[..10]
+                    );
+                    // Keys 0..N all with one value, and keys N..2N
+                    // (if any) all with 2.
+                    let (keys, values) = table.export().unwrap();
+                    let len = keys.len();
+                    assert!(len == N as usize || len == 2 * N as usize, "{len}");
+                    let low: Vec<i32> = keys
+                        .iter()
+                        .zip(&values)
+                        .filter(|(k, _)| **k < N)
+                        .map(|(_, v)| *v)
+                        .collect();
+                    assert_eq!(low.len(), N as usize);
+                    assert!(low.iter().all(|v| *v == low[0]), "Export saw a mix");
+                    let high = keys.iter().zip(&values).filter(|(k, _)| **k >= N);
+                    assert!(high.clone().all(|(_, v)| *v == 2), "Export saw a mix");
+                    reads.fetch_add(1, Ordering::Relaxed);
+                }
+            }),
+        ));
+    }
+    run_jobs(jobs, Duration::from_secs(60));
+    assert_eq!(table.table().unwrap().len(), N as usize * 2);
+}
+
+/// The watchdog of the thread tests: a thread that never finishes fails
+/// the test after the limit instead of hanging it.
+#[test]
+#[should_panic(expected = "deadlock or hang: 1 of 2 threads still running after 200ms")]
+fn the_watchdog_fails_a_hung_thread() {
+    let (_never, wait) = mpsc::channel::<()>();
+    let jobs: Vec<(String, Box<dyn FnOnce() + Send>)> = vec![
+        ("quick".into(), Box::new(|| {})),
+        // Blocks until this test's sender is dropped (when it fails).
+        (
+            "stuck".into(),
+            Box::new(move || {
+                let _ = wait.recv();
+            }),
+        ),
+    ];
+    run_jobs(jobs, Duration::from_millis(200));
+}
+
+/// ... and a thread that panics fails it with its name and message.
+#[test]
+#[should_panic(expected = "boom thread panicked: boom")]
+fn the_watchdog_reports_a_panicking_thread() {
+    let jobs: Vec<(String, Box<dyn FnOnce() + Send>)> =
+        vec![("boom thread".into(), Box::new(|| panic!("boom")))];
+    run_jobs(jobs, Duration::from_secs(60));
 }
