@@ -67,8 +67,8 @@ use op_core::checkpoint::Saveable;
 use op_core::resource::Resource;
 use op_core::shape_inference::InferenceContext;
 use op_core::{
-    Code, DEVICE_CPU, DType, Element, Error, KernelContext, Op, OpCall, ResourceHandle, Result,
-    Runtime, Tensor, kernel, op_requires, register_op,
+    Code, DType, Element, Error, KernelContext, Op, OpCall, ResourceHandle, Result, Runtime,
+    Tensor, kernel, op_requires, register_op,
 };
 
 /// An element type that a table holds as a key or a value: `int32`,
@@ -538,24 +538,6 @@ pub struct SimpleHashTableInsertMany;
 
 // ---- Kernels ----
 
-/// The table that input 0's handle refers to (the guide's `GetResource`).
-/// A table of another dtype pair is an `InvalidArgument` error that names
-/// the op, the node, the input and the pair the node asked for.
-fn table_of<K: TableKey, V: TableElement>(
-    ctx: &KernelContext<'_>,
-) -> Result<Arc<SimpleHashTable<K, V>>> {
-    ctx.resource::<SimpleHashTable<K, V>>(0)
-        .map_err(|e| match e.code() {
-            Code::InvalidArgument => Error::invalid_argument(format!(
-                "{} (the table's key and value dtypes are not key_dtype={} and value_dtype={})",
-                e.message(),
-                K::DTYPE,
-                V::DTYPE,
-            )),
-            _ => e,
-        })
-}
-
 /// Stamps the guide's 15 (key, value) dtype pairs on each kernel function:
 /// its `REGISTER_KERNEL(key_dtype, value_dtype)` list, in its order.
 macro_rules! table_kernels {
@@ -582,52 +564,54 @@ macro_rules! table_kernels {
     )*};
 }
 
+// The kernels take the table as a typed `#[resource]` parameter (the
+// guide's `GetResource` with its type check, generated): a handle to a
+// table of another dtype pair is an `InvalidArgument` error naming the op,
+// node and input and both table types.
 table_kernels! {
     SimpleHashTableCreate =>
     fn simple_hash_table_create<K: TableKey, V: TableElement>(
-        ctx: &mut KernelContext<'_>,
-    ) -> Result<()> {
-        let table = Arc::new(SimpleHashTable::<K, V>::new());
-        let handle = ResourceHandle::owning(DEVICE_CPU, table);
-        ctx.set_output(0, Tensor::scalar(handle))
+        _ctx: &mut KernelContext<'_>,
+    ) -> Result<Arc<SimpleHashTable<K, V>>> {
+        Ok(Arc::new(SimpleHashTable::new()))
     }
 
     SimpleHashTableFind =>
     fn simple_hash_table_find<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
-    ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
+        #[resource] resource_handle: &SimpleHashTable<K, V>,
+    ) -> Result<Tensor> {
         let key: K = ctx.input_scalar(1)?;
         let default: V = ctx.input_scalar(2)?;
-        ctx.set_output(0, Tensor::scalar(table.find(&key, &default)))
+        Ok(Tensor::scalar(resource_handle.find(&key, &default)))
     }
 
     SimpleHashTableInsert =>
     fn simple_hash_table_insert<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
+        #[resource] resource_handle: &SimpleHashTable<K, V>,
     ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
         let key: K = ctx.input_scalar(1)?;
         let value: V = ctx.input_scalar(2)?;
-        table.insert(key, value);
+        resource_handle.insert(key, value);
         Ok(())
     }
 
     SimpleHashTableRemove =>
     fn simple_hash_table_remove<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
+        #[resource] resource_handle: &SimpleHashTable<K, V>,
     ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
         let key: K = ctx.input_scalar(1)?;
-        table.remove(&key).map(drop)
+        resource_handle.remove(&key).map(drop)
     }
 
     SimpleHashTableExport =>
     fn simple_hash_table_export<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
+        #[resource] table_handle: &SimpleHashTable<K, V>,
     ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
-        let (keys, values) = table.export();
+        let (keys, values) = table_handle.export();
         let n = keys.len();
         ctx.set_output(0, Tensor::from_vec([n], keys)?)?;
         ctx.set_output(1, Tensor::from_vec([n], values)?)
@@ -636,29 +620,29 @@ table_kernels! {
     SimpleHashTableImport =>
     fn simple_hash_table_import<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
+        #[resource] table_handle: &SimpleHashTable<K, V>,
     ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
         let keys = ctx.input_vector::<K>(1)?;
         let values = ctx.input_vector::<V>(2)?;
-        table.import(keys, values)
+        table_handle.import(keys, values)
     }
 
     SimpleHashTableFindMany =>
     fn simple_hash_table_find_many<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
-    ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
+        #[resource] resource_handle: &SimpleHashTable<K, V>,
+    ) -> Result<Tensor> {
         let default: V = ctx.input_scalar(2)?;
         let dims = ctx.input(1)?.dims().to_vec();
-        let values = table.find_many(ctx.input_slice::<K>(1)?, &default);
-        ctx.set_output(0, Tensor::from_vec(dims, values)?)
+        let values = resource_handle.find_many(ctx.input_slice::<K>(1)?, &default);
+        Tensor::from_vec(dims, values)
     }
 
     SimpleHashTableInsertMany =>
     fn simple_hash_table_insert_many<K: TableKey, V: TableElement>(
         ctx: &mut KernelContext<'_>,
+        #[resource] resource_handle: &SimpleHashTable<K, V>,
     ) -> Result<()> {
-        let table = table_of::<K, V>(ctx)?;
         let (keys, values) = (ctx.input(1)?, ctx.input(2)?);
         op_requires!(
             keys.dims() == values.dims(),
@@ -669,7 +653,7 @@ table_kernels! {
             keys.shape(),
             values.shape()
         );
-        table.insert_many(ctx.input_slice::<K>(1)?, ctx.input_slice::<V>(2)?)
+        resource_handle.insert_many(ctx.input_slice::<K>(1)?, ctx.input_slice::<V>(2)?)
     }
 }
 

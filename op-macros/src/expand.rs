@@ -579,8 +579,15 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
             KernelParam::Attrs => args.push(quote!(attrs)),
             KernelParam::Resource { input, ty } => {
                 let var = format_ident!("__resource_{}", i);
-                fetches.push(quote_spanned! {ty.span()=>
-                    let #var = ctx.resource_by_name::<#ty>(#input)?;
+                // Only the path carries the author's span (for a "not a
+                // resource" error on their type): `ctx` must keep the
+                // adapter's hygiene, or a kernel written inside a
+                // `macro_rules!` would not find it.
+                let fetch = quote_spanned! {ty.span()=>
+                    ::op_core::KernelContext::resource_by_name::<#ty>
+                };
+                fetches.push(quote! {
+                    let #var = #fetch(ctx, #input)?;
                 });
                 args.push(quote!(&*#var));
             }
@@ -588,10 +595,13 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
     }
     let call = quote!(#f #turbofish(ctx, #(#args),*));
     let body = match &signature.returns {
-        Some(ty) => quote_spanned! {ty.span()=>
-            let __output = #call?;
-            ::op_core::kernel::KernelReturn::store(__output, ctx)
-        },
+        Some(ty) => {
+            let store = quote_spanned! {ty.span()=> <#ty as ::op_core::kernel::KernelReturn>::store};
+            quote! {
+                let __output = #call?;
+                #store(__output, ctx)
+            }
+        }
         None => call,
     };
     quote! {
