@@ -270,7 +270,10 @@ fn a_table_used_with_other_dtypes_is_invalid_argument() {
         .run()
         .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
-    assert_contains(&err, &["not a op_kernels::simple_hash_table::SimpleHashTable<i64, f64>"]);
+    assert_contains(
+        &err,
+        &["not a op_kernels::simple_hash_table::SimpleHashTable<i64, f64>"],
+    );
     // A key of the wrong type for the node is caught before any kernel.
     let err = OpCall::new(FIND)
         .input(&handle)

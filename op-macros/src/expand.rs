@@ -596,7 +596,8 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
     let call = quote!(#f #turbofish(ctx, #(#args),*));
     let body = match &signature.returns {
         Some(ty) => {
-            let store = quote_spanned! {ty.span()=> <#ty as ::op_core::kernel::KernelReturn>::store};
+            let store =
+                quote_spanned! {ty.span()=> <#ty as ::op_core::kernel::KernelReturn>::store};
             quote! {
                 let __output = #call?;
                 #store(__output, ctx)
