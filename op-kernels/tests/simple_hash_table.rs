@@ -152,24 +152,31 @@ fn check_use_table<K: TableKey + Sample, V: Sample>() {
     );
 }
 
+/// Calls `$check::<K, V>()` for each of the guide's 15 (key, value) pairs.
+macro_rules! for_every_dtype_pair {
+    ($check:ident) => {
+        $check::<i32, f64>();
+        $check::<i32, f32>();
+        $check::<i32, i32>();
+        $check::<i32, Vec<u8>>();
+        $check::<i64, f64>();
+        $check::<i64, f32>();
+        $check::<i64, i32>();
+        $check::<i64, i64>();
+        $check::<i64, Vec<u8>>();
+        $check::<Vec<u8>, bool>();
+        $check::<Vec<u8>, f64>();
+        $check::<Vec<u8>, f32>();
+        $check::<Vec<u8>, i32>();
+        $check::<Vec<u8>, i64>();
+        $check::<Vec<u8>, Vec<u8>>();
+    };
+}
+
 #[test]
 fn find_insert_find_for_every_dtype_pair() {
     op_kernels::link();
-    check_use_table::<i32, f64>();
-    check_use_table::<i32, f32>();
-    check_use_table::<i32, i32>();
-    check_use_table::<i32, Vec<u8>>();
-    check_use_table::<i64, f64>();
-    check_use_table::<i64, f32>();
-    check_use_table::<i64, i32>();
-    check_use_table::<i64, i64>();
-    check_use_table::<i64, Vec<u8>>();
-    check_use_table::<Vec<u8>, bool>();
-    check_use_table::<Vec<u8>, f64>();
-    check_use_table::<Vec<u8>, f32>();
-    check_use_table::<Vec<u8>, i32>();
-    check_use_table::<Vec<u8>, i64>();
-    check_use_table::<Vec<u8>, Vec<u8>>();
+    for_every_dtype_pair!(check_use_table);
 }
 
 #[test]
@@ -727,21 +734,7 @@ fn check_batch<K: TableKey + Sample, V: Sample>() {
 #[test]
 fn find_many_and_insert_many_for_every_dtype_pair() {
     op_kernels::link();
-    check_batch::<i32, f64>();
-    check_batch::<i32, f32>();
-    check_batch::<i32, i32>();
-    check_batch::<i32, Vec<u8>>();
-    check_batch::<i64, f64>();
-    check_batch::<i64, f32>();
-    check_batch::<i64, i32>();
-    check_batch::<i64, i64>();
-    check_batch::<i64, Vec<u8>>();
-    check_batch::<Vec<u8>, bool>();
-    check_batch::<Vec<u8>, f64>();
-    check_batch::<Vec<u8>, f32>();
-    check_batch::<Vec<u8>, i32>();
-    check_batch::<Vec<u8>, i64>();
-    check_batch::<Vec<u8>, Vec<u8>>();
+    for_every_dtype_pair!(check_batch);
 }
 
 #[test]
