@@ -1,5 +1,6 @@
 //! The README's demo command runs the `demo` binary: check that it succeeds
-//! and shows an op's definition, kernels running and caught mistakes.
+//! and shows an op's definition, kernels running, caught mistakes, and
+//! state saved and restored.
 
 use std::process::Command;
 
@@ -20,6 +21,10 @@ fn demo_shows_definition_kernels_and_errors() {
         "InvalidArgument: clip_min (2) must not exceed clip_max (1)",
         "did you mean 'Examples>ClipByValue'?",
         "no kernel for op 'Example' on device 'cpu' with attrs T=qint8",
+        "table.find_many([1, 2, 3]) = [0.5, -1.0, 1.5]",
+        "saved [\"table/keys\", \"table/values\", \"weights/value\"]",
+        "restored: table.find(1) = 0.5, weights = [4.0, 5.0, 6.0]",
+        "input 0 ('resource_handle'): resource handle '_anonymous_0' refers to a op_kernels::simple_hash_table::SimpleHashTable<i64, f32>, not a op_kernels::simple_hash_table::SimpleHashTable<i32, f32>",
     ] {
         assert!(
             stdout.contains(expected),

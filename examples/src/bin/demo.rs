@@ -1,11 +1,15 @@
 //! The main demo: a downstream crate's own ops (declared in `examples`'
 //! lib with the macros) and the shipped kernels, run by name and through
-//! their typed wrappers, with mistakes caught and explained.
+//! their typed wrappers, with mistakes caught and explained; then state: a
+//! hash table and a variable, saved to a checkpoint and restored.
 //!
 //! Run it with `cargo run -p examples`.
 
 use examples::{ClipByValue, L2Norm};
+use op_core::checkpoint::Checkpoint;
 use op_core::{DType, OpCall, Registry, Tensor};
+use op_kernels::simple_hash_table::SimpleHashTableHandle;
+use op_kernels::variable::Variable;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Name every crate whose ops we use, so the linker keeps them.
@@ -13,10 +17,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     op_kernels::link();
     let registry = Registry::global();
 
-    println!("== 1. What got linked\n");
+    println!("== 1. What got linked (this crate's ops)\n");
     for entry in registry
         .ops()
-        .filter(|e| e.def().name.starts_with("Examples>"))
+        .filter(|e| e.registration().file.starts_with("examples/"))
     {
         println!("{}", entry.def().name);
         for kernel in entry.kernels() {
@@ -75,6 +79,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let node = op_core::NodeBuilder::new(typed.def())
         .input(DType::I32)
         .build();
-    println!("{}", node.unwrap_err());
+    println!("{}\n", node.unwrap_err());
+
+    println!("== 5. State: a hash table, a variable, a checkpoint\n");
+    let table = SimpleHashTableHandle::<i64, f32>::new(-1.0)?;
+    table.insert_many(&[1, 2, 3], &[0.5, 1.0, 1.5])?;
+    table.remove(2)?;
+    println!(
+        "table.find_many([1, 2, 3]) = {:?}  (2 was removed: the default)",
+        table.find_many(&[1, 2, 3])?
+    );
+    let weights = Variable::new(Tensor::from_vec([3], vec![1.0f32, 2.0, 3.0])?)?;
+    weights.assign(Tensor::from_vec([3], vec![4.0f32, 5.0, 6.0])?)?;
+    println!("weights.read() = {:?}", weights.read()?.as_slice::<f32>()?);
+
+    let path = std::env::temp_dir().join(format!("demo-{}.safetensors", std::process::id()));
+    let mut checkpoint = Checkpoint::new();
+    checkpoint.add("table", &table)?.add("weights", &weights)?;
+    println!("saved {:?} to {}", checkpoint.save(&path)?, path.display());
+    table.insert(1, 100.0)?;
+    weights.assign(Tensor::from_vec([3], vec![0.0f32; 3])?)?;
+    checkpoint.restore(&path)?;
+    println!(
+        "restored: table.find(1) = {}, weights = {:?}",
+        table.find(1)?,
+        weights.read()?.as_slice::<f32>()?
+    );
+    std::fs::remove_file(&path)?;
+    // The int64 -> float table's handle, given to the int32-key kernel.
+    let wrong = OpCall::new("Examples>SimpleHashTableFind")
+        .input(table.handle())
+        .input(Tensor::scalar(1i32))
+        .input(Tensor::scalar(0.0f32))
+        .run();
+    println!("\n{}", wrong.unwrap_err());
     Ok(())
 }
