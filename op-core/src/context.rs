@@ -12,7 +12,7 @@ use crate::node::Node;
 use crate::resource::{Resource, ResourceMgr};
 use crate::resource_handle::ResourceHandle;
 use crate::tensor::Tensor;
-use crate::{Error, OpDef, Result};
+use crate::{Code, Error, OpDef, Result};
 
 /// Stands in for an input whose buffer was forwarded to an output.
 static FORWARDED: LazyLock<Tensor> = LazyLock::new(|| Tensor::scalar(false));
@@ -113,22 +113,29 @@ impl<'a> KernelContext<'a> {
         self.outputs.len()
     }
 
-    fn error(&self, message: std::fmt::Arguments<'_>) -> Error {
-        Error::invalid_argument(format!(
-            "op {} (node '{}'): {message}",
-            self.op.name, self.node_name
-        ))
+    /// An error with `code` whose message starts with the op and node:
+    /// `op ReadVariableOp (node 'read'): message`, the form of every error
+    /// the context itself returns.
+    pub fn error(&self, code: Code, message: impl std::fmt::Display) -> Error {
+        Error::new(
+            code,
+            format!("op {} (node '{}'): {message}", self.op.name, self.node_name),
+        )
+    }
+
+    fn invalid(&self, message: std::fmt::Arguments<'_>) -> Error {
+        self.error(Code::InvalidArgument, message)
     }
 
     /// Input tensor `index`.
     pub fn input(&self, index: usize) -> Result<&Tensor> {
         if !self.forwarded.is_empty() && self.forwarded.contains(&index) {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "input {index} was forwarded to an output and can no longer be read"
             )));
         }
         self.inputs.get(index).ok_or_else(|| {
-            self.error(format_args!(
+            self.invalid(format_args!(
                 "asked for input {index}, but the op has {} input tensor(s)",
                 self.inputs.len()
             ))
@@ -139,7 +146,7 @@ impl<'a> KernelContext<'a> {
     /// for a single-tensor arg, any number for a list arg.
     pub fn input_arg(&self, arg: usize) -> Result<&[Tensor]> {
         let range = self.node.input_arg_range(arg).ok_or_else(|| {
-            self.error(format_args!(
+            self.invalid(format_args!(
                 "asked for input arg {arg}, but the op has {} input arg(s)",
                 self.op.inputs.len()
             ))
@@ -150,7 +157,7 @@ impl<'a> KernelContext<'a> {
 
     fn check_not_forwarded(&self, range: &Range<usize>) -> Result<()> {
         match self.forwarded.iter().find(|i| range.contains(i)) {
-            Some(i) => Err(self.error(format_args!(
+            Some(i) => Err(self.invalid(format_args!(
                 "input {i} was forwarded to an output and can no longer be read"
             ))),
             None => Ok(()),
@@ -163,7 +170,7 @@ impl<'a> KernelContext<'a> {
             .iter()
             .position(|a| a.name == name)
             .ok_or_else(|| {
-                self.error(format_args!(
+                self.invalid(format_args!(
                     "has no input named '{name}' (inputs: {})",
                     arg_names(&self.op.inputs)
                 ))
@@ -172,13 +179,21 @@ impl<'a> KernelContext<'a> {
 
     /// The tensor of the single-tensor input arg `name`.
     pub fn input_by_name(&self, name: &str) -> Result<&Tensor> {
+        self.input(self.single_input_index(name)?)
+    }
+
+    /// The flattened index of the single-tensor input arg `name`.
+    fn single_input_index(&self, name: &str) -> Result<usize> {
         let arg = self.input_arg_index(name)?;
         if self.op.inputs[arg].is_list() {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "input '{name}' is a list of tensors: use input_list(\"{name}\")"
             )));
         }
-        Ok(&self.input_arg(arg)?[0])
+        self.node
+            .input_arg_range(arg)
+            .map(|range| range.start)
+            .ok_or_else(|| self.invalid(format_args!("has no input arg {arg}")))
     }
 
     /// The tensors of the list input arg `name` (`N * T` or `list(type)`).
@@ -190,14 +205,14 @@ impl<'a> KernelContext<'a> {
     pub fn input_view<T: Element>(&self, index: usize) -> Result<ArrayViewD<'_, T>> {
         self.input(index)?
             .view::<T>()
-            .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
+            .map_err(|e| self.invalid(format_args!("input {index}: {}", e.message())))
     }
 
     /// The elements of input `index`, in row-major order.
     pub fn input_slice<T: Element>(&self, index: usize) -> Result<&[T]> {
         self.input(index)?
             .as_slice::<T>()
-            .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
+            .map_err(|e| self.invalid(format_args!("input {index}: {}", e.message())))
     }
 
     /// `input 1 ('key')`, or `input 2 ('xs'[1])` for a list element.
@@ -214,17 +229,23 @@ impl<'a> KernelContext<'a> {
     /// The value of input `index`, which must be a scalar; otherwise an
     /// `InvalidArgument` error naming the input and its shape.
     pub fn input_scalar<T: Element>(&self, index: usize) -> Result<T> {
+        self.scalar_ref(index).cloned()
+    }
+
+    /// The value of input `index`, which must be a scalar, by reference.
+    fn scalar_ref<T: Element>(&self, index: usize) -> Result<&T> {
         let tensor = self.input(index)?;
         if tensor.rank() != 0 {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "{} must be a scalar, but has shape {}",
                 self.describe_input(index),
                 tensor.shape()
             )));
         }
         tensor
-            .scalar_value::<T>()
-            .map_err(|e| self.error(format_args!("input {index}: {}", e.message())))
+            .as_slice::<T>()
+            .map(|values| &values[0])
+            .map_err(|e| self.invalid(format_args!("input {index}: {}", e.message())))
     }
 
     /// The elements of input `index`, which must be a vector; otherwise an
@@ -232,7 +253,7 @@ impl<'a> KernelContext<'a> {
     pub fn input_vector<T: Element>(&self, index: usize) -> Result<&[T]> {
         let tensor = self.input(index)?;
         if tensor.rank() != 1 {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "{} must be a vector, but has shape {}",
                 self.describe_input(index),
                 tensor.shape()
@@ -269,17 +290,13 @@ impl<'a> KernelContext<'a> {
     /// }
     /// ```
     pub fn resource<T: Resource>(&self, index: usize) -> Result<Arc<T>> {
-        let handle: ResourceHandle = self.input_scalar(index)?;
-        self.resources.resource::<T>(&handle).map_err(|e| {
-            Error::new(
+        // The handle is borrowed, not cloned: this runs on every call of a
+        // stateful op, and a handle holds four strings.
+        let handle: &ResourceHandle = self.scalar_ref(index)?;
+        self.resources.resource::<T>(handle).map_err(|e| {
+            self.error(
                 e.code(),
-                format!(
-                    "op {} (node '{}'): {}: {}",
-                    self.op.name,
-                    self.node_name,
-                    self.describe_input(index),
-                    e.message()
-                ),
+                format_args!("{}: {}", self.describe_input(index), e.message()),
             )
         })
     }
@@ -287,9 +304,7 @@ impl<'a> KernelContext<'a> {
     /// The resource that the single-tensor input arg `name` refers to (see
     /// [`resource`](Self::resource)).
     pub fn resource_by_name<T: Resource>(&self, name: &str) -> Result<Arc<T>> {
-        let arg = self.input_arg_index(name)?;
-        let index = self.node.input_arg_range(arg).map_or(0, |r| r.start);
-        self.input_by_name(name)?;
+        let index = self.single_input_index(name)?;
         self.resource(index)
     }
 
@@ -316,7 +331,7 @@ impl<'a> KernelContext<'a> {
     }
 
     fn output_out_of_range(&self, index: usize) -> Error {
-        self.error(format_args!(
+        self.invalid(format_args!(
             "asked for output {index}, but the op has {} output tensor(s)",
             self.outputs.len()
         ))
@@ -330,13 +345,13 @@ impl<'a> KernelContext<'a> {
             .iter()
             .position(|a| a.name == name)
             .ok_or_else(|| {
-                self.error(format_args!(
+                self.invalid(format_args!(
                     "has no output named '{name}' (outputs: {})",
                     arg_names(&self.op.outputs)
                 ))
             })?;
         if self.op.outputs[arg].is_list() {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "output '{name}' is a list of tensors: use output_range(\"{name}\")"
             )));
         }
@@ -346,7 +361,7 @@ impl<'a> KernelContext<'a> {
     /// The flattened indices of the tensors of output arg `name`.
     pub fn output_range(&self, name: &str) -> Result<Range<usize>> {
         self.node.output_range(name).ok_or_else(|| {
-            self.error(format_args!(
+            self.invalid(format_args!(
                 "has no output named '{name}' (outputs: {})",
                 arg_names(&self.op.outputs)
             ))
@@ -357,7 +372,7 @@ impl<'a> KernelContext<'a> {
     pub fn set_output(&mut self, index: usize, tensor: Tensor) -> Result<()> {
         let expected = self.output_dtype(index)?;
         if tensor.dtype() != expected {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "output {index} must be {expected}, but the kernel produced {}",
                 tensor.dtype()
             )));
@@ -438,7 +453,7 @@ impl<'a> KernelContext<'a> {
         let dtype = self.output_dtype(index)?;
         let candidate = self.input(input)?;
         if candidate.dtype() != dtype {
-            return Err(self.error(format_args!(
+            return Err(self.invalid(format_args!(
                 "{} is {}, but output {index} must be {dtype}",
                 self.describe_input(input),
                 candidate.dtype()

@@ -18,7 +18,7 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
-use op_core::{Code, Element, Error, KernelContext, Result, Tensor, kernel, register_op};
+use op_core::{Code, Element, KernelContext, Result, Tensor, kernel, register_op};
 
 /// Returns elements chosen from `a_values` or `b_values` depending on
 /// `cond`.
@@ -59,12 +59,10 @@ fn check_same_shape(
     if x.dims() == y.dims() {
         return Ok(());
     }
-    Err(Error::new(
+    Err(ctx.error(
         Code::InvalidArgument,
-        format!(
-            "op {} (node '{}'): {x_name} and {y_name} must have the same shape, but {x_name} (input {x_index}) has shape {} and {y_name} (input {y_index}) has shape {}",
-            ctx.op_name(),
-            ctx.node_name(),
+        format_args!(
+            "{x_name} and {y_name} must have the same shape, but {x_name} (input {x_index}) has shape {} and {y_name} (input {y_index}) has shape {}",
             x.shape(),
             y.shape()
         ),

@@ -644,15 +644,16 @@ table_kernels! {
         #[resource] resource_handle: &SimpleHashTable<K, V>,
     ) -> Result<()> {
         let (keys, values) = (ctx.input(1)?, ctx.input(2)?);
-        op_requires!(
-            keys.dims() == values.dims(),
-            Code::InvalidArgument,
-            "op {} (node '{}'): input 1 ('keys') and input 2 ('values') must have one shape, but have shapes {} and {}",
-            ctx.op_name(),
-            ctx.node_name(),
-            keys.shape(),
-            values.shape()
-        );
+        if keys.dims() != values.dims() {
+            return Err(ctx.error(
+                Code::InvalidArgument,
+                format_args!(
+                    "input 1 ('keys') and input 2 ('values') must have one shape, but have shapes {} and {}",
+                    keys.shape(),
+                    values.shape()
+                ),
+            ));
+        }
         resource_handle.insert_many(ctx.input_slice::<K>(1)?, ctx.input_slice::<V>(2)?)
     }
 }

@@ -333,18 +333,6 @@ pub struct DestroyResourceOp {
 
 // ---- Kernels ----
 
-/// `op ReadVariableOp (node 'n'): message`, with `code`.
-fn op_error(ctx: &KernelContext<'_>, code: Code, message: std::fmt::Arguments<'_>) -> Error {
-    Error::new(
-        code,
-        format!(
-            "op {} (node '{}'): {message}",
-            ctx.op_name(),
-            ctx.node_name()
-        ),
-    )
-}
-
 /// The variable of the handle in input 0, or the `NotFound` error that
 /// says it was never assigned (or was destroyed) and names it.
 fn variable_of(ctx: &KernelContext<'_>, handle: &ResourceHandle) -> Result<Arc<Var>> {
@@ -355,9 +343,7 @@ fn variable_of(ctx: &KernelContext<'_>, handle: &ResourceHandle) -> Result<Arc<V
             } else {
                 &handle.container
             };
-            op_error(
-                ctx,
-                Code::NotFound,
+            ctx.error(Code::NotFound,
                 format_args!(
                     "variable '{}' in container '{container}' was never assigned, or was destroyed ({})",
                     handle.name,
@@ -393,7 +379,7 @@ variable_kernels! {
             ctx.node_name(),
             true,
         )
-        .map_err(|e| op_error(ctx, e.code(), format_args!("{}", e.message())))?;
+        .map_err(|e| ctx.error(e.code(), e.message()))?;
         let handle = ResourceHandle::named::<Var>(ctx.device(), info.container(), info.name());
         ctx.set_output(0, Tensor::scalar(handle))
     }
@@ -403,9 +389,7 @@ variable_kernels! {
         let handle: ResourceHandle = ctx.input_scalar(0)?;
         let var = variable_of(ctx, &handle)?;
         if var.dtype() != T::DTYPE {
-            return Err(op_error(
-                ctx,
-                Code::InvalidArgument,
+            return Err(ctx.error(Code::InvalidArgument,
                 format_args!(
                     "cannot read variable '{}' of dtype {} as {} (attr dtype)",
                     handle.name,
@@ -415,9 +399,7 @@ variable_kernels! {
             ));
         }
         let value = var.value().ok_or_else(|| {
-            op_error(
-                ctx,
-                Code::FailedPrecondition,
+            ctx.error(Code::FailedPrecondition,
                 format_args!(
                     "variable '{}' was never assigned: it has no value to read",
                     handle.name
@@ -442,9 +424,7 @@ variable_kernels! {
             Err(e) => return Err(e),
         };
         if var.dtype() != T::DTYPE {
-            return Err(op_error(
-                ctx,
-                Code::InvalidArgument,
+            return Err(ctx.error(Code::InvalidArgument,
                 format_args!(
                     "cannot assign a {} value (input 1 'value') to variable '{}', which has dtype {}",
                     T::DTYPE,
@@ -455,9 +435,7 @@ variable_kernels! {
         }
         let value = ctx.input(1)?.clone();
         var.assign(value, attrs.validate_shape).map_err(|e| {
-            op_error(
-                ctx,
-                e.code(),
+            ctx.error(e.code(),
                 format_args!("variable '{}': {}", handle.name, e.message()),
             )
         })
@@ -484,8 +462,7 @@ fn destroy_resource_op(ctx: &mut KernelContext<'_>, attrs: &DestroyResourceOp) -
     match ctx.resource_manager().delete_handle(&handle) {
         Ok(()) => Ok(()),
         Err(e) if e.code() == Code::NotFound && attrs.ignore_lookup_error => Ok(()),
-        Err(e) => Err(op_error(
-            ctx,
+        Err(e) => Err(ctx.error(
             e.code(),
             format_args!(
                 "cannot destroy resource '{}' (ignore_lookup_error={}): {}",
