@@ -24,10 +24,7 @@
 //!     }
 //!
 //!     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
-//!         let (_, value) = tensors
-//!             .iter()
-//!             .find(|(key, _)| key == "value")
-//!             .ok_or_else(|| Error::not_found("no tensor for key 'value'"))?;
+//!         let [value] = checkpoint::take_tensors(tensors, ["value"], "counter", "counter")?;
 //!         *self.0.lock().unwrap() = value.scalar_value::<i64>()?;
 //!         Ok(())
 //!     }
@@ -219,6 +216,66 @@ pub trait Saveable {
     /// key. A missing key or a tensor of the wrong dtype or shape is an
     /// error, and the object is left unchanged.
     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()>;
+}
+
+/// The first step of a [`Saveable::restore_from_tensors`]: the tensor of
+/// each of `keys`, in that order, out of the `tensors` it received.
+///
+/// `object` names the object in messages (`variable 'v'`) and `kind` says
+/// what it is (`variable`). A key missing from `tensors` is `NotFound`; a
+/// key not in `keys`, or one given twice, is `InvalidArgument`.
+///
+/// ```
+/// use op_core::Tensor;
+/// use op_core::checkpoint::take_tensors;
+///
+/// let tensors = vec![
+///     ("values".to_owned(), Tensor::scalar(2.0f32)),
+///     ("keys".to_owned(), Tensor::scalar(1i64)),
+/// ];
+/// let [keys, values] = take_tensors(tensors, ["keys", "values"], "table 't'", "table")?;
+/// assert_eq!(keys, Tensor::scalar(1i64));
+///
+/// let err = take_tensors(vec![], ["value"], "variable 'v'", "variable").unwrap_err();
+/// assert_eq!(err.message(), "cannot restore variable 'v': no tensor for key 'value'");
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub fn take_tensors<const N: usize>(
+    tensors: Vec<(String, Tensor)>,
+    keys: [&str; N],
+    object: &str,
+    kind: &str,
+) -> Result<[Tensor; N]> {
+    let mut slots: [Option<Tensor>; N] = std::array::from_fn(|_| None);
+    for (key, tensor) in tensors {
+        let Some(i) = keys.iter().position(|k| *k == key) else {
+            let quoted: Vec<String> = keys.iter().map(|k| format!("'{k}'")).collect();
+            let saves = match quoted.as_slice() {
+                [one] => format!("only {one}"),
+                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+                [] => "nothing".to_owned(),
+            };
+            return Err(Error::invalid_argument(format!(
+                "cannot restore {object}: unexpected key '{key}' (a {kind} saves {saves})"
+            )));
+        };
+        if slots[i].replace(tensor).is_some() {
+            return Err(Error::invalid_argument(format!(
+                "cannot restore {object}: key '{key}' is given twice"
+            )));
+        }
+    }
+    let mut taken = Vec::with_capacity(N);
+    for (slot, key) in slots.into_iter().zip(keys) {
+        taken.push(slot.ok_or_else(|| {
+            Error::not_found(format!(
+                "cannot restore {object}: no tensor for key '{key}'"
+            ))
+        })?);
+    }
+    Ok(taken
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("one tensor per key")))
 }
 
 /// A set of named [`Saveable`] objects, saved to one file and restored from

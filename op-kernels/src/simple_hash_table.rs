@@ -63,7 +63,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
-use op_core::checkpoint::Saveable;
+use op_core::checkpoint::{Saveable, take_tensors};
 use op_core::resource::Resource;
 use op_core::shape_inference::InferenceContext;
 use op_core::{
@@ -973,33 +973,7 @@ impl<K: TableKey, V: TableElement> Saveable for SimpleHashTableHandle<'_, K, V> 
     /// is unchanged.
     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
         let what = || format!("SimpleHashTable<{}, {}>", K::DTYPE, V::DTYPE);
-        let (mut keys, mut values) = (None, None);
-        for (key, tensor) in tensors {
-            let slot = match key.as_str() {
-                KEYS_KEY => &mut keys,
-                VALUES_KEY => &mut values,
-                _ => {
-                    return Err(Error::invalid_argument(format!(
-                        "cannot restore {}: unexpected key '{key}' (a table saves '{KEYS_KEY}' and '{VALUES_KEY}')",
-                        what()
-                    )));
-                }
-            };
-            if slot.replace(tensor).is_some() {
-                return Err(Error::invalid_argument(format!(
-                    "cannot restore {}: key '{key}' is given twice",
-                    what()
-                )));
-            }
-        }
-        let missing = |key: &str| {
-            Error::not_found(format!(
-                "cannot restore {}: no tensor for key '{key}'",
-                what()
-            ))
-        };
-        let keys = keys.ok_or_else(|| missing(KEYS_KEY))?;
-        let values = values.ok_or_else(|| missing(VALUES_KEY))?;
+        let [keys, values] = take_tensors(tensors, [KEYS_KEY, VALUES_KEY], &what(), "table")?;
         self.check_restored(KEYS_KEY, &keys, "key_dtype", K::DTYPE)?;
         self.check_restored(VALUES_KEY, &values, "value_dtype", V::DTYPE)?;
         op_requires!(

@@ -64,7 +64,7 @@
 use std::fmt;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use op_core::checkpoint::Saveable;
+use op_core::checkpoint::{Saveable, take_tensors};
 use op_core::resource::{ContainerInfo, Resource};
 use op_core::shape_inference::InferenceContext;
 use op_core::{
@@ -743,27 +743,8 @@ impl Saveable for Variable<'_> {
     /// shape that does not fit the variable's. On error the variable is
     /// unchanged.
     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
-        let mut value = None;
-        for (key, tensor) in tensors {
-            if key != VALUE_KEY {
-                return Err(Error::invalid_argument(format!(
-                    "cannot restore variable '{}': unexpected key '{key}' (a variable saves only '{VALUE_KEY}')",
-                    self.name
-                )));
-            }
-            if value.replace(tensor).is_some() {
-                return Err(Error::invalid_argument(format!(
-                    "cannot restore variable '{}': key '{VALUE_KEY}' is given twice",
-                    self.name
-                )));
-            }
-        }
-        let value = value.ok_or_else(|| {
-            Error::not_found(format!(
-                "cannot restore variable '{}': no tensor for key '{VALUE_KEY}'",
-                self.name
-            ))
-        })?;
+        let object = format!("variable '{}'", self.name);
+        let [value] = take_tensors(tensors, [VALUE_KEY], &object, "variable")?;
         self.check(&value, "cannot restore")?;
         self.assign(value)
     }
