@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 #[path = "../examples/hash_table_checkpoint.rs"]
 #[allow(dead_code)]
 mod example;
@@ -44,17 +46,6 @@ fn restoring_a_missing_file_is_an_error() {
     assert_eq!(err.code(), op_core::Code::NotFound, "{err}");
 }
 
-/// The example binary, which `cargo test` builds beside the test binaries.
-fn example_binary() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?;
-    let path = profile_dir.join("examples").join(format!(
-        "hash_table_checkpoint{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    path.is_file().then_some(path)
-}
-
 fn run(binary: &Path, args: &[&str]) -> (bool, String, String) {
     let output = Command::new(binary).args(args).output().unwrap();
     (
@@ -66,14 +57,7 @@ fn run(binary: &Path, args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn the_example_binary_saves_then_a_new_process_restores() {
-    let Some(binary) = example_binary() else {
-        // `cargo test -p examples --test <this>` alone does not build
-        // examples; a plain `cargo test`, as CI runs it, does.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the example binary is not built, which `cargo test` does"
-        );
-        eprintln!("the example binary is not built; skipping (run `cargo test -p examples`)");
+    let Some(binary) = common::example_binary("hash_table_checkpoint") else {
         return;
     };
     let path = temp_path("binary");

@@ -2,8 +2,9 @@
 //! lines: checked on the example's own code (included here as a module)
 //! and, when `cargo test` has built it, on the example binary's output.
 
-use std::path::PathBuf;
 use std::process::Command;
+
+mod common;
 
 #[path = "../examples/multiplex_2_variable.rs"]
 #[allow(dead_code)]
@@ -26,30 +27,9 @@ fn the_example_code_prints_the_guides_lines() {
     assert_eq!(lines, GUIDE);
 }
 
-/// The example binary, which `cargo test` builds beside the test binaries:
-/// `target/<profile>/examples/multiplex_2_variable`.
-fn example_binary() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?;
-    let path = profile_dir.join("examples").join(format!(
-        "multiplex_2_variable{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    path.is_file().then_some(path)
-}
-
 #[test]
 fn the_example_binary_prints_exactly_the_guides_lines() {
-    let Some(binary) = example_binary() else {
-        // `cargo test -p examples --test multiplex_2_variable` alone does
-        // not build examples; a plain `cargo test` does.
-        // `cargo test -p examples --test <this>` alone does not build
-        // examples; a plain `cargo test`, as CI runs it, does.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the example binary is not built, which `cargo test` does"
-        );
-        eprintln!("the example binary is not built; skipping (run `cargo test -p examples`)");
+    let Some(binary) = common::example_binary("multiplex_2_variable") else {
         return;
     };
     let output = Command::new(&binary).output().unwrap();
