@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use op_core::checkpoint::{Checkpoint, Saveable};
 use op_core::resource::Resource;
@@ -23,7 +23,7 @@ use op_kernels::simple_hash_table::{
 use proptest::prelude::*;
 
 mod common;
-use common::assert_contains;
+use common::{assert_contains, run_jobs};
 
 const CREATE: &str = "Examples>SimpleHashTableCreate";
 const FIND: &str = "Examples>SimpleHashTableFind";
@@ -1153,40 +1153,6 @@ fn a_table_round_trips_through_a_checkpoint_file() {
 }
 
 // ---- Many threads ----
-
-/// Runs each job on a thread of its own and waits for all of them. A job
-/// that panics fails the test with its name and message; a job still
-/// running after `limit` fails it too (a deadlock fails the test instead
-/// of hanging it).
-fn run_jobs(jobs: Vec<(String, Box<dyn FnOnce() + Send>)>, limit: Duration) {
-    let deadline = Instant::now() + limit;
-    let count = jobs.len();
-    let (done, finished) = mpsc::channel::<(String, Result<(), String>)>();
-    for (name, job) in jobs {
-        let done = done.clone();
-        std::thread::spawn(move || {
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|p| {
-                p.downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_default()
-            });
-            let _ = done.send((name, result));
-        });
-    }
-    drop(done);
-    for finished_so_far in 0..count {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match finished.recv_timeout(left) {
-            Ok((_, Ok(()))) => {}
-            Ok((name, Err(message))) => panic!("{name} panicked: {message}"),
-            Err(_) => panic!(
-                "deadlock or hang: {} of {count} threads still running after {limit:?}",
-                count - finished_so_far
-            ),
-        }
-    }
-}
 
 /// 8 writer threads insert, find and remove on one table through the ops
 /// (single and batch), each on a key range of its own and all on a few

@@ -6,8 +6,7 @@
 //! handle; checkpoint round trips; the shape functions; the registered
 //! ops; and many threads on one variable.
 
-use std::sync::mpsc;
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
 use op_core::checkpoint::Saveable;
@@ -18,7 +17,7 @@ use op_kernels::simple_hash_table::SimpleHashTableHandle;
 use op_kernels::variable::{Var, Variable};
 
 mod common;
-use common::assert_contains;
+use common::{assert_contains, run_jobs};
 
 const HANDLE: &str = "VarHandleOp";
 const READ: &str = "ReadVariableOp";
@@ -712,10 +711,10 @@ fn many_threads_read_and_assign_without_tearing() {
     const LEN: usize = 4096;
     let v = Variable::new(Tensor::from_vec([LEN], vec![0i64; LEN]).unwrap()).unwrap();
     let barrier = Arc::new(Barrier::new((WRITERS + READERS) as usize));
-    let (done, finished) = mpsc::channel();
+    let mut jobs: Vec<(String, Box<dyn FnOnce() + Send>)> = Vec::new();
     for t in 0..WRITERS + READERS {
-        let (v, barrier, done) = (v.clone(), barrier.clone(), done.clone());
-        std::thread::spawn(move || {
+        let (v, barrier) = (v.clone(), barrier.clone());
+        let job = move || {
             barrier.wait();
             for round in 0..ROUNDS {
                 if t < WRITERS {
@@ -736,15 +735,10 @@ fn many_threads_read_and_assign_without_tearing() {
                     assert!(first == 0 || ((1..=WRITERS).contains(&writer) && round < ROUNDS));
                 }
             }
-            done.send(t).unwrap();
-        });
+        };
+        jobs.push((format!("thread {t}"), Box::new(job)));
     }
-    drop(done);
-    for _ in 0..WRITERS + READERS {
-        finished
-            .recv_timeout(Duration::from_secs(120))
-            .expect("a thread panicked or deadlocked");
-    }
+    run_jobs(jobs, Duration::from_secs(120));
     // The last value is some writer's last round.
     let last = v.read().unwrap().as_slice::<i64>().unwrap()[0];
     assert_eq!(last % 1_000_000, ROUNDS - 1, "{last}");
@@ -756,24 +750,21 @@ fn racing_first_assigns_create_one_variable() {
     op_kernels::link();
     const THREADS: usize = 8;
     let barrier = Arc::new(Barrier::new(THREADS));
-    let (done, finished) = mpsc::channel();
+    let created = Arc::new(Mutex::new(Vec::new()));
+    let mut jobs: Vec<(String, Box<dyn FnOnce() + Send>)> = Vec::new();
     for t in 0..THREADS {
-        let (barrier, done) = (barrier.clone(), done.clone());
-        std::thread::spawn(move || {
+        let (barrier, created) = (barrier.clone(), created.clone());
+        let job = move || {
             let v = Variable::named("race", "first", DType::I64, scalar_shape()).unwrap();
             barrier.wait();
             v.assign(Tensor::scalar(t as i64)).unwrap();
-            done.send(v.var().unwrap()).unwrap();
-        });
+            created.lock().unwrap().push(v.var().unwrap());
+        };
+        jobs.push((format!("thread {t}"), Box::new(job)));
     }
-    drop(done);
-    let vars: Vec<Arc<Var>> = (0..THREADS)
-        .map(|_| {
-            finished
-                .recv_timeout(Duration::from_secs(120))
-                .expect("a thread panicked or deadlocked")
-        })
-        .collect();
+    run_jobs(jobs, Duration::from_secs(120));
+    let vars: Vec<Arc<Var>> = std::mem::take(&mut *created.lock().unwrap());
+    assert_eq!(vars.len(), THREADS);
     assert!(vars.iter().all(|v| Arc::ptr_eq(v, &vars[0])));
     let value = vars[0].value().unwrap().scalar_value::<i64>().unwrap();
     assert!((0..THREADS as i64).contains(&value));
