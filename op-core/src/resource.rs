@@ -116,11 +116,11 @@ impl std::fmt::Debug for ResourceMgr {
     }
 }
 
-fn downcast<T: Resource>(
-    resource: Arc<dyn Resource>,
-) -> std::result::Result<Arc<T>, Arc<dyn Resource>> {
-    let any: Arc<dyn Any + Send + Sync> = resource.clone();
-    any.downcast::<T>().map_err(|_| resource)
+/// The resource as a `T`, if it is one (no reference count is taken: the
+/// `Arc` is converted, not cloned).
+fn downcast<T: Resource>(resource: Arc<dyn Resource>) -> Option<Arc<T>> {
+    let any: Arc<dyn Any + Send + Sync> = resource;
+    any.downcast::<T>().ok()
 }
 
 impl ResourceMgr {
@@ -209,7 +209,7 @@ impl ResourceMgr {
             .and_then(|(_, e)| e.get());
         if let Some(resource) = found {
             return downcast::<T>(resource)
-                .map_err(|_| Error::internal("a resource is stored under the wrong type"));
+                .ok_or_else(|| Error::internal("a resource is stored under the wrong type"));
         }
         let other = containers.get(container).and_then(|c| {
             c.iter()
@@ -241,7 +241,7 @@ impl ResourceMgr {
         let key = (TypeId::of::<T>(), name.to_owned());
         if let Some(resource) = slot.get(&key).and_then(|(_, e)| e.get()) {
             return downcast::<T>(resource)
-                .map_err(|_| Error::internal("a resource is stored under the wrong type"));
+                .ok_or_else(|| Error::internal("a resource is stored under the wrong type"));
         }
         let resource = Arc::new(create()?);
         slot.insert(
@@ -311,7 +311,7 @@ impl ResourceMgr {
             )));
         }
         match &handle.owner {
-            Some(owner) => downcast::<T>(owner.clone()).map_err(|_| {
+            Some(owner) => downcast::<T>(owner.clone()).ok_or_else(|| {
                 Error::invalid_argument(format!(
                     "resource handle '{}' refers to a {}, not a {}",
                     handle.name,
