@@ -122,20 +122,28 @@ fn check(values: &[f32]) {
     assert!(values == expected, "wrong values");
 }
 
+/// Checks `find`'s answers once, then benchmarks it on every key.
+fn bench_find<S: ?Sized>(bencher: Bencher, state: &S, find: impl Fn(&S, &[i64]) -> Vec<f32>) {
+    let keys = &*KEYS;
+    check(&find(state, keys));
+    bencher.counter(items()).bench_local(|| {
+        black_box_drop(find(black_box(state), black_box(keys)));
+    });
+}
+
 /// Baseline: the same keys, in the same order, as indexes into a vector.
 #[divan::bench(sample_count = SAMPLES)]
 fn baseline_dense_index(bencher: Bencher) {
     let dense: Vec<f32> = (0..ENTRIES as i64).map(value_of).collect();
-    let keys = &*KEYS;
-    let find = |dense: &[f32], keys: &[i64]| -> Vec<f32> {
-        keys.iter()
-            .map(|k| *dense.get(*k as usize).unwrap_or(&DEFAULT))
-            .collect()
-    };
-    check(&find(&dense, keys));
-    bencher.counter(items()).bench_local(|| {
-        black_box_drop(find(black_box(&dense), black_box(keys)));
-    });
+    bench_find(
+        bencher,
+        dense.as_slice(),
+        |dense: &[f32], keys: &[i64]| -> Vec<f32> {
+            keys.iter()
+                .map(|k| *dense.get(*k as usize).unwrap_or(&DEFAULT))
+                .collect()
+        },
+    );
 }
 
 /// Baseline: allocate the output and copy 4 MB into it.
@@ -249,16 +257,15 @@ named_hashers! {
 fn std_hashmap<H: BuildHasher + Default>(bencher: Bencher) {
     let map: std::collections::HashMap<i64, f32, H> =
         (0..ENTRIES as i64).map(|k| (k, value_of(k))).collect();
-    let keys = &*KEYS;
-    let find = |map: &std::collections::HashMap<i64, f32, H>, keys: &[i64]| -> Vec<f32> {
-        keys.iter()
-            .map(|k| *map.get(k).unwrap_or(&DEFAULT))
-            .collect()
-    };
-    check(&find(&map, keys));
-    bencher.counter(items()).bench_local(|| {
-        black_box_drop(find(black_box(&map), black_box(keys)));
-    });
+    bench_find(
+        bencher,
+        &map,
+        |map: &std::collections::HashMap<i64, f32, H>, keys: &[i64]| -> Vec<f32> {
+            keys.iter()
+                .map(|k| *map.get(k).unwrap_or(&DEFAULT))
+                .collect()
+        },
+    );
 }
 
 /// `hashbrown::HashMap` with foldhash `fast`, one `get` per key.
@@ -266,16 +273,15 @@ fn std_hashmap<H: BuildHasher + Default>(bencher: Bencher) {
 fn hashbrown_hashmap(bencher: Bencher) {
     let map: hashbrown::HashMap<i64, f32, FoldhashFast> =
         (0..ENTRIES as i64).map(|k| (k, value_of(k))).collect();
-    let keys = &*KEYS;
-    let find = |map: &hashbrown::HashMap<i64, f32, FoldhashFast>, keys: &[i64]| -> Vec<f32> {
-        keys.iter()
-            .map(|k| *map.get(k).unwrap_or(&DEFAULT))
-            .collect()
-    };
-    check(&find(&map, keys));
-    bencher.counter(items()).bench_local(|| {
-        black_box_drop(find(black_box(&map), black_box(keys)));
-    });
+    bench_find(
+        bencher,
+        &map,
+        |map: &hashbrown::HashMap<i64, f32, FoldhashFast>, keys: &[i64]| -> Vec<f32> {
+            keys.iter()
+                .map(|k| *map.get(k).unwrap_or(&DEFAULT))
+                .collect()
+        },
+    );
 }
 
 /// `hashbrown::HashTable` with hasher `H`, hashing blocks of keys before
@@ -289,24 +295,23 @@ fn hash_table_blocked<H: BuildHasher + Default>(bencher: Bencher) {
             hasher.hash_one(k)
         });
     }
-    let keys = &*KEYS;
-    let find = |table: &hashbrown::HashTable<(i64, f32)>, keys: &[i64]| -> Vec<f32> {
-        let mut values = Vec::with_capacity(keys.len());
-        let mut hashes = [0u64; BLOCK];
-        for block in keys.chunks(BLOCK) {
-            for (hash, key) in hashes.iter_mut().zip(block) {
-                *hash = hasher.hash_one(key);
+    bench_find(
+        bencher,
+        &table,
+        |table: &hashbrown::HashTable<(i64, f32)>, keys: &[i64]| -> Vec<f32> {
+            let mut values = Vec::with_capacity(keys.len());
+            let mut hashes = [0u64; BLOCK];
+            for block in keys.chunks(BLOCK) {
+                for (hash, key) in hashes.iter_mut().zip(block) {
+                    *hash = hasher.hash_one(key);
+                }
+                values.extend(hashes.iter().zip(block).map(|(hash, key)| {
+                    table
+                        .find(*hash, |(k, _)| k == key)
+                        .map_or(DEFAULT, |(_, v)| *v)
+                }));
             }
-            values.extend(hashes.iter().zip(block).map(|(hash, key)| {
-                table
-                    .find(*hash, |(k, _)| k == key)
-                    .map_or(DEFAULT, |(_, v)| *v)
-            }));
-        }
-        values
-    };
-    check(&find(&table, keys));
-    bencher.counter(items()).bench_local(|| {
-        black_box_drop(find(black_box(&table), black_box(keys)));
-    });
+            values
+        },
+    );
 }
