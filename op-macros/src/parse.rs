@@ -490,19 +490,36 @@ impl FromMeta for OneOf {
 pub fn take_attr_options(
     attrs: &mut Vec<syn::Attribute>,
 ) -> darling::Result<Option<(AttrOptions, Span)>> {
+    take_helper_attr(
+        attrs,
+        "attr",
+        ATTR_KEYS,
+        "write the attr's options in parentheses: `#[attr(default = 0, min = 0)]`",
+    )
+}
+
+/// Takes the helper attributes `#[name]` / `#[name(...)]` out of `attrs`
+/// (the compiler must not see them) and parses the last, with its span;
+/// `name_value` is the error for `#[name = ...]`.
+fn take_helper_attr<T: FromMeta + Default>(
+    attrs: &mut Vec<syn::Attribute>,
+    name: &str,
+    keys: &[&str],
+    name_value: &str,
+) -> darling::Result<Option<(T, Span)>> {
     let mut found = None;
     let mut errors = darling::Error::accumulator();
+    let what = format!("#[{name}(...)]");
     attrs.retain(|attr| {
-        if !attr.path().is_ident("attr") {
+        if !attr.path().is_ident(name) {
             return true;
         }
         let options = match &attr.meta {
-            syn::Meta::Path(_) => Ok(AttrOptions::default()),
-            syn::Meta::List(list) => args(list.tokens.clone(), "#[attr(...)]", ATTR_KEYS, false),
-            meta @ syn::Meta::NameValue(_) => Err(darling::Error::custom(
-                "write the attr's options in parentheses: `#[attr(default = 0, min = 0)]`",
-            )
-            .with_span(meta)),
+            syn::Meta::Path(_) => Ok(T::default()),
+            syn::Meta::List(list) => args(list.tokens.clone(), &what, keys, false),
+            meta @ syn::Meta::NameValue(_) => {
+                Err(darling::Error::custom(name_value).with_span(meta))
+            }
         };
         if let Some(options) = errors.handle(options) {
             found = Some((options, attr.path().span()));
@@ -527,29 +544,10 @@ pub struct ResourceOptions {
 pub fn take_resource_options(
     attrs: &mut Vec<syn::Attribute>,
 ) -> darling::Result<Option<(ResourceOptions, Span)>> {
-    let mut found = None;
-    let mut errors = darling::Error::accumulator();
-    attrs.retain(|attr| {
-        if !attr.path().is_ident("resource") {
-            return true;
-        }
-        let options = match &attr.meta {
-            syn::Meta::Path(_) => Ok(ResourceOptions::default()),
-            syn::Meta::List(list) => args(
-                list.tokens.clone(),
-                "#[resource(...)]",
-                RESOURCE_KEYS,
-                false,
-            ),
-            meta @ syn::Meta::NameValue(_) => Err(darling::Error::custom(
-                "write `#[resource]`, or name the input in parentheses: `#[resource(input = \"table_handle\")]`",
-            )
-            .with_span(meta)),
-        };
-        if let Some(options) = errors.handle(options) {
-            found = Some((options, attr.path().span()));
-        }
-        false
-    });
-    errors.finish_with(found)
+    take_helper_attr(
+        attrs,
+        "resource",
+        RESOURCE_KEYS,
+        "write `#[resource]`, or name the input in parentheses: `#[resource(input = \"table_handle\")]`",
+    )
 }
