@@ -822,14 +822,6 @@ pub struct KernelFnSignature {
     pub returns: Option<Box<syn::Type>>,
 }
 
-impl KernelFnSignature {
-    /// Whether the function is called as `f(ctx[, attrs])` and returns
-    /// `Result<()>`, so the registration can call it directly.
-    pub fn is_plain(&self) -> bool {
-        self.returns.is_none() && self.params.iter().all(|p| matches!(p, KernelParam::Attrs))
-    }
-}
-
 const KERNEL_PARAMS: &str = "`ctx: &mut KernelContext<'_>`, then optionally `attrs: &MyOp` and resources marked `#[resource]` (`#[resource] table: &MyTable`)";
 
 /// One parameter after `ctx`: `#[resource]` (taking the attribute out of

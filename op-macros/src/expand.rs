@@ -554,10 +554,11 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
     quote!(#(#checks)*)
 }
 
-/// The function a registration calls for a kernel function with
-/// `#[resource]` parameters or a result: generic like it, it resolves each
-/// resource from its input's handle, calls the function and stores what it
-/// returns (`op_core::kernel::KernelReturn`) in output 0.
+/// The function every registration of a kernel function calls: generic
+/// like it, it resolves each `#[resource]` parameter from its input's
+/// handle, calls the function with the attrs and resources in its order,
+/// and stores what it returns (`op_core::kernel::KernelReturn`) in output
+/// 0 unless that is `()`.
 fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> TokenStream {
     let f = &item.sig.ident;
     let generics = &item.sig.generics;
@@ -662,29 +663,15 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
                 Some(attrs) => quote!(#attrs),
                 None => quote!(()),
             };
-            let support = if signature.is_plain() {
-                TokenStream::new()
-            } else {
-                kernel_fn_adapter(item, signature)
-            };
+            let support = kernel_fn_adapter(item, signature);
             let regs = combos
                 .iter()
                 .map(|combo| {
                     // A non-generic kernel is registered as is for each combination.
                     let tys = if generic { rust_types(combo) } else { Vec::new() };
                     let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
-                    let create = if !signature.is_plain() {
-                        quote! {
-                            |construction| ::op_core::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #turbofish)
-                        }
-                    } else if signature.attrs_ty.is_some() {
-                        quote! {
-                            |construction| ::op_core::FnKernel::<#attrs_ty>::create(construction, |ctx, attrs| #f #turbofish(ctx, attrs))
-                        }
-                    } else {
-                        quote! {
-                            |construction| ::op_core::FnKernel::<()>::create(construction, |ctx, _| #f #turbofish(ctx))
-                        }
+                    let create = quote! {
+                        |construction| ::op_core::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #turbofish)
                     };
                     Registration {
                         constraints: constraints(combo),
