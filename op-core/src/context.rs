@@ -12,7 +12,8 @@ use crate::node::Node;
 use crate::resource::{Resource, ResourceMgr};
 use crate::resource_handle::ResourceHandle;
 use crate::tensor::Tensor;
-use crate::{Code, Error, OpDef, Result};
+use crate::threads::ThreadPool;
+use crate::{Code, Device, Error, OpDef, Result};
 
 /// Stands in for an input whose buffer was forwarded to an output.
 static FORWARDED: LazyLock<Tensor> = LazyLock::new(|| Tensor::scalar(false));
@@ -44,21 +45,24 @@ pub struct KernelContext<'a> {
     /// Inputs whose buffers went to an output; usually empty (no allocation).
     forwarded: Vec<usize>,
     outputs: &'a mut [Option<Tensor>],
-    device: &'static str,
+    device: Device,
     resources: &'a ResourceMgr,
+    threads: &'a ThreadPool,
 }
 
 impl<'a> KernelContext<'a> {
     /// A context over `inputs` (already checked against the node's input
     /// dtypes) and `outputs` (one `None` per output).
+    #[allow(clippy::too_many_arguments)] // Until the device's parts travel as one.
     pub(crate) fn new(
         op: &'a OpDef,
         node: &'a Node,
         node_name: &'a str,
         inputs: &'a mut [Tensor],
         outputs: &'a mut [Option<Tensor>],
-        device: &'static str,
+        device: Device,
         resources: &'a ResourceMgr,
+        threads: &'a ThreadPool,
     ) -> Self {
         KernelContext {
             op,
@@ -69,13 +73,30 @@ impl<'a> KernelContext<'a> {
             outputs,
             device,
             resources,
+            threads,
         }
     }
 
-    /// The device the kernel runs on ([`DEVICE_CPU`](crate::DEVICE_CPU) or
-    /// [`DEVICE_GPU`](crate::DEVICE_GPU)).
-    pub fn device(&self) -> &'static str {
+    /// The device the kernel runs on.
+    pub fn device(&self) -> Device {
         self.device
+    }
+
+    /// The runtime's intra-op thread pool, for splitting this call's work
+    /// ([`ThreadPool::shard`]). The reference outlives the borrow of the
+    /// context, so a kernel can hold it while it writes an output:
+    ///
+    /// ```
+    /// # use op_core::{KernelContext, Result};
+    /// fn negate(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ///     let threads = ctx.threads();
+    ///     let values = ctx.forward_input_to_output(0, 0)?.as_slice_mut::<f32>()?;
+    ///     threads.shard_slice(values, 1, |_, block| block.iter_mut().for_each(|v| *v = -*v));
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn threads(&self) -> &'a ThreadPool {
+        self.threads
     }
 
     /// The device's resource manager, for kernels of stateful ops.
@@ -293,6 +314,15 @@ impl<'a> KernelContext<'a> {
         // The handle is borrowed, not cloned: this runs on every call of a
         // stateful op, and a handle holds four strings.
         let handle: &ResourceHandle = self.scalar_ref(index)?;
+        if handle.device != self.device {
+            return Err(self.invalid(format_args!(
+                "{}: resource '{}' is on device {}, and this kernel runs on device {}: a resource is used on the device that holds it",
+                self.describe_input(index),
+                handle.name,
+                handle.device,
+                self.device
+            )));
+        }
         self.resources.resource::<T>(handle).map_err(|e| {
             self.error(
                 e.code(),

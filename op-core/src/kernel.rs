@@ -16,12 +16,12 @@ use crate::context::KernelContext;
 use crate::node::{FromAttrValue, Node};
 use crate::resource::{Resource, ResourceMgr};
 use crate::tensor::Tensor;
-use crate::{OpDef, Result};
+use crate::{Device, DeviceType, OpDef, Result};
 
-/// The name of the CPU device.
-pub const DEVICE_CPU: &str = "cpu";
-/// The name of the GPU device.
-pub const DEVICE_GPU: &str = "gpu";
+/// The CPU device type (TensorFlow's `DEVICE_CPU`).
+pub const DEVICE_CPU: DeviceType = DeviceType::Cpu;
+/// The GPU device type (TensorFlow's `DEVICE_GPU`).
+pub const DEVICE_GPU: DeviceType = DeviceType::Gpu;
 
 /// An op's implementation for one device and one set of dtypes.
 ///
@@ -54,7 +54,7 @@ pub struct KernelConstruction<'a> {
     pub(crate) op: &'a OpDef,
     pub(crate) node: &'a Node,
     pub(crate) node_name: &'a str,
-    pub(crate) device: &'a str,
+    pub(crate) device: Device,
     pub(crate) resources: &'a ResourceMgr,
 }
 
@@ -65,7 +65,7 @@ impl<'a> KernelConstruction<'a> {
         op: &'a OpDef,
         node: &'a Node,
         node_name: &'a str,
-        device: &'a str,
+        device: Device,
         resources: &'a ResourceMgr,
     ) -> Self {
         KernelConstruction {
@@ -97,8 +97,8 @@ impl<'a> KernelConstruction<'a> {
         self.node_name
     }
 
-    /// The device the kernel runs on (`"cpu"`, `"gpu"`).
-    pub fn device(&self) -> &'a str {
+    /// The device the kernel runs on.
+    pub fn device(&self) -> Device {
         self.device
     }
 

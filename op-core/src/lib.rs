@@ -52,10 +52,11 @@ pub mod runtime;
 pub mod shape;
 pub mod shape_inference;
 pub mod tensor;
+pub mod threads;
 
 pub use op_spec::{
-    ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, ListValue, OpDef, OpDefBuilder,
-    ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
+    ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, Device, DeviceType, ListValue,
+    OpDef, OpDefBuilder, ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
 };
 
 pub use context::KernelContext;

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
-use op_spec::{AttrKind, AttrValue, DType, ListValue, OpDef, SpecErrors};
+use op_spec::{AttrKind, AttrValue, DType, DeviceType, ListValue, OpDef, SpecErrors};
 
 use crate::kernel::CreateKernelFn;
 use crate::node::Node;
@@ -51,8 +51,8 @@ pub struct OpRegistration {
 pub struct KernelRegistration {
     /// The op the kernel implements.
     pub op: &'static str,
-    /// The device it runs on ([`DEVICE_CPU`](crate::DEVICE_CPU), [`DEVICE_GPU`](crate::DEVICE_GPU)).
-    pub device: &'static str,
+    /// The type of device it runs on.
+    pub device: DeviceType,
     /// The type attr values the kernel is for; a node matches when each
     /// constrained attr has this type (every element, for `list(type)`).
     pub constraints: &'static [TypeConstraint],
@@ -96,7 +96,7 @@ impl KernelRegistration {
     }
 
     /// Whether the kernel is for `node` on `device`.
-    pub fn matches(&self, node: &Node, device: &str) -> bool {
+    pub fn matches(&self, node: &Node, device: DeviceType) -> bool {
         self.device == device && self.mismatches(node).next().is_none()
     }
 
@@ -527,7 +527,7 @@ impl Registry {
         &self,
         entry: &OpEntry,
         node: &Node,
-        device: &str,
+        device: DeviceType,
     ) -> Result<&'static KernelRegistration> {
         let mut matching = entry.kernels.iter().filter(|k| k.matches(node, device));
         match (matching.next(), matching.next()) {
@@ -547,7 +547,7 @@ impl Registry {
         }
     }
 
-    fn no_kernel_error(&self, entry: &OpEntry, node: &Node, device: &str) -> Error {
+    fn no_kernel_error(&self, entry: &OpEntry, node: &Node, device: DeviceType) -> Error {
         let op = &entry.def.name;
         let mut message = format!(
             "no kernel for op '{op}' on device '{device}' with attrs {}",

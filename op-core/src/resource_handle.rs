@@ -5,6 +5,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::Device;
 use crate::resource::Resource;
 
 /// A handle to a resource, such as a variable or a lookup table: the element
@@ -18,15 +19,17 @@ use crate::resource::Resource;
 /// ref-counting handles). See [`crate::resource`].
 ///
 /// ```
-/// use op_core::ResourceHandle;
-/// let handle = ResourceHandle::new("/cpu:0", "", "weights", "Var");
+/// use op_core::{Device, ResourceHandle};
+/// let handle = ResourceHandle::new(Device::CPU, "", "weights", "Var");
 /// assert_eq!(handle.name, "weights");
+/// assert_eq!(handle.device.to_string(), "/job:localhost/replica:0/task:0/device:CPU:0");
 /// assert!(!handle.is_owning());
 /// ```
 #[derive(Clone, Default)]
 pub struct ResourceHandle {
-    /// The device that holds the resource (`/job:localhost/.../cpu:0`).
-    pub device: String,
+    /// The device that holds the resource; kernels of other devices refuse
+    /// the handle.
+    pub device: Device,
     /// The container of the resource in its device's resource manager.
     pub container: String,
     /// The name of the resource in its container.
@@ -43,13 +46,13 @@ pub struct ResourceHandle {
 impl ResourceHandle {
     /// A handle naming a resource, without owning it or knowing its type.
     pub fn new(
-        device: impl Into<String>,
+        device: Device,
         container: impl Into<String>,
         name: impl Into<String>,
         type_name: impl Into<String>,
     ) -> ResourceHandle {
         ResourceHandle {
-            device: device.into(),
+            device,
             container: container.into(),
             name: name.into(),
             type_name: type_name.into(),
@@ -61,12 +64,12 @@ impl ResourceHandle {
     /// A handle naming resource `container`/`name` of type `T` in a
     /// resource manager, without owning it.
     pub fn named<T: Resource>(
-        device: impl Into<String>,
+        device: Device,
         container: impl Into<String>,
         name: impl Into<String>,
     ) -> ResourceHandle {
         ResourceHandle {
-            device: device.into(),
+            device,
             container: container.into(),
             name: name.into(),
             type_name: std::any::type_name::<T>().to_owned(),
@@ -78,11 +81,11 @@ impl ResourceHandle {
     /// A handle that owns `resource`: it and its clones keep the resource
     /// alive; the resource is dropped when the last owning handle is. The
     /// name is unique (`_anonymous_<n>`); the resource is in no manager.
-    pub fn owning<T: Resource>(device: impl Into<String>, resource: Arc<T>) -> ResourceHandle {
+    pub fn owning<T: Resource>(device: Device, resource: Arc<T>) -> ResourceHandle {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         ResourceHandle {
-            device: device.into(),
+            device,
             container: String::new(),
             name: format!("_anonymous_{n}"),
             type_name: std::any::type_name::<T>().to_owned(),
@@ -106,7 +109,7 @@ impl ResourceHandle {
 impl fmt::Debug for ResourceHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("ResourceHandle");
-        d.field("device", &self.device)
+        d.field("device", &format_args!("{}", self.device))
             .field("container", &self.container)
             .field("name", &self.name)
             .field("type_name", &self.type_name);

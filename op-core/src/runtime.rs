@@ -18,13 +18,14 @@ use op_spec::{AttrValue, DType, OpDef};
 use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::context::KernelContext;
-use crate::kernel::{DEVICE_CPU, KernelConstruction, OpKernel};
+use crate::kernel::{KernelConstruction, OpKernel};
 use crate::node::{InputTypes, Node};
 use crate::registry::{KernelRegistration, Registry};
 use crate::resource::ResourceMgr;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
 use crate::tensor::Tensor;
-use crate::{Error, Result};
+use crate::threads::ThreadPool;
+use crate::{Device, Error, Result};
 
 /// Selects, creates and caches kernels for one device over one registry.
 ///
@@ -47,7 +48,7 @@ use crate::{Error, Result};
 /// #     ctx.set_output(0, Tensor::from_vec(dims, y)?)
 /// # }
 /// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
-/// #     op: "Twice", device: "cpu", constraints: &[], host_memory: &[], name: "twice",
+/// #     op: "Twice", device: op_core::DeviceType::Cpu, constraints: &[], host_memory: &[], name: "twice",
 /// #     create: |c| op_core::FnKernel::<()>::create(c, twice), file: file!(), line: line!(),
 /// # } }
 ///
@@ -64,7 +65,7 @@ use crate::{Error, Result};
 /// ```
 pub struct Runtime {
     registry: Arc<Registry>,
-    device: &'static str,
+    device: Device,
     id: u64,
     /// One slot per node key; a slot's lock is held while its kernel is
     /// created, so each kernel is created once, while other nodes proceed.
@@ -74,6 +75,8 @@ pub struct Runtime {
     check_shapes: bool,
     /// The device's resources, shared by this runtime's kernels.
     resources: Arc<ResourceMgr>,
+    /// The intra-op thread pool kernels split their work over.
+    threads: Arc<ThreadPool>,
 }
 
 /// Where one node's prepared op goes once created.
@@ -107,11 +110,12 @@ impl Runtime {
     pub fn with_registry(registry: Arc<Registry>) -> Runtime {
         Runtime {
             registry,
-            device: DEVICE_CPU,
+            device: Device::CPU,
             id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
             prepared: Mutex::new(HashMap::new()),
             check_shapes: cfg!(debug_assertions),
             resources: Arc::new(ResourceMgr::new()),
+            threads: ThreadPool::global().clone(),
         }
     }
 
@@ -131,9 +135,32 @@ impl Runtime {
     }
 
     /// The same registry, running kernels of `device` instead.
-    pub fn on_device(mut self, device: &'static str) -> Runtime {
+    pub fn on_device(mut self, device: Device) -> Runtime {
         self.device = device;
         self
+    }
+
+    /// The same runtime, splitting kernels' work over `threads` instead of
+    /// the shared pool ([`ThreadPool::global`], one thread per core).
+    ///
+    /// ```
+    /// use op_core::Runtime;
+    /// use op_core::threads::ThreadPool;
+    /// use std::sync::Arc;
+    ///
+    /// let runtime = Runtime::new().with_threads(Arc::new(ThreadPool::new(2)?));
+    /// assert_eq!(runtime.threads().num_threads(), 2);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn with_threads(mut self, threads: Arc<ThreadPool>) -> Runtime {
+        self.threads = threads;
+        self
+    }
+
+    /// The intra-op thread pool this runtime's kernels split their work
+    /// over.
+    pub fn threads(&self) -> &Arc<ThreadPool> {
+        &self.threads
     }
 
     /// The shared CPU runtime over the global registry, which the typed
@@ -148,7 +175,7 @@ impl Runtime {
     }
 
     /// The device this runtime runs kernels on.
-    pub fn device(&self) -> &'static str {
+    pub fn device(&self) -> Device {
         self.device
     }
 
@@ -184,7 +211,9 @@ impl Runtime {
         if let Some(prepared) = &*slot {
             return Ok(prepared.clone());
         }
-        let registration = self.registry.select_kernel(entry, &node, self.device)?;
+        let registration = self
+            .registry
+            .select_kernel(entry, &node, self.device.kind())?;
         let construction =
             KernelConstruction::new(entry.def(), &node, node_name, self.device, &self.resources);
         let frame = || {
@@ -210,6 +239,7 @@ impl Runtime {
             node,
             node_name: node_name.to_owned(),
             device: self.device,
+            threads: self.threads.clone(),
             kernel,
             registration,
             resources: self.resources.clone(),
@@ -272,7 +302,9 @@ pub struct PreparedOp {
     op: Arc<OpDef>,
     node: Node,
     node_name: String,
-    device: &'static str,
+    device: Device,
+    /// The runtime's intra-op pool.
+    threads: Arc<ThreadPool>,
     kernel: Box<dyn OpKernel>,
     registration: &'static KernelRegistration,
     /// The shape function to check outputs against, when checking is on.
@@ -314,7 +346,10 @@ impl PreparedOp {
     fn context_frame(&self) -> String {
         format!(
             "in kernel {} of op {} (node '{}', device '{}')",
-            self.registration.name, self.op.name, self.node_name, self.device
+            self.registration.name,
+            self.op.name,
+            self.node_name,
+            self.device.kind()
         )
     }
 
@@ -351,6 +386,7 @@ impl PreparedOp {
                 outputs,
                 self.device,
                 &self.resources,
+                &self.threads,
             );
             catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
         };
@@ -490,7 +526,7 @@ impl PreparedOp {
 /// #     ctx.set_output(0, Tensor::scalar(total))
 /// # }
 /// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
-/// #     op: "AddN2", device: "cpu", constraints: &[], host_memory: &[], name: "add_n",
+/// #     op: "AddN2", device: op_core::DeviceType::Cpu, constraints: &[], host_memory: &[], name: "add_n",
 /// #     create: |c| op_core::FnKernel::<()>::create(c, add_n), file: file!(), line: line!(),
 /// # } }
 ///

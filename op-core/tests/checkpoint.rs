@@ -582,7 +582,7 @@ fn unsupported_dtypes_are_refused_naming_the_tensor() {
     let (dir, path) = scratch();
     let cases = [
         (
-            Tensor::scalar(ResourceHandle::new("/cpu:0", "", "w", "Var")),
+            Tensor::scalar(ResourceHandle::new(op_core::Device::CPU, "", "w", "Var")),
             "resource",
         ),
         (tensor(&[1], vec![QInt8(3)]), "qint8"),

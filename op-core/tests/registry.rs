@@ -33,7 +33,7 @@ static GOOD: OpRegistration = OpRegistration {
 };
 static GOOD_F32: KernelRegistration = KernelRegistration {
     op: "Good",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::F32,
@@ -46,7 +46,7 @@ static GOOD_F32: KernelRegistration = KernelRegistration {
 };
 static GOOD_I32: KernelRegistration = KernelRegistration {
     op: "Good",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::I32,
@@ -75,7 +75,7 @@ static OTHER: OpRegistration = OpRegistration {
 };
 static OTHER_F32: KernelRegistration = KernelRegistration {
     op: "Other",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::F32,
@@ -96,7 +96,7 @@ const fn kernel(
 ) -> KernelRegistration {
     KernelRegistration {
         op,
-        device: "cpu",
+        device: op_core::DeviceType::Cpu,
         constraints,
         host_memory,
         name,
@@ -333,7 +333,7 @@ fn duplicate_kernel() {
     );
     // The same kernel on another device is not a duplicate.
     static ON_GPU: KernelRegistration = KernelRegistration {
-        device: "gpu",
+        device: op_core::DeviceType::Gpu,
         ..kernel(
             "Other",
             &[TypeConstraint {

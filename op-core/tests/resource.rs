@@ -95,9 +95,9 @@ fn within_seconds<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + '
 #[test]
 fn owning_handle_keeps_resource_alive_and_drops_it_once() {
     static DROPS: AtomicUsize = AtomicUsize::new(0);
-    let handle = ResourceHandle::owning("/cpu:0", Arc::new(Tracked::new("a", &DROPS)));
+    let handle = ResourceHandle::owning(op_core::Device::CPU, Arc::new(Tracked::new("a", &DROPS)));
     assert!(handle.is_owning());
-    assert_eq!(handle.device, "/cpu:0");
+    assert_eq!(handle.device, op_core::Device::CPU);
     assert_eq!(handle.container, "");
     assert!(handle.name.starts_with("_anonymous_"), "{}", handle.name);
     assert_eq!(handle.type_name, std::any::type_name::<Tracked>());
@@ -120,7 +120,7 @@ fn owning_handle_keeps_resource_alive_and_drops_it_once() {
 fn owning_handle_shares_the_arc_it_was_given() {
     static DROPS: AtomicUsize = AtomicUsize::new(0);
     let resource = Arc::new(Tracked::new("shared", &DROPS));
-    let handle = ResourceHandle::owning("/cpu:0", resource.clone());
+    let handle = ResourceHandle::owning(op_core::Device::CPU, resource.clone());
     let mgr = ResourceMgr::new();
     let got = mgr.resource::<Tracked>(&handle).unwrap();
     assert!(Arc::ptr_eq(&got, &resource));
@@ -134,7 +134,7 @@ fn owning_handle_shares_the_arc_it_was_given() {
 #[test]
 fn resource_tensors_and_their_clones_keep_the_resource_alive() {
     static DROPS: AtomicUsize = AtomicUsize::new(0);
-    let handle = ResourceHandle::owning("/cpu:0", Arc::new(Tracked::new("t", &DROPS)));
+    let handle = ResourceHandle::owning(op_core::Device::CPU, Arc::new(Tracked::new("t", &DROPS)));
     let tensor = Tensor::from_vec([2], vec![handle.clone(), handle.clone()]).unwrap();
     assert_eq!(tensor.dtype(), DType::Resource);
     assert_eq!(tensor.dims(), &[2]);
@@ -172,7 +172,7 @@ fn resource_tensors_and_their_clones_keep_the_resource_alive() {
 #[test]
 fn owning_handles_moved_across_threads_drop_once() {
     static DROPS: AtomicUsize = AtomicUsize::new(0);
-    let handle = ResourceHandle::owning("/cpu:0", Arc::new(Tracked::new("mt", &DROPS)));
+    let handle = ResourceHandle::owning(op_core::Device::CPU, Arc::new(Tracked::new("mt", &DROPS)));
     let threads: Vec<_> = (0..8)
         .map(|_| {
             let h = handle.clone();
@@ -202,7 +202,7 @@ fn owning_handles_moved_across_threads_drop_once() {
 fn resource_through_handle_of_the_right_type_is_the_same_arc() {
     let mgr = ResourceMgr::new();
     let counter = Arc::new(Counter::with(3));
-    let handle = ResourceHandle::owning("/cpu:0", counter.clone());
+    let handle = ResourceHandle::owning(op_core::Device::CPU, counter.clone());
     let a = mgr.resource::<Counter>(&handle).unwrap();
     let b = mgr.resource::<Counter>(&handle.clone()).unwrap();
     assert!(Arc::ptr_eq(&a, &counter));
@@ -222,7 +222,7 @@ fn resource_through_handle_of_the_right_type_is_the_same_arc() {
 #[test]
 fn resource_through_handle_of_the_wrong_type_is_invalid_argument() {
     let mgr = ResourceMgr::new();
-    let handle = ResourceHandle::owning("/cpu:0", Arc::new(Counter::with(1)));
+    let handle = ResourceHandle::owning(op_core::Device::CPU, Arc::new(Counter::with(1)));
     let err = mgr.resource::<Table>(&handle).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     let msg = err.message();
@@ -238,7 +238,7 @@ fn named_handle_of_the_wrong_type_is_invalid_argument_even_if_the_name_exists() 
     let mgr = ResourceMgr::new();
     mgr.create("", "v", Counter::with(1)).unwrap();
     mgr.create("", "v", Table::default()).unwrap();
-    let handle = ResourceHandle::named::<Counter>("/cpu:0", "", "v");
+    let handle = ResourceHandle::named::<Counter>(op_core::Device::CPU, "", "v");
     let err = mgr.resource::<Table>(&handle).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(
@@ -260,7 +260,7 @@ fn named_handle_looks_up_by_container_and_name() {
     mgr.create::<Counter>("c1", "x", created.clone()).unwrap();
     mgr.create("", "x", Counter::with(9)).unwrap();
 
-    let handle = ResourceHandle::named::<Counter>("/cpu:0", "c1", "x");
+    let handle = ResourceHandle::named::<Counter>(op_core::Device::CPU, "c1", "x");
     assert!(!handle.is_owning());
     assert_eq!(handle.is_type::<Counter>(), Some(true));
     assert_eq!(handle.container, "c1");
@@ -272,16 +272,16 @@ fn named_handle_looks_up_by_container_and_name() {
     ));
 
     // "" is the default container.
-    let default = ResourceHandle::named::<Counter>("/cpu:0", "", "x");
+    let default = ResourceHandle::named::<Counter>(op_core::Device::CPU, "", "x");
     assert_eq!(mgr.resource::<Counter>(&default).unwrap().get(), 9);
-    let explicit = ResourceHandle::named::<Counter>("/cpu:0", DEFAULT_CONTAINER, "x");
+    let explicit = ResourceHandle::named::<Counter>(op_core::Device::CPU, DEFAULT_CONTAINER, "x");
     assert!(Arc::ptr_eq(
         &mgr.resource::<Counter>(&explicit).unwrap(),
         &mgr.resource::<Counter>(&default).unwrap()
     ));
 
     // Unknown names are NotFound.
-    let missing = ResourceHandle::named::<Counter>("/cpu:0", "c1", "y");
+    let missing = ResourceHandle::named::<Counter>(op_core::Device::CPU, "c1", "y");
     assert_eq!(
         mgr.resource::<Counter>(&missing).unwrap_err().code(),
         Code::NotFound
@@ -294,7 +294,7 @@ fn named_handle_after_delete_is_not_found_and_the_resource_lives_on() {
     let mgr = ResourceMgr::new();
     mgr.create("", "gone", Tracked::new("gone", &DROPS))
         .unwrap();
-    let handle = ResourceHandle::named::<Tracked>("/cpu:0", "", "gone");
+    let handle = ResourceHandle::named::<Tracked>(op_core::Device::CPU, "", "gone");
     let held = mgr.resource::<Tracked>(&handle).unwrap();
     mgr.delete::<Tracked>("", "gone").unwrap();
     let err = mgr.resource::<Tracked>(&handle).unwrap_err();
@@ -310,7 +310,7 @@ fn untyped_handle_resolves_by_lookup() {
     let mgr = ResourceMgr::new();
     let created = Arc::new(Counter::with(2));
     mgr.create::<Counter>("box", "n", created.clone()).unwrap();
-    let handle = ResourceHandle::new("/cpu:0", "box", "n", "whatever");
+    let handle = ResourceHandle::new(op_core::Device::CPU, "box", "n", "whatever");
     assert_eq!(handle.is_type::<Counter>(), None);
     assert!(!handle.is_owning());
     assert!(Arc::ptr_eq(
@@ -499,7 +499,7 @@ fn delete_handle_removes_the_named_resource() {
     let mgr = ResourceMgr::new();
     mgr.create("c", "h", Counter::with(1)).unwrap();
     mgr.create("c", "h", Table::default()).unwrap();
-    let handle = ResourceHandle::named::<Counter>("/cpu:0", "c", "h");
+    let handle = ResourceHandle::named::<Counter>(op_core::Device::CPU, "c", "h");
     mgr.delete_handle(&handle).unwrap();
     assert_eq!(
         mgr.lookup::<Counter>("c", "h").unwrap_err().code(),
@@ -516,8 +516,12 @@ fn delete_handle_removes_the_named_resource() {
 
     // "" in a handle is the default container.
     mgr.create("", "dflt", Counter::with(1)).unwrap();
-    mgr.delete_handle(&ResourceHandle::named::<Counter>("/cpu:0", "", "dflt"))
-        .unwrap();
+    mgr.delete_handle(&ResourceHandle::named::<Counter>(
+        op_core::Device::CPU,
+        "",
+        "dflt",
+    ))
+    .unwrap();
     assert!(mgr.lookup::<Counter>("", "dflt").is_err());
 }
 
@@ -525,7 +529,7 @@ fn delete_handle_removes_the_named_resource() {
 fn delete_handle_without_type_is_invalid_argument() {
     let mgr = ResourceMgr::new();
     mgr.create("c", "h", Counter::with(1)).unwrap();
-    let handle = ResourceHandle::new("/cpu:0", "c", "h", "Counter");
+    let handle = ResourceHandle::new(op_core::Device::CPU, "c", "h", "Counter");
     let err = mgr.delete_handle(&handle).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(err.message().contains("'h'"), "{}", err.message());
@@ -639,7 +643,7 @@ fn unowned_entries_vanish_with_their_resource() {
         Code::AlreadyExists
     );
     // A named handle resolves it too.
-    let handle = ResourceHandle::named::<Tracked>("/cpu:0", "c", "u");
+    let handle = ResourceHandle::named::<Tracked>(op_core::Device::CPU, "c", "u");
     assert!(Arc::ptr_eq(
         &mgr.resource::<Tracked>(&handle).unwrap(),
         &resource
@@ -941,8 +945,12 @@ fn delete_cleanup_and_clear_drop_resources_outside_the_lock() {
         assert_eq!(drops(&DROPS), 1);
 
         mgr.create("", "b", make()).unwrap();
-        mgr.delete_handle(&ResourceHandle::named::<UsesManagerOnDrop>("", "", "b"))
-            .unwrap();
+        mgr.delete_handle(&ResourceHandle::named::<UsesManagerOnDrop>(
+            op_core::Device::CPU,
+            "",
+            "b",
+        ))
+        .unwrap();
         assert_eq!(drops(&DROPS), 2);
 
         mgr.create("c", "c", make()).unwrap();
@@ -1104,44 +1112,56 @@ fn container_info_private_name_can_hold_a_resource() {
 #[test]
 fn handle_equality_and_hash() {
     let counter = Arc::new(Counter::with(1));
-    let a = ResourceHandle::owning("/cpu:0", counter.clone());
+    let a = ResourceHandle::owning(op_core::Device::CPU, counter.clone());
     let a2 = a.clone();
     assert_eq!(a, a2);
 
     // Another owning handle of the same resource has another name.
-    let b = ResourceHandle::owning("/cpu:0", counter.clone());
+    let b = ResourceHandle::owning(op_core::Device::CPU, counter.clone());
     assert_ne!(a.name, b.name);
     assert_ne!(a, b);
 
     // Same names, different resources: not equal.
-    let mut c = ResourceHandle::owning("/cpu:0", Arc::new(Counter::with(1)));
+    let mut c = ResourceHandle::owning(op_core::Device::CPU, Arc::new(Counter::with(1)));
     c.name = a.name.clone();
     assert_ne!(a, c);
     // Same names, same resource: equal.
-    let mut d = ResourceHandle::owning("/cpu:0", counter.clone());
+    let mut d = ResourceHandle::owning(op_core::Device::CPU, counter.clone());
     d.name = a.name.clone();
     assert_eq!(a, d);
 
     // An owning handle is not equal to a non-owning one with the same name.
-    let named = ResourceHandle::named::<Counter>("/cpu:0", "", a.name.clone());
+    let named = ResourceHandle::named::<Counter>(op_core::Device::CPU, "", a.name.clone());
     assert_ne!(a, named);
     assert_ne!(named, a);
 
     // Non-owning handles compare by device, container, name and type.
-    let n1 = ResourceHandle::named::<Counter>("/cpu:0", "c", "n");
-    let n2 = ResourceHandle::named::<Counter>("/cpu:0", "c", "n");
+    let n1 = ResourceHandle::named::<Counter>(op_core::Device::CPU, "c", "n");
+    let n2 = ResourceHandle::named::<Counter>(op_core::Device::CPU, "c", "n");
     assert_eq!(n1, n2);
-    assert_ne!(n1, ResourceHandle::named::<Table>("/cpu:0", "c", "n"));
-    assert_ne!(n1, ResourceHandle::named::<Counter>("/gpu:0", "c", "n"));
-    assert_ne!(n1, ResourceHandle::named::<Counter>("/cpu:0", "d", "n"));
-    assert_ne!(n1, ResourceHandle::named::<Counter>("/cpu:0", "c", "m"));
-    assert_eq!(
-        ResourceHandle::new("d", "c", "n", "T"),
-        ResourceHandle::new("d", "c", "n", "T")
+    assert_ne!(
+        n1,
+        ResourceHandle::named::<Table>(op_core::Device::CPU, "c", "n")
     );
     assert_ne!(
-        ResourceHandle::new("d", "c", "n", "T"),
-        ResourceHandle::new("d", "c", "n", "U")
+        n1,
+        ResourceHandle::named::<Counter>(op_core::Device::gpu(0), "c", "n")
+    );
+    assert_ne!(
+        n1,
+        ResourceHandle::named::<Counter>(op_core::Device::CPU, "d", "n")
+    );
+    assert_ne!(
+        n1,
+        ResourceHandle::named::<Counter>(op_core::Device::CPU, "c", "m")
+    );
+    assert_eq!(
+        ResourceHandle::new(op_core::Device::CPU, "c", "n", "T"),
+        ResourceHandle::new(op_core::Device::CPU, "c", "n", "T")
+    );
+    assert_ne!(
+        ResourceHandle::new(op_core::Device::CPU, "c", "n", "T"),
+        ResourceHandle::new(op_core::Device::CPU, "c", "n", "U")
     );
 
     let set: HashSet<ResourceHandle> = [a.clone(), a2, b.clone(), c.clone(), d, n1, n2]
@@ -1151,22 +1171,26 @@ fn handle_equality_and_hash() {
     assert!(set.contains(&a));
     assert!(set.contains(&b));
     assert!(set.contains(&c));
-    assert!(set.contains(&ResourceHandle::named::<Counter>("/cpu:0", "c", "n")));
+    assert!(set.contains(&ResourceHandle::named::<Counter>(
+        op_core::Device::CPU,
+        "c",
+        "n"
+    )));
     assert!(!set.contains(&named));
 }
 
 #[test]
 fn handle_debug_shows_the_owned_resource() {
     let counter = Arc::new(Counter::with(42));
-    let owning = ResourceHandle::owning("/cpu:0", counter.clone());
+    let owning = ResourceHandle::owning(op_core::Device::CPU, counter.clone());
     let debug = format!("{owning:?}");
     assert!(debug.contains("Counter(42)"), "{debug}");
-    assert!(debug.contains("/cpu:0"), "{debug}");
+    assert!(debug.contains("/device:CPU:0"), "{debug}");
     assert!(debug.contains(&owning.name), "{debug}");
     *counter.0.lock().unwrap() = 43;
     assert!(format!("{owning:?}").contains("Counter(43)"), "live state");
 
-    let named = ResourceHandle::named::<Counter>("/cpu:0", "c", "n");
+    let named = ResourceHandle::named::<Counter>(op_core::Device::CPU, "c", "n");
     let debug = format!("{named:?}");
     assert!(!debug.contains("Counter("), "{debug}");
     assert!(debug.contains("\"n\""), "{debug}");

@@ -140,7 +140,7 @@ fn a_create_kernel_returns_an_owning_handle() {
     let h: ResourceHandle = handle.scalar_value().unwrap();
     assert!(h.is_owning());
     assert!(h.is_type::<Counter>().unwrap());
-    assert_eq!(h.device, "cpu");
+    assert_eq!(h.device, op_core::Device::CPU);
     assert_eq!(read(&handle), 5);
 }
 
@@ -194,7 +194,7 @@ fn stateful_ops_run_on_every_call_with_the_same_inputs() {
 
 #[test]
 fn a_handle_to_another_resource_type_is_invalid_argument_naming_the_input() {
-    let wrong = ResourceHandle::owning("cpu", Arc::new(NotACounter));
+    let wrong = ResourceHandle::owning(op_core::Device::CPU, Arc::new(NotACounter));
     let err = CounterRead::call(Tensor::scalar(wrong))
         .node_name("reader")
         .run()
@@ -213,9 +213,42 @@ fn a_handle_to_another_resource_type_is_invalid_argument_naming_the_input() {
 }
 
 #[test]
+fn a_handle_of_another_device_is_refused_naming_both_devices() {
+    // An owning handle made on the CPU, then rewritten to name GPU 1: the
+    // CPU kernel must not use it, though it holds a live counter.
+    let handle = CounterCreate::call().run().unwrap();
+    let mut moved = handle.scalar_value::<ResourceHandle>().unwrap();
+    assert_eq!(moved.device, op_core::Device::CPU);
+    moved.device = op_core::Device::gpu(1);
+    let err = CounterRead::call(Tensor::scalar(moved.clone()))
+        .node_name("reader")
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    let message = err.to_string();
+    for part in [
+        "op Test>CounterRead (node 'reader'): input 0 ('handle')",
+        &format!("resource '{}'", moved.name),
+        "is on device /job:localhost/replica:0/task:0/device:GPU:1",
+        "this kernel runs on device /job:localhost/replica:0/task:0/device:CPU:0",
+    ] {
+        assert!(message.contains(part), "{part:?} in {message}");
+    }
+    // The handle as made still works.
+    assert_eq!(
+        CounterRead::call(handle)
+            .run()
+            .unwrap()
+            .scalar_value::<i64>()
+            .unwrap(),
+        0
+    );
+}
+
+#[test]
 fn a_named_handle_to_a_missing_resource_is_not_found() {
     let runtime = Runtime::new();
-    let handle = ResourceHandle::named::<Counter>("cpu", "", "gone");
+    let handle = ResourceHandle::named::<Counter>(op_core::Device::CPU, "", "gone");
     let call = |runtime: &Runtime| {
         OpCall::new("Test>CounterRead")
             .input(Tensor::scalar(handle.clone()))

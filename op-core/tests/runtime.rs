@@ -44,7 +44,7 @@ static ADD_ONE: OpRegistration = OpRegistration {
 };
 static ADD_ONE_F32: KernelRegistration = KernelRegistration {
     op: "AddOne",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::F32,
@@ -57,7 +57,7 @@ static ADD_ONE_F32: KernelRegistration = KernelRegistration {
 };
 static ADD_ONE_I32: KernelRegistration = KernelRegistration {
     op: "AddOne",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::I32,
@@ -115,7 +115,7 @@ static COUNTED: OpRegistration = OpRegistration {
 };
 static COUNTED_KERNEL: KernelRegistration = KernelRegistration {
     op: "Counted",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "counted",
@@ -151,7 +151,7 @@ static PANICS: OpRegistration = OpRegistration {
 };
 static PANICS_KERNEL: KernelRegistration = KernelRegistration {
     op: "Panics",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "panicky",
@@ -187,7 +187,7 @@ static EXPLODES: OpRegistration = OpRegistration {
 };
 static EXPLODES_KERNEL: KernelRegistration = KernelRegistration {
     op: "ExplodesOnCreate",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "exploding",
@@ -220,7 +220,7 @@ static FORGETS: OpRegistration = OpRegistration {
 };
 static FORGETS_KERNEL: KernelRegistration = KernelRegistration {
     op: "ForgetsOutput",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "forgetful",
@@ -311,7 +311,7 @@ static PROBE: OpRegistration = OpRegistration {
 };
 static PROBE_KERNEL: KernelRegistration = KernelRegistration {
     op: "Probe",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "probe",
@@ -342,7 +342,7 @@ static PARTIAL: OpRegistration = OpRegistration {
 };
 static PARTIAL_CPU: KernelRegistration = KernelRegistration {
     op: "Partial",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[
         TypeConstraint {
             attr: "T",
@@ -361,7 +361,7 @@ static PARTIAL_CPU: KernelRegistration = KernelRegistration {
 };
 static PARTIAL_GPU: KernelRegistration = KernelRegistration {
     op: "Partial",
-    device: "gpu",
+    device: op_core::DeviceType::Gpu,
     constraints: &[
         TypeConstraint {
             attr: "T",
@@ -394,7 +394,7 @@ static TIED: OpRegistration = OpRegistration {
 };
 static TIED_F32: KernelRegistration = KernelRegistration {
     op: "Tied",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::F32,
@@ -407,7 +407,7 @@ static TIED_F32: KernelRegistration = KernelRegistration {
 };
 static TIED_I32: KernelRegistration = KernelRegistration {
     op: "Tied",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::I32,
@@ -443,7 +443,7 @@ static AMBIGUOUS: OpRegistration = OpRegistration {
 };
 static AMBIGUOUS_F32: KernelRegistration = KernelRegistration {
     op: "Ambiguous",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[TypeConstraint {
         attr: "T",
         dtype: DType::F32,
@@ -456,7 +456,7 @@ static AMBIGUOUS_F32: KernelRegistration = KernelRegistration {
 };
 static AMBIGUOUS_ANY: KernelRegistration = KernelRegistration {
     op: "Ambiguous",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "ambiguous_any",
@@ -514,7 +514,7 @@ op_core::inventory::submit! {
 op_core::inventory::submit! {
     KernelRegistration {
         op: "GlobalTwice",
-        device: "cpu",
+        device: op_core::DeviceType::Cpu,
         constraints: &[],
         host_memory: &[],
         name: "global_twice",
@@ -543,7 +543,7 @@ op_core::inventory::submit! {
 op_core::inventory::submit! {
     KernelRegistration {
         op: "GlobalFourTimes",
-        device: "cpu",
+        device: op_core::DeviceType::Cpu,
         constraints: &[],
         host_memory: &[],
         name: "global_four_times",
@@ -655,8 +655,8 @@ fn no_matching_kernel_names_the_op_attrs_kernels_and_closest() {
     );
 
     // On the gpu, the gpu kernel is closest: its device fits.
-    let gpu = runtime().on_device("gpu");
-    assert_eq!(gpu.device(), "gpu");
+    let gpu = runtime().on_device(op_core::Device::gpu(0));
+    assert_eq!(gpu.device(), op_core::Device::gpu(0));
     let err = gpu
         .prepare("Partial", &[DType::F64.into(), DType::I32.into()], &[])
         .unwrap_err();

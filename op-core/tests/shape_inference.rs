@@ -1219,7 +1219,7 @@ static SI_FILL: OpRegistration = OpRegistration {
 };
 static SI_FILL_CPU: KernelRegistration = KernelRegistration {
     op: "SiFill",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "fill",
@@ -1272,7 +1272,7 @@ static SI_LIAR: OpRegistration = OpRegistration {
 };
 static SI_LIAR_CPU: KernelRegistration = KernelRegistration {
     op: "SiLiar",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "liar",
@@ -1306,7 +1306,7 @@ static SI_PICKY: OpRegistration = OpRegistration {
 };
 static SI_PICKY_CPU: KernelRegistration = KernelRegistration {
     op: "SiPicky",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "picky_identity",
@@ -1330,7 +1330,7 @@ static SI_SAME: OpRegistration = OpRegistration {
 };
 static SI_SAME_CPU: KernelRegistration = KernelRegistration {
     op: "SiSame",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "same",
@@ -1354,7 +1354,7 @@ static SI_UNCHECKED: OpRegistration = OpRegistration {
 };
 static SI_UNCHECKED_CPU: KernelRegistration = KernelRegistration {
     op: "SiUnchecked",
-    device: "cpu",
+    device: op_core::DeviceType::Cpu,
     constraints: &[],
     host_memory: &[],
     name: "unchecked",

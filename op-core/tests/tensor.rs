@@ -81,7 +81,9 @@ fn every_element_type_is_constructible_and_viewable() {
     check_element([1, -2, 3, 4].map(QInt16));
     check_element([1, 2, 3, 4].map(QUInt16));
     check_element([1, -2, 3, 4].map(QInt32));
-    check_element(["a", "b", "c", "d"].map(|name| ResourceHandle::new("/cpu:0", "", name, "Var")));
+    check_element(
+        ["a", "b", "c", "d"].map(|name| ResourceHandle::new(op_core::Device::CPU, "", name, "Var")),
+    );
 }
 
 #[test]

@@ -93,7 +93,7 @@ fn every_allowed_real_or_complex_type_has_a_kernel() {
         .kernels()
         .iter()
         .map(|k| {
-            assert_eq!(k.device, "cpu");
+            assert_eq!(k.device, op_core::DeviceType::Cpu);
             assert_eq!(k.constraints.len(), 1);
             assert_eq!(k.constraints[0].attr, "T");
             k.constraints[0].dtype

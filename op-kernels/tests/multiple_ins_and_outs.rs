@@ -73,7 +73,7 @@ fn the_op_def_names_its_args() {
     assert_eq!(inputs, ["y", "z"]);
     assert_eq!(outputs, ["a", "b"]);
     assert_eq!(entry.kernels().len(), 1);
-    assert_eq!(entry.kernels()[0].device, "cpu");
+    assert_eq!(entry.kernels()[0].device, op_core::DeviceType::Cpu);
 }
 
 #[test]

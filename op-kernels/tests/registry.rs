@@ -60,7 +60,7 @@ fn every_op_is_registered_with_its_kernels() {
         assert_eq!(entry.kernels().len(), *kernels, "kernels of {name}");
         for k in entry.kernels() {
             assert_eq!(k.op, *name);
-            assert_eq!(k.device, "cpu");
+            assert_eq!(k.device, op_core::DeviceType::Cpu);
             assert!(k.file.starts_with("op-kernels/src/"), "{}", k.file);
         }
         assert!(registry.get(name).is_some());
@@ -157,8 +157,8 @@ fn unknown_ops_are_not_found_with_a_suggestion() {
 
 #[test]
 fn no_gpu_kernels_are_registered() {
-    let runtime =
-        op_core::Runtime::with_registry(Registry::global().clone()).on_device(op_core::DEVICE_GPU);
+    let runtime = op_core::Runtime::with_registry(Registry::global().clone())
+        .on_device(op_core::Device::gpu(0));
     let t = op_core::Tensor::from_vec([2], vec![1i32, 2]).unwrap();
     let err = op_core::OpCall::new("ZeroOut")
         .input(&t)

@@ -295,7 +295,8 @@ fn a_table_used_with_other_dtypes_is_invalid_argument() {
 #[test]
 fn a_handle_without_a_table_is_not_found() {
     op_kernels::link();
-    let named = ResourceHandle::named::<SimpleHashTable<i64, f32>>("cpu", "", "missing");
+    let named =
+        ResourceHandle::named::<SimpleHashTable<i64, f32>>(op_core::Device::CPU, "", "missing");
     let err = OpCall::new(FIND)
         .input(Tensor::scalar(named))
         .input(Tensor::scalar(1i64))
@@ -611,7 +612,7 @@ fn every_op_has_the_guides_signature_and_kernels() {
             .kernels()
             .iter()
             .map(|k| {
-                assert_eq!(k.device, "cpu");
+                assert_eq!(k.device, op_core::DeviceType::Cpu);
                 let dtype = |attr: &str| {
                     k.constraints
                         .iter()

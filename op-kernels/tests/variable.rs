@@ -506,7 +506,7 @@ fn destroy_works_for_any_named_resource() {
     let table = op_kernels::simple_hash_table::SimpleHashTable::<i32, i32>::new();
     mgr.create("", "t", table).unwrap();
     type Table = op_kernels::simple_hash_table::SimpleHashTable<i32, i32>;
-    let handle = ResourceHandle::named::<Table>("cpu", "localhost", "t");
+    let handle = ResourceHandle::named::<Table>(op_core::Device::CPU, "localhost", "t");
     op_kernels::link();
     destroy(&rt, &Tensor::scalar(handle.clone()), false).unwrap();
     assert_eq!(
@@ -514,7 +514,7 @@ fn destroy_works_for_any_named_resource() {
         Code::NotFound
     );
     // A handle that does not know its type cannot delete.
-    let untyped = ResourceHandle::new("cpu", "localhost", "t", "Table");
+    let untyped = ResourceHandle::new(op_core::Device::CPU, "localhost", "t", "Table");
     let err = destroy(&rt, &Tensor::scalar(untyped), true).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_contains(&err, &["does not know its resource's type"]);

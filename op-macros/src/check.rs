@@ -611,13 +611,11 @@ pub enum KernelBody {
 #[derive(Clone, Debug)]
 pub struct CheckedKernel {
     pub op: OpRef,
-    pub device: String,
+    pub device: op_spec::DeviceType,
     pub types: TypeCombos,
     pub host_memory: Vec<syn::LitStr>,
     pub body: KernelBody,
 }
-
-const DEVICES: [&str; 2] = ["cpu", "gpu"];
 
 pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKernel> {
     let mut errors = darling::Error::accumulator();
@@ -631,22 +629,29 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
             None
         }
     };
+    // The names are the runtime's own (`op_spec::DeviceType`), lowercase
+    // as registrations and messages spell them.
+    let device_names = op_spec::DeviceType::ALL.map(op_spec::DeviceType::name);
     let device = match &args.device {
-        None => "cpu".to_owned(),
-        Some(d) if DEVICES.contains(&d.value().as_str()) => d.value(),
-        Some(d) => {
-            let hint = op_spec::suggest::closest(&d.value(), DEVICES)
-                .map(|s| format!("did you mean \"{s}\"? "))
-                .unwrap_or_default();
-            errors.push(error(
-                d.span(),
-                format!(
-                    "unknown device \"{}\": {hint}the devices are \"cpu\" and \"gpu\"",
-                    d.value()
-                ),
-            ));
-            "cpu".to_owned()
-        }
+        None => op_spec::DeviceType::Cpu,
+        Some(d) => match device_names.iter().position(|n| *n == d.value()) {
+            Some(i) => op_spec::DeviceType::ALL[i],
+            None => {
+                let hint = op_spec::suggest::closest(&d.value(), device_names)
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
+                let list: Vec<String> = device_names.iter().map(|n| format!("\"{n}\"")).collect();
+                errors.push(error(
+                    d.span(),
+                    format!(
+                        "unknown device \"{}\": {hint}the devices are {}",
+                        d.value(),
+                        list.join(" and ")
+                    ),
+                ));
+                op_spec::DeviceType::Cpu
+            }
+        },
     };
     // On an error in `types(...)`, the kernel's generics are not compared
     // with it: that would only repeat the error.

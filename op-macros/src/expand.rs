@@ -736,7 +736,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
         OpRef::Path(p) => quote!(<#p as ::op_core::Op>::NAME),
         OpRef::Name(s) => quote!(#s),
     };
-    let device = &k.device;
+    let device = format_ident!("{}", k.device.variant_name());
     let host_memory = &k.host_memory;
     let checks = op_checks(k);
     let submits = registrations.iter().map(|r| {
@@ -749,7 +749,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
             ::op_core::inventory::submit! {
                 ::op_core::KernelRegistration {
                     op: #op_name,
-                    device: #device,
+                    device: ::op_core::DeviceType::#device,
                     constraints: &[#(#constraints),*],
                     host_memory: &[#(#host_memory),*],
                     name: #name,
@@ -924,7 +924,7 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
             ::op_core::inventory::submit! {
                 ::op_core::KernelRegistration {
                     op: #name,
-                    device: ::op_core::DEVICE_CPU,
+                    device: ::op_core::DeviceType::Cpu,
                     constraints: &[#(#constraints),*],
                     host_memory: &[],
                     name: #kernel_name,

@@ -10,6 +10,8 @@
 //! It holds:
 //! - [`DType`], TensorFlow's data types with their spec and enum names and the
 //!   type classes (`numbertype`, ...);
+//! - [`Device`] and [`DeviceType`], where kernels run, named as TensorFlow
+//!   names them;
 //! - the [`OpDef`] model (args, attrs, flags), with [`AttrValue`] for attr values;
 //! - [`OpDefBuilder`], which parses the `Input`, `Output` and `Attr` spec strings
 //!   exactly as TensorFlow's `REGISTER_OP` does and validates the result,
@@ -33,6 +35,7 @@ mod doc;
 mod spec;
 
 pub mod attr_value;
+pub mod device;
 pub mod dtype;
 pub mod error;
 pub mod op_def;
@@ -45,6 +48,7 @@ pub use attr_value::{
     AttrKind, AttrType, AttrValue, DimValue, FuncValue, ListValue, ShapeValue, TensorValue,
 };
 pub use builder::{OpDefBuilder, is_valid_op_name};
+pub use device::{Device, DeviceType, UnknownDevice};
 pub use dtype::{DType, TypeClass, UnknownDType};
 pub use error::{SpecError, SpecErrors, SpecSource};
 pub use op_def::{ArgDef, ArgType, AttrDef, Deprecation, OpDef};
