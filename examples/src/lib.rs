@@ -85,14 +85,17 @@ impl<T: Clippable> ClipKernel<T> {
     }
 
     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
-        for v in ctx.forward_input_to_output(0, 0)?.as_slice_mut::<T>()? {
-            if *v < self.low {
-                *v = self.low;
-            } else if *v > self.high {
-                *v = self.high;
+        let (low, high) = (self.low, self.high);
+        // One comparison or two per element: about a cycle.
+        ctx.unary(0, 0, 1, move |v: &T| {
+            if *v < low {
+                low
+            } else if *v > high {
+                high
+            } else {
+                *v
             }
-        }
-        Ok(())
+        })
     }
 }
 

@@ -7,10 +7,13 @@ use std::sync::{Arc, LazyLock};
 use ndarray::ArrayViewD;
 use op_spec::{ArgDef, DType};
 
+use crate::allocator::HostAllocator;
+use crate::device::DeviceState;
 use crate::element::Element;
 use crate::node::Node;
 use crate::resource::{Resource, ResourceMgr};
 use crate::resource_handle::ResourceHandle;
+use crate::shape::TensorShape;
 use crate::tensor::Tensor;
 use crate::threads::ThreadPool;
 use crate::{Code, Device, Error, OpDef, Result};
@@ -45,24 +48,20 @@ pub struct KernelContext<'a> {
     /// Inputs whose buffers went to an output; usually empty (no allocation).
     forwarded: Vec<usize>,
     outputs: &'a mut [Option<Tensor>],
-    device: Device,
-    resources: &'a ResourceMgr,
-    threads: &'a ThreadPool,
+    /// The device's allocator, threads and resources.
+    state: &'a DeviceState,
 }
 
 impl<'a> KernelContext<'a> {
     /// A context over `inputs` (already checked against the node's input
     /// dtypes) and `outputs` (one `None` per output).
-    #[allow(clippy::too_many_arguments)] // Until the device's parts travel as one.
     pub(crate) fn new(
         op: &'a OpDef,
         node: &'a Node,
         node_name: &'a str,
         inputs: &'a mut [Tensor],
         outputs: &'a mut [Option<Tensor>],
-        device: Device,
-        resources: &'a ResourceMgr,
-        threads: &'a ThreadPool,
+        state: &'a DeviceState,
     ) -> Self {
         KernelContext {
             op,
@@ -71,15 +70,13 @@ impl<'a> KernelContext<'a> {
             inputs,
             forwarded: Vec::new(),
             outputs,
-            device,
-            resources,
-            threads,
+            state,
         }
     }
 
     /// The device the kernel runs on.
     pub fn device(&self) -> Device {
-        self.device
+        self.state.device
     }
 
     /// The runtime's intra-op thread pool, for splitting this call's work
@@ -96,12 +93,17 @@ impl<'a> KernelContext<'a> {
     /// }
     /// ```
     pub fn threads(&self) -> &'a ThreadPool {
-        self.threads
+        &self.state.threads
+    }
+
+    /// The runtime's allocator, which outputs come from.
+    pub fn allocator(&self) -> &'a HostAllocator {
+        &self.state.allocator
     }
 
     /// The device's resource manager, for kernels of stateful ops.
     pub fn resource_manager(&self) -> &'a ResourceMgr {
-        self.resources
+        &self.state.resources
     }
 
     /// The op's definition.
@@ -237,7 +239,7 @@ impl<'a> KernelContext<'a> {
     }
 
     /// `input 1 ('key')`, or `input 2 ('xs'[1])` for a list element.
-    fn describe_input(&self, index: usize) -> String {
+    pub(crate) fn describe_input(&self, index: usize) -> String {
         match self.node.input_arg_of(index) {
             Some((arg, position)) if self.op.inputs[arg].is_list() => {
                 format!("input {index} ('{}'[{position}])", self.op.inputs[arg].name)
@@ -314,16 +316,16 @@ impl<'a> KernelContext<'a> {
         // The handle is borrowed, not cloned: this runs on every call of a
         // stateful op, and a handle holds four strings.
         let handle: &ResourceHandle = self.scalar_ref(index)?;
-        if handle.device != self.device {
+        if handle.device != self.state.device {
             return Err(self.invalid(format_args!(
                 "{}: resource '{}' is on device {}, and this kernel runs on device {}: a resource is used on the device that holds it",
                 self.describe_input(index),
                 handle.name,
                 handle.device,
-                self.device
+                self.state.device
             )));
         }
-        self.resources.resource::<T>(handle).map_err(|e| {
+        self.state.resources.resource::<T>(handle).map_err(|e| {
             self.error(
                 e.code(),
                 format_args!("{}: {}", self.describe_input(index), e.message()),
@@ -347,7 +349,7 @@ impl<'a> KernelContext<'a> {
         index: usize,
         resource: Arc<T>,
     ) -> Result<()> {
-        let handle = ResourceHandle::owning(self.device, resource);
+        let handle = ResourceHandle::owning(self.state.device, resource);
         self.set_output(index, Tensor::scalar(handle))
     }
 
@@ -417,12 +419,77 @@ impl<'a> KernelContext<'a> {
         self.set_output(index, tensor)
     }
 
-    /// Allocates output `index` with shape `dims`, filled with zeros, and
+    /// Allocates output `index` with shape `dims` from the runtime's
+    /// allocator, filled with zeros (the element type's `Default`), and
     /// returns it for writing.
+    ///
+    /// The buffer may be one an earlier tensor used (see
+    /// [`allocator`](crate::allocator)); zeroing it means a kernel never
+    /// reads values it did not write. Elementwise kernels that write every
+    /// element skip the zeroing through [`unary`](Self::unary) and its
+    /// siblings.
+    ///
+    /// Returns an `InvalidArgument` error if the shape's element count or
+    /// byte size does not fit in memory, and a `ResourceExhausted` error past
+    /// the allocator's size limit or when memory runs out; both name the op,
+    /// the node, the output and the shape.
     pub fn allocate_output(&mut self, index: usize, dims: &[usize]) -> Result<&mut Tensor> {
-        let dtype = self.output_dtype(index)?;
-        let tensor = Tensor::zeros(dtype, dims)?;
+        let tensor = self.new_output(index, dims, true)?;
         Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// A tensor of `dtype` and shape `dims` from the runtime's allocator,
+    /// filled with zeros, that is not an output (TensorFlow's
+    /// `allocate_temp`): scratch space, or an output built while inputs are
+    /// still borrowed and then given to [`set_output`](Self::set_output).
+    ///
+    /// Returns the errors of [`allocate_output`](Self::allocate_output),
+    /// naming the op and node.
+    ///
+    /// ```
+    /// # use op_core::{KernelContext, Result};
+    /// // out = in[0] + in[1] + ... for a list input of same-shaped floats.
+    /// fn add_all(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ///     let inputs = ctx.input_list("in")?;
+    ///     let mut sum = ctx.allocate_temp(op_core::DType::F32, inputs[0].dims())?;
+    ///     let total = sum.as_slice_mut::<f32>()?;
+    ///     for input in inputs {
+    ///         total.iter_mut().zip(input.as_slice::<f32>()?).for_each(|(s, x)| *s += x);
+    ///     }
+    ///     ctx.set_output(0, sum)
+    /// }
+    /// ```
+    pub fn allocate_temp(&self, dtype: DType, dims: &[usize]) -> Result<Tensor> {
+        Tensor::allocate(&self.state.allocator, dtype, dims, true).map_err(|e| {
+            self.error(
+                e.code(),
+                format_args!("a temporary tensor: {}", e.message()),
+            )
+        })
+    }
+
+    /// A tensor for output `index` of shape `dims` from the runtime's
+    /// allocator (zeros if `zeroed`, else for overwriting), not yet set.
+    pub(crate) fn new_output(&self, index: usize, dims: &[usize], zeroed: bool) -> Result<Tensor> {
+        let dtype = self.output_dtype(index)?;
+        Tensor::allocate(&self.state.allocator, dtype, dims, zeroed).map_err(|e| {
+            self.error(
+                e.code(),
+                format_args!("output {index}{}: {}", self.output_name(index), e.message()),
+            )
+        })
+    }
+
+    /// ` ('name')` for a single-tensor output, ` ('name'[i])` for a list
+    /// element.
+    fn output_name(&self, index: usize) -> String {
+        match self.node.output_arg_of(index) {
+            Some((arg, position)) if self.op.outputs[arg].is_list() => {
+                format!(" ('{}'[{position}])", self.op.outputs[arg].name)
+            }
+            Some((arg, _)) => format!(" ('{}')", self.op.outputs[arg].name),
+            None => String::new(),
+        }
     }
 
     /// Allocates the single-tensor output arg `name` with shape `dims`.
@@ -450,7 +517,8 @@ impl<'a> KernelContext<'a> {
         let candidate = self.input(input)?;
         let fits = candidate.is_unique()
             && candidate.dtype() == dtype
-            && candidate.num_elements() == dims.iter().product::<usize>();
+            && TensorShape::try_new(dims)
+                .is_ok_and(|s| s.num_elements() == candidate.num_elements());
         if !fits {
             return self.allocate_output(index, dims);
         }

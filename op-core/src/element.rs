@@ -37,6 +37,7 @@ macro_rules! quantized {
             )]
             #[repr(transparent)]
             #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            #[derive(bytemuck::Pod, bytemuck::Zeroable)]
             pub struct $name(pub $inner);
 
             impl From<$inner> for $name {
@@ -77,24 +78,59 @@ pub trait Element:
     const DTYPE: DType;
 }
 
-/// The type-erased storage of tensors, private to the crate.
+/// How tensors hold their elements on the host, per element type; private
+/// to the crate.
 pub(crate) mod private {
     use std::fmt;
 
-    use ndarray::{ArcArray, IxDyn, ShapeError};
+    use ndarray::{ArcArray, IxDyn};
     use op_spec::DType;
 
-    /// Wraps and unwraps the typed arrays of [`Storage`]; implemented by the
-    /// element types.
+    use super::{
+        Complex64, Complex128, QInt8, QInt16, QInt32, QUInt8, QUInt16, ResourceHandle, bf16, f16,
+    };
+    use crate::allocator::HostAllocator;
+    use crate::tensor::storage::{HostData, Inline};
+    use crate::{Error, Result};
+
+    /// Gets an element type's values in and out of [`HostData`];
+    /// implemented by the element types.
     pub trait Sealed: Sized {
-        /// `array` as storage.
-        fn wrap(array: ArcArray<Self, IxDyn>) -> Storage;
-        /// The array, if `storage` holds this type.
-        fn get(storage: &Storage) -> Option<&ArcArray<Self, IxDyn>>;
-        /// The array, if `storage` holds this type.
-        fn get_mut(storage: &mut Storage) -> Option<&mut ArcArray<Self, IxDyn>>;
-        /// The array if `storage` holds this type, else `storage` back.
-        fn take(storage: Storage) -> Result<ArcArray<Self, IxDyn>, Storage>;
+        /// Whether every bit pattern of the type's size is a value and it
+        /// needs no drop (`bytemuck::Pod`): such elements live in raw
+        /// blocks of an allocator; the others (`bool`, `string`,
+        /// `resource`) only in `Vec`s.
+        const POD: bool;
+
+        /// The elements, if `data` holds this type.
+        fn host(data: &HostData) -> Option<&[Self]>;
+
+        /// The elements, for writing, if `data` holds this type.
+        fn host_mut(data: &mut HostData) -> Option<&mut [Self]>;
+
+        /// `values` as host data, without copying them.
+        fn wrap_vec(values: Vec<Self>) -> HostData;
+
+        /// The `Vec` that `data` holds, if it holds one of this type.
+        fn into_vec(data: HostData) -> std::result::Result<Vec<Self>, HostData>;
+
+        /// `array` (standard layout) as host data, kept alive as it is.
+        fn wrap_shared(array: ArcArray<Self, IxDyn>) -> HostData;
+
+        /// The array that `data` holds, if it holds one of this type.
+        fn shared(data: &HostData) -> Option<&ArcArray<Self, IxDyn>>;
+
+        /// `values` copied into the tensor's own allocation when small
+        /// enough and plain; `None` otherwise.
+        fn inline(values: &[Self]) -> Option<HostData>;
+
+        /// `len` elements from `alloc`: zeros (the `Default` value) if
+        /// `zeroed`, else zeros or what an earlier tensor wrote, for a
+        /// caller that writes every element before reading any (only
+        /// plain types ever hold an earlier tensor's values: the others
+        /// always start at `Default`).
+        fn allocate(alloc: &HostAllocator, len: usize, zeroed: bool) -> Result<HostData>;
+
         /// Formats one element for `Tensor`'s `Debug`.
         fn fmt_element(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
     }
@@ -102,25 +138,6 @@ pub(crate) mod private {
     /// Formats a string element as a byte string literal.
     fn fmt_bytes(bytes: &[u8], f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "\"{}\"", bytes.escape_ascii())
-    }
-
-    /// Formats the first `limit` elements of `array`, in row-major order.
-    fn fmt_elements<T: Sealed>(
-        array: &ArcArray<T, IxDyn>,
-        limit: usize,
-        f: &mut fmt::Formatter<'_>,
-    ) -> fmt::Result {
-        f.write_str("[")?;
-        for (i, element) in array.iter().take(limit).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            element.fmt_element(f)?;
-        }
-        if array.len() > limit {
-            f.write_str(", ...")?;
-        }
-        f.write_str("]")
     }
 
     /// The formatter of an element: `Debug` unless the entry names one.
@@ -133,94 +150,208 @@ pub(crate) mod private {
         };
     }
 
-    /// Defines [`Storage`] and the [`Element`](super::Element) impls from one
-    /// list of `DType variant: element type`.
+    /// The plain elements of an inline or block buffer.
+    fn pod_slice<T: bytemuck::Pod>(data: &HostData) -> Option<&[T]> {
+        let bytes = match data {
+            HostData::Inline(inline) => inline.bytes(),
+            HostData::Block(block) => block.bytes(),
+            _ => return None,
+        };
+        bytemuck::try_cast_slice(bytes).ok()
+    }
+
+    fn pod_slice_mut<T: bytemuck::Pod>(data: &mut HostData) -> Option<&mut [T]> {
+        let bytes = match data {
+            HostData::Inline(inline) => inline.bytes_mut(),
+            HostData::Block(block) => block.bytes_mut(),
+            _ => return None,
+        };
+        bytemuck::try_cast_slice_mut(bytes).ok()
+    }
+
+    /// The byte size of `len` elements of `T`, or `InvalidArgument`.
+    pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
+        len.checked_mul(size_of::<T>())
+            .filter(|&n| n <= isize::MAX as usize)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "{len} elements of {} bytes each are more bytes than fit in memory",
+                    size_of::<T>()
+                ))
+            })
+    }
+
+    /// `len` plain elements: inline when small, else a block of `alloc`.
+    fn allocate_pod<T: bytemuck::Pod>(
+        alloc: &HostAllocator,
+        len: usize,
+        zeroed: bool,
+    ) -> Result<HostData> {
+        let size = byte_size::<T>(len)?;
+        if let Some(inline) = Inline::zeroed(size) {
+            return Ok(HostData::Inline(inline));
+        }
+        let block = if zeroed {
+            alloc.allocate_zeroed(size)?
+        } else {
+            alloc.allocate_for_overwrite(size)?
+        };
+        Ok(HostData::Block(block))
+    }
+
+    /// `len` default elements in a `Vec`, allocated fallibly and within
+    /// `alloc`'s size limit.
+    fn allocate_vec<T: Clone + Default>(alloc: &HostAllocator, len: usize) -> Result<Vec<T>> {
+        alloc.check_size(byte_size::<T>(len)?)?;
+        let mut values = Vec::new();
+        values.try_reserve_exact(len).map_err(|e| {
+            Error::resource_exhausted(format!(
+                "allocating {len} elements of {} bytes each: {e}",
+                size_of::<T>()
+            ))
+        })?;
+        values.resize(len, T::default());
+        Ok(values)
+    }
+
+    /// The parts of [`Sealed`] that differ between plain and other types.
+    macro_rules! storage_impl {
+        (pod $variant:ident: $ty:ty) => {
+            const POD: bool = true;
+
+            fn host(data: &HostData) -> Option<&[Self]> {
+                match data {
+                    HostData::Vec(VecData::$variant(v)) => Some(v),
+                    HostData::Shared(s) => match &**s {
+                        SharedArray::$variant(a) => a.as_slice(),
+                        _ => None,
+                    },
+                    _ => pod_slice(data),
+                }
+            }
+
+            fn host_mut(data: &mut HostData) -> Option<&mut [Self]> {
+                match data {
+                    HostData::Vec(VecData::$variant(v)) => Some(v),
+                    HostData::Shared(s) => match &mut **s {
+                        SharedArray::$variant(a) => a.as_slice_mut(),
+                        _ => None,
+                    },
+                    _ => pod_slice_mut(data),
+                }
+            }
+
+            fn inline(values: &[Self]) -> Option<HostData> {
+                let bytes: &[u8] = bytemuck::cast_slice(values);
+                Inline::copy_of(bytes).map(HostData::Inline)
+            }
+
+            fn allocate(alloc: &HostAllocator, len: usize, zeroed: bool) -> Result<HostData> {
+                allocate_pod::<$ty>(alloc, len, zeroed)
+            }
+        };
+        (other $variant:ident: $ty:ty) => {
+            const POD: bool = false;
+
+            fn host(data: &HostData) -> Option<&[Self]> {
+                match data {
+                    HostData::Vec(VecData::$variant(v)) => Some(v),
+                    HostData::Shared(s) => match &**s {
+                        SharedArray::$variant(a) => a.as_slice(),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+
+            fn host_mut(data: &mut HostData) -> Option<&mut [Self]> {
+                match data {
+                    HostData::Vec(VecData::$variant(v)) => Some(v),
+                    HostData::Shared(s) => match &mut **s {
+                        SharedArray::$variant(a) => a.as_slice_mut(),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+
+            fn inline(_: &[Self]) -> Option<HostData> {
+                None
+            }
+
+            fn allocate(alloc: &HostAllocator, len: usize, _zeroed: bool) -> Result<HostData> {
+                allocate_vec::<$ty>(alloc, len).map(Self::wrap_vec)
+            }
+        };
+    }
+
+    /// Defines [`VecData`], [`SharedArray`], the [`Element`](super::Element)
+    /// impls and [`visit`] from one list of `kind DType-variant: element
+    /// type`, where `kind` is `pod` or `other`.
     macro_rules! elements {
-        ($($variant:ident: $ty:ty $(=> $fmt:path)?),* $(,)?) => {
-            /// A tensor's buffer: a shared, reference-counted array of one
-            /// element type, one variant per dtype (named as in `DType`).
-            #[derive(Clone, PartialEq)]
-            pub enum Storage {
+        ($($kind:ident $variant:ident: $ty:ty $(=> $fmt:path)?),* $(,)?) => {
+            /// A `Vec` handed to a tensor, one variant per dtype (named as
+            /// in `DType`): the tensor owns it as it is, without a copy.
+            pub enum VecData {
+                $(
+                    #[doc = concat!("`", stringify!($ty), "` elements.")]
+                    $variant(Vec<$ty>),
+                )*
+            }
+
+            /// An ndarray array shared with code outside the tensor
+            /// (`Tensor::from_shared`), one variant per dtype.
+            pub enum SharedArray {
                 $(
                     #[doc = concat!("`", stringify!($ty), "` elements.")]
                     $variant(ArcArray<$ty, IxDyn>),
                 )*
             }
 
-            impl Storage {
-                /// The dtype of the elements.
-                pub fn dtype(&self) -> DType {
-                    match self {
-                        $(Storage::$variant(_) => DType::$variant,)*
-                    }
-                }
-
-                /// The dimension sizes.
-                pub fn dims(&self) -> &[usize] {
-                    match self {
-                        $(Storage::$variant(a) => a.shape(),)*
-                    }
-                }
-
-                /// Whether no other storage shares the buffer.
+            impl SharedArray {
+                /// Whether no other array shares the buffer.
                 pub fn is_unique(&self) -> bool {
                     match self {
-                        $(Storage::$variant(a) => a.is_unique(),)*
+                        $(SharedArray::$variant(a) => a.is_unique(),)*
                     }
                 }
+            }
 
-                /// Storage of `dtype` and shape `dims` filled with the
-                /// element type's default value; `None` for `variant`.
-                pub fn default(dtype: DType, dims: &[usize]) -> Option<Storage> {
-                    match dtype {
-                        $(DType::$variant => Some(Storage::$variant(ArcArray::default(IxDyn(dims)))),)*
-                        DType::Variant => None,
-                    }
-                }
-
-                /// The same buffer with shape `dims`; requires standard layout
-                /// and the same element count.
-                pub fn reshape(&self, dims: &[usize]) -> Result<Storage, ShapeError> {
-                    match self {
-                        $(Storage::$variant(a) => a
-                            .clone()
-                            .into_shape_with_order(IxDyn(dims))
-                            .map(Storage::$variant),)*
-                    }
-                }
-
-                /// Formats the first `limit` elements.
-                pub fn fmt_elements(&self, limit: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    match self {
-                        $(Storage::$variant(a) => fmt_elements(a, limit, f),)*
-                    }
+            /// Calls `visitor` with the element type of `dtype`; `None` for
+            /// `variant`, which has none.
+            pub fn visit<V: ElementVisitor>(dtype: DType, visitor: V) -> Option<V::Output> {
+                match dtype {
+                    $(DType::$variant => Some(visitor.visit::<$ty>()),)*
+                    DType::Variant => None,
                 }
             }
 
             $(
                 impl Sealed for $ty {
-                    fn wrap(array: ArcArray<Self, IxDyn>) -> Storage {
-                        Storage::$variant(array)
+                    storage_impl!($kind $variant: $ty);
+
+                    fn wrap_vec(values: Vec<Self>) -> HostData {
+                        HostData::Vec(VecData::$variant(values))
                     }
 
-                    fn get(storage: &Storage) -> Option<&ArcArray<Self, IxDyn>> {
-                        match storage {
-                            Storage::$variant(a) => Some(a),
-                            _ => None,
-                        }
-                    }
-
-                    fn get_mut(storage: &mut Storage) -> Option<&mut ArcArray<Self, IxDyn>> {
-                        match storage {
-                            Storage::$variant(a) => Some(a),
-                            _ => None,
-                        }
-                    }
-
-                    fn take(storage: Storage) -> Result<ArcArray<Self, IxDyn>, Storage> {
-                        match storage {
-                            Storage::$variant(a) => Ok(a),
+                    fn into_vec(data: HostData) -> std::result::Result<Vec<Self>, HostData> {
+                        match data {
+                            HostData::Vec(VecData::$variant(v)) => Ok(v),
                             other => Err(other),
+                        }
+                    }
+
+                    fn wrap_shared(array: ArcArray<Self, IxDyn>) -> HostData {
+                        HostData::Shared(Box::new(SharedArray::$variant(array)))
+                    }
+
+                    fn shared(data: &HostData) -> Option<&ArcArray<Self, IxDyn>> {
+                        match data {
+                            HostData::Shared(s) => match &**s {
+                                SharedArray::$variant(a) => Some(a),
+                                _ => None,
+                            },
+                            _ => None,
                         }
                     }
 
@@ -236,32 +367,37 @@ pub(crate) mod private {
         };
     }
 
-    use super::{
-        Complex64, Complex128, QInt8, QInt16, QInt32, QUInt8, QUInt16, ResourceHandle, bf16, f16,
-    };
+    /// Code generic over the element type, run for a dtype known only at
+    /// run time (see [`visit`]).
+    pub trait ElementVisitor {
+        /// What the visit returns.
+        type Output;
+        /// Runs with `T`, the element type of the dtype.
+        fn visit<T: super::Element>(self) -> Self::Output;
+    }
 
     elements! {
-        F32: f32,
-        F64: f64,
-        I32: i32,
-        U8: u8,
-        I16: i16,
-        I8: i8,
-        String: Vec<u8> => fmt_bytes,
-        Complex64: Complex64,
-        I64: i64,
-        Bool: bool,
-        QInt8: QInt8,
-        QUInt8: QUInt8,
-        QInt32: QInt32,
-        BF16: bf16,
-        QInt16: QInt16,
-        QUInt16: QUInt16,
-        U16: u16,
-        Complex128: Complex128,
-        F16: f16,
-        Resource: ResourceHandle,
-        U32: u32,
-        U64: u64,
+        pod F32: f32,
+        pod F64: f64,
+        pod I32: i32,
+        pod U8: u8,
+        pod I16: i16,
+        pod I8: i8,
+        other String: Vec<u8> => fmt_bytes,
+        pod Complex64: Complex64,
+        pod I64: i64,
+        other Bool: bool,
+        pod QInt8: QInt8,
+        pod QUInt8: QUInt8,
+        pod QInt32: QInt32,
+        pod BF16: bf16,
+        pod QInt16: QInt16,
+        pod QUInt16: QUInt16,
+        pod U16: u16,
+        pod Complex128: Complex128,
+        pod F16: f16,
+        other Resource: ResourceHandle,
+        pod U32: u32,
+        pod U64: u64,
     }
 }

@@ -38,9 +38,12 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+pub mod allocator;
 pub mod checkpoint;
 pub mod context;
+mod device;
 pub mod element;
+pub mod elementwise;
 pub mod error;
 pub mod kernel;
 pub mod node;

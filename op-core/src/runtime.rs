@@ -17,7 +17,9 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use op_spec::{AttrValue, DType, OpDef};
 use rustc_hash::{FxHashMap, FxHasher};
 
+use crate::allocator::HostAllocator;
 use crate::context::KernelContext;
+use crate::device::DeviceState;
 use crate::kernel::{KernelConstruction, OpKernel};
 use crate::node::{InputTypes, Node};
 use crate::registry::{KernelRegistration, Registry};
@@ -65,7 +67,6 @@ use crate::{Device, Error, Result};
 /// ```
 pub struct Runtime {
     registry: Arc<Registry>,
-    device: Device,
     id: u64,
     /// One slot per node key; a slot's lock is held while its kernel is
     /// created, so each kernel is created once, while other nodes proceed.
@@ -73,10 +74,9 @@ pub struct Runtime {
     /// Whether each call checks its outputs' shapes against the op's shape
     /// function.
     check_shapes: bool,
-    /// The device's resources, shared by this runtime's kernels.
-    resources: Arc<ResourceMgr>,
-    /// The intra-op thread pool kernels split their work over.
-    threads: Arc<ThreadPool>,
+    /// The device's allocator, threads and resources, shared by this
+    /// runtime's kernels.
+    state: Arc<DeviceState>,
 }
 
 /// Where one node's prepared op goes once created.
@@ -94,7 +94,7 @@ impl Default for Runtime {
 impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")
-            .field("device", &self.device)
+            .field("device", &self.state.device)
             .field("ops", &self.registry.ops().count())
             .finish_non_exhaustive()
     }
@@ -110,19 +110,17 @@ impl Runtime {
     pub fn with_registry(registry: Arc<Registry>) -> Runtime {
         Runtime {
             registry,
-            device: Device::CPU,
             id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
             prepared: Mutex::new(HashMap::new()),
             check_shapes: cfg!(debug_assertions),
-            resources: Arc::new(ResourceMgr::new()),
-            threads: ThreadPool::global().clone(),
+            state: Arc::new(DeviceState::cpu()),
         }
     }
 
     /// The resource manager of this runtime's device, which its kernels
     /// share (`KernelContext::resource_manager`).
     pub fn resource_manager(&self) -> &Arc<ResourceMgr> {
-        &self.resources
+        &self.state.resources
     }
 
     /// Whether every call checks its outputs' shapes against what the op's
@@ -136,7 +134,7 @@ impl Runtime {
 
     /// The same registry, running kernels of `device` instead.
     pub fn on_device(mut self, device: Device) -> Runtime {
-        self.device = device;
+        Arc::make_mut(&mut self.state).device = device;
         self
     }
 
@@ -153,14 +151,36 @@ impl Runtime {
     /// # Ok::<(), op_core::Error>(())
     /// ```
     pub fn with_threads(mut self, threads: Arc<ThreadPool>) -> Runtime {
-        self.threads = threads;
+        Arc::make_mut(&mut self.state).threads = threads;
         self
     }
 
     /// The intra-op thread pool this runtime's kernels split their work
     /// over.
     pub fn threads(&self) -> &Arc<ThreadPool> {
-        &self.threads
+        &self.state.threads
+    }
+
+    /// The same runtime, allocating kernels' outputs from `allocator`
+    /// instead of the shared one ([`HostAllocator::global`]): for a memory
+    /// budget of its own, or statistics of its own.
+    ///
+    /// ```
+    /// use op_core::Runtime;
+    /// use op_core::allocator::{AllocatorConfig, HostAllocator};
+    ///
+    /// let allocator = HostAllocator::new(AllocatorConfig::default().max_cached_bytes(64 << 20));
+    /// let runtime = Runtime::new().with_allocator(allocator.clone());
+    /// assert!(runtime.allocator().same(&allocator));
+    /// ```
+    pub fn with_allocator(mut self, allocator: HostAllocator) -> Runtime {
+        Arc::make_mut(&mut self.state).allocator = allocator;
+        self
+    }
+
+    /// The allocator this runtime's kernels allocate outputs from.
+    pub fn allocator(&self) -> &HostAllocator {
+        &self.state.allocator
     }
 
     /// The shared CPU runtime over the global registry, which the typed
@@ -176,7 +196,7 @@ impl Runtime {
 
     /// The device this runtime runs kernels on.
     pub fn device(&self) -> Device {
-        self.device
+        self.state.device
     }
 
     /// The node for op `op` with inputs of these dtypes and these explicit
@@ -213,9 +233,14 @@ impl Runtime {
         }
         let registration = self
             .registry
-            .select_kernel(entry, &node, self.device.kind())?;
-        let construction =
-            KernelConstruction::new(entry.def(), &node, node_name, self.device, &self.resources);
+            .select_kernel(entry, &node, self.state.device.kind())?;
+        let construction = KernelConstruction::new(
+            entry.def(),
+            &node,
+            node_name,
+            self.state.device,
+            &self.state.resources,
+        );
         let frame = || {
             format!(
                 "while creating kernel {} for op {} (node '{node_name}', {})",
@@ -238,11 +263,9 @@ impl Runtime {
             op: entry.def().clone(),
             node,
             node_name: node_name.to_owned(),
-            device: self.device,
-            threads: self.threads.clone(),
+            state: self.state.clone(),
             kernel,
             registration,
-            resources: self.resources.clone(),
             shape_check: if self.check_shapes {
                 entry.shape_fn()
             } else {
@@ -302,14 +325,12 @@ pub struct PreparedOp {
     op: Arc<OpDef>,
     node: Node,
     node_name: String,
-    device: Device,
-    /// The runtime's intra-op pool.
-    threads: Arc<ThreadPool>,
+    /// The runtime's device: allocator, threads and resources.
+    state: Arc<DeviceState>,
     kernel: Box<dyn OpKernel>,
     registration: &'static KernelRegistration,
     /// The shape function to check outputs against, when checking is on.
     shape_check: Option<ShapeFn>,
-    resources: Arc<ResourceMgr>,
 }
 
 impl std::fmt::Debug for PreparedOp {
@@ -349,7 +370,7 @@ impl PreparedOp {
             self.registration.name,
             self.op.name,
             self.node_name,
-            self.device.kind()
+            self.state.device.kind()
         )
     }
 
@@ -384,9 +405,7 @@ impl PreparedOp {
                 &self.node_name,
                 &mut inputs,
                 outputs,
-                self.device,
-                &self.resources,
-                &self.threads,
+                &self.state,
             );
             catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
         };

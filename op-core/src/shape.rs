@@ -2,7 +2,13 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 use crate::error::{Error, Result};
+
+/// Dimensions held inline, without a heap allocation, up to this rank
+/// (images in NHWC or NCHW); higher ranks spill to the heap.
+const INLINE_RANK: usize = 4;
 
 /// The fully known shape of a tensor: its dimension sizes, outermost first.
 ///
@@ -15,6 +21,9 @@ use crate::error::{Error, Result};
 /// `From` impls, [`add_dim`](Self::add_dim)) panic, like TensorFlow's
 /// `TensorShape` constructor. Use the fallible ones for dimensions read from
 /// input data.
+///
+/// The dimensions are held inline up to rank 4, so making, cloning and
+/// dropping the shapes of most tensors allocates nothing.
 ///
 /// `Display` writes the shape as TensorFlow does: `[2,3]`, and `[]` for a scalar.
 ///
@@ -29,7 +38,7 @@ use crate::error::{Error, Result};
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TensorShape {
-    dims: Vec<usize>,
+    dims: SmallVec<[usize; INLINE_RANK]>,
 }
 
 /// The element count of `dims`, if the product of the nonzero dims is at most
@@ -58,7 +67,7 @@ impl TensorShape {
     ///
     /// If the element count is too large (see the type's docs); use
     /// [`try_new`](Self::try_new) to get an error instead.
-    pub fn new(dims: impl Into<Vec<usize>>) -> TensorShape {
+    pub fn new(dims: impl AsRef<[usize]>) -> TensorShape {
         match TensorShape::try_new(dims) {
             Ok(shape) => shape,
             Err(e) => panic!("{}", e.message()),
@@ -67,22 +76,30 @@ impl TensorShape {
 
     /// The shape with dimensions `dims`, or an `InvalidArgument` error if its
     /// element count is too large (see the type's docs).
-    pub fn try_new(dims: impl Into<Vec<usize>>) -> Result<TensorShape> {
-        let dims = dims.into();
-        match checked_num_elements(&dims) {
-            Some(_) => Ok(TensorShape { dims }),
-            None => Err(too_many_elements(&dims)),
+    ///
+    /// This is the one counting rule of every tensor constructor.
+    pub fn try_new(dims: impl AsRef<[usize]>) -> Result<TensorShape> {
+        let dims = dims.as_ref();
+        match checked_num_elements(dims) {
+            Some(_) => Ok(TensorShape {
+                dims: SmallVec::from_slice(dims),
+            }),
+            None => Err(too_many_elements(dims)),
         }
     }
 
     /// The shape of a scalar: rank 0, one element.
     pub fn scalar() -> TensorShape {
-        TensorShape { dims: Vec::new() }
+        TensorShape {
+            dims: SmallVec::new(),
+        }
     }
 
     /// The shape of a vector of `n` elements.
     pub fn vector(n: usize) -> TensorShape {
-        TensorShape { dims: vec![n] }
+        TensorShape {
+            dims: SmallVec::from_slice(&[n]),
+        }
     }
 
     /// The shape of a matrix with `rows` rows and `cols` columns.
@@ -111,7 +128,9 @@ impl TensorShape {
 
     /// The number of elements: the product of the dimensions (1 for a scalar).
     pub fn num_elements(&self) -> usize {
-        checked_num_elements(&self.dims).expect("a TensorShape's element count fits in isize")
+        // Cannot overflow: the nonzero dims' product fits (the type's
+        // invariant), so every partial product does too.
+        self.dims.iter().product()
     }
 
     /// Whether this is the shape of a scalar (rank 0).
@@ -174,7 +193,7 @@ impl TensorShape {
     }
 
     /// Formats `dims` as TensorFlow does, without requiring a valid shape.
-    fn display_dims(dims: &[usize]) -> impl fmt::Display + '_ {
+    pub(crate) fn display_dims(dims: &[usize]) -> impl fmt::Display + '_ {
         struct Dims<'a>(&'a [usize]);
         impl fmt::Display for Dims<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -233,7 +252,7 @@ impl From<&TensorShape> for TensorShape {
 
 impl From<TensorShape> for Vec<usize> {
     fn from(shape: TensorShape) -> Vec<usize> {
-        shape.dims
+        shape.dims.into_vec()
     }
 }
 

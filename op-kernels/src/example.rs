@@ -1,9 +1,15 @@
-//! `Example`, the guide's functor example: doubles its input.
+//! `Example`, the guide's functor example (seed 003's `ExampleFunctor`):
+//! doubles its input.
 //!
-//! The computation is a functor over a slice, shared by every kernel of the
-//! op; a GPU functor would sit beside [`times_two`] with the same shape.
+//! The arithmetic is one generic function, [`Double::double`], written once
+//! for every element type; the kernel applies it with
+//! [`KernelContext::unary`], which writes in the input's buffer when the
+//! caller handed it over, else in a buffer from the runtime's allocator, and
+//! splits large inputs over the runtime's threads. [`times_two_into`] applies the
+//! same function to plain slices (what a lite runtime or a test does), and a
+//! GPU functor will sit beside it.
 
-use op_core::{Element, KernelContext, Result, Tensor, kernel, register_op};
+use op_core::{Element, KernelContext, Result, kernel, register_op};
 
 /// Element types that can be doubled. Integers wrap on overflow, as
 /// TensorFlow's do.
@@ -40,11 +46,20 @@ double_by_add!(
 );
 double_wrapping!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-/// The CPU functor: `output[i] = 2 * input[i]`, collected into a new buffer
-/// (no zero-fill pass, and the loop vectorizes).
+/// The arithmetic over slices: `output[i] = 2 * input[i]` (the loop
+/// vectorizes).
+pub fn times_two_into<T: Double>(input: &[T], output: &mut [T]) {
+    op_core::elementwise::map_into(input, output, |x| x.double());
+}
+
+/// The arithmetic into a new `Vec`: the direct call that benchmarks
+/// compare the op's dispatch against.
 pub fn times_two<T: Double>(input: &[T]) -> Vec<T> {
     input.iter().map(|x| x.double()).collect()
 }
+
+/// What one element costs, in CPU cycles, for splitting work over threads.
+const COST_PER_ELEMENT: usize = 1;
 
 /// Doubles every element of its input.
 ///
@@ -63,8 +78,5 @@ pub struct Example;
 
 #[kernel(op = Example, types(realnumbertype, complex64, complex128))]
 fn example<T: Double>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    let input = ctx.input(0)?;
-    let doubled = times_two(input.as_slice::<T>()?);
-    let output = Tensor::from_vec(input.dims(), doubled)?;
-    ctx.set_output(0, output)
+    ctx.unary(0, 0, COST_PER_ELEMENT, |x: &T| x.double())
 }

@@ -42,7 +42,6 @@ list_add!(add: f32, f64, op_core::f16, op_core::bf16);
 fn add_list<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
     let inputs = ctx.input_list("in")?;
     let first = &inputs[0];
-    let mut sum = first.as_slice::<T>()?.to_vec();
     for (i, tensor) in inputs.iter().enumerate().skip(1) {
         op_requires!(
             tensor.dims() == first.dims(),
@@ -51,11 +50,22 @@ fn add_list<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
             first.shape(),
             tensor.shape()
         );
-        for (s, x) in sum.iter_mut().zip(tensor.as_slice::<T>()?) {
-            *s = s.list_add(*x);
-        }
     }
-    let output = Tensor::from_vec(first.dims(), sum)?;
+    let inputs: Vec<&[T]> = inputs
+        .iter()
+        .map(|t| t.as_slice::<T>())
+        .collect::<Result<_>>()?;
+    let mut output = ctx.allocate_temp(T::DTYPE, first.dims())?;
+    // One add per input per element.
+    ctx.threads()
+        .shard_slice(output.as_slice_mut::<T>()?, inputs.len(), |offset, sum| {
+            sum.copy_from_slice(&inputs[0][offset..offset + sum.len()]);
+            for input in &inputs[1..] {
+                for (s, x) in sum.iter_mut().zip(&input[offset..]) {
+                    *s = s.list_add(*x);
+                }
+            }
+        });
     ctx.set_output(0, output)
 }
 

@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use op_core::{Code, Element, Error, KernelContext, Result, Tensor, kernel, register_op};
+use op_core::{Code, Element, Error, KernelContext, Result, kernel, register_op};
 
 /// Converts each string in the input tensor to the specified numeric type.
 ///
@@ -19,25 +19,25 @@ pub struct StringToNumber;
 
 #[kernel(op = StringToNumber, types(out_type = [f32, i32]))]
 fn string_to_number<T: Element + FromStr>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    let input = ctx.input(0)?;
-    let numbers = input
-        .as_slice::<Vec<u8>>()?
-        .iter()
-        .map(|bytes| {
-            std::str::from_utf8(bytes)
-                .ok()
-                .and_then(|s| s.trim().parse::<T>().ok())
-                .ok_or_else(|| {
-                    Error::new(
-                        Code::InvalidArgument,
-                        format!(
-                            "StringToNumberOp could not correctly convert string: {}",
-                            String::from_utf8_lossy(bytes)
-                        ),
-                    )
-                })
+    ctx.try_unary_to(0, 0, COST_PER_STRING, |bytes: &Vec<u8>| parse::<T>(bytes))
+}
+
+/// Parsing a short number: some tens of cycles.
+const COST_PER_STRING: usize = 50;
+
+/// The arithmetic of one element: the number `bytes` spell (surrounding
+/// whitespace allowed), or TensorFlow's error.
+pub fn parse<T: FromStr>(bytes: &[u8]) -> Result<T> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| s.trim().parse::<T>().ok())
+        .ok_or_else(|| {
+            Error::new(
+                Code::InvalidArgument,
+                format!(
+                    "StringToNumberOp could not correctly convert string: {}",
+                    String::from_utf8_lossy(bytes)
+                ),
+            )
         })
-        .collect::<Result<Vec<T>>>()?;
-    let output = Tensor::from_vec(input.dims(), numbers)?;
-    ctx.set_output(0, output)
 }

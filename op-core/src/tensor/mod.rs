@@ -1,0 +1,661 @@
+//! [`Tensor`]: a dynamically typed n-dimensional array.
+
+pub(crate) mod storage;
+
+use std::fmt;
+use std::sync::Arc;
+
+use ndarray::{ArcArray, Array, ArrayD, ArrayViewD, ArrayViewMutD, Dimension, IxDyn};
+use op_spec::{DType, Device};
+
+use crate::allocator::HostAllocator;
+use crate::element::Element;
+use crate::element::private::{ElementVisitor, visit};
+use crate::error::{Code, Error, Result};
+use crate::shape::TensorShape;
+use storage::{HostData, Storage};
+
+/// A dynamically typed tensor of any rank: the values that ops consume and
+/// produce.
+///
+/// A tensor is a dtype, a shape (held inline up to rank 4) and a
+/// reference-counted buffer of elements in row-major order, as in
+/// TensorFlow:
+///
+/// - Cloning a tensor is cheap: the clone shares the buffer.
+/// - A `Vec` or ndarray array handed over is taken without copying
+///   ([`from_vec`](Self::from_vec), [`from_array`](Self::from_array)), and
+///   taken back the same way when the tensor alone holds it
+///   ([`into_array`](Self::into_array)). Arrays in other than row-major
+///   order are copied into it.
+/// - Writing through [`view_mut`](Self::view_mut) or
+///   [`as_slice_mut`](Self::as_slice_mut) is copy-on-write: if the buffer is
+///   shared with another tensor, this tensor first gets its own copy, and the
+///   other tensor is unchanged. [`is_unique`](Self::is_unique) tells whether
+///   that copy would happen.
+/// - Outputs that kernels allocate come from the runtime's
+///   [`HostAllocator`], which reuses freed buffers.
+///
+/// Typed access checks the element type: asking a `float` tensor for `i32`
+/// elements is an `InvalidArgument` error. Every constructor counts elements
+/// by one rule ([`TensorShape::try_new`]): a shape whose count or byte size
+/// does not fit in memory is an `InvalidArgument` error, never a panic.
+///
+/// ```
+/// use op_core::{DType, Tensor};
+/// let t = Tensor::from_vec([2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+/// assert_eq!(t.dtype(), DType::F32);
+/// assert_eq!(t.dims(), [2, 3]);
+/// assert_eq!(t.view::<f32>().unwrap()[[1, 0]], 4.0);
+/// assert_eq!(
+///     t.view::<i32>().unwrap_err().message(),
+///     "tensor has dtype float but int32 was requested"
+/// );
+/// ```
+#[derive(Clone)]
+pub struct Tensor {
+    dtype: DType,
+    shape: TensorShape,
+    storage: Storage,
+}
+
+impl Tensor {
+    /// A host tensor over `data`, which holds `shape`'s elements of `dtype`.
+    fn host(dtype: DType, shape: TensorShape, data: HostData) -> Tensor {
+        Tensor {
+            dtype,
+            shape,
+            storage: Storage::Host(Arc::new(data)),
+        }
+    }
+
+    /// A tensor that takes over `array`'s buffer without copying it, if the
+    /// array is in standard layout; otherwise its elements are copied into
+    /// standard layout.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// use ndarray::array;
+    /// let t = Tensor::from_array(array![[1i64, 2], [3, 4]]);
+    /// assert_eq!(t.dims(), [2, 2]);
+    /// ```
+    pub fn from_array<T: Element, D: Dimension>(array: Array<T, D>) -> Tensor {
+        // ndarray's own invariant is ours: the nonzero lengths' product
+        // fits in isize.
+        let shape = TensorShape::new(array.shape());
+        let len = array.len();
+        let values = if array.is_standard_layout() {
+            let (mut values, offset) = array.into_raw_vec_and_offset();
+            // A sliced array starts inside its buffer; its elements are the
+            // `len` from there on.
+            values.drain(..offset.unwrap_or(0));
+            values.truncate(len);
+            values
+        } else {
+            array.iter().cloned().collect()
+        };
+        Tensor::host(T::DTYPE, shape, T::wrap_vec(values))
+    }
+
+    /// A tensor that shares `array`'s buffer, if the array is in standard
+    /// layout; otherwise its elements are copied into standard layout.
+    pub fn from_shared<T: Element, D: Dimension>(array: ArcArray<T, D>) -> Tensor {
+        match array.into_dyn().try_into_owned_nocopy() {
+            // Nobody else holds it: take the buffer over.
+            Ok(owned) => Tensor::from_array(owned),
+            Err(shared) if shared.as_slice().is_some() => {
+                let shape = TensorShape::new(shared.shape());
+                Tensor::host(T::DTYPE, shape, T::wrap_shared(shared))
+            }
+            Err(shared) => Tensor::from_array(shared.as_standard_layout().into_owned()),
+        }
+    }
+
+    /// A scalar (rank 0) tensor holding `value`.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let t = Tensor::scalar(true);
+    /// assert_eq!(t.rank(), 0);
+    /// assert_eq!(t.scalar_value::<bool>().unwrap(), true);
+    /// ```
+    pub fn scalar<T: Element>(value: T) -> Tensor {
+        let data =
+            T::inline(std::slice::from_ref(&value)).unwrap_or_else(|| T::wrap_vec(vec![value]));
+        Tensor::host(T::DTYPE, TensorShape::scalar(), data)
+    }
+
+    /// A tensor of shape `shape` holding `data` in row-major order, without
+    /// copying it.
+    ///
+    /// Returns an `InvalidArgument` error if `data` has not exactly as many
+    /// elements as `shape`, or if `shape` has more elements than fit in
+    /// memory.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let err = Tensor::from_vec([2, 2], vec![1u8, 2, 3]).unwrap_err();
+    /// assert_eq!(err.message(), "shape [2,2] has 4 elements but 3 values were given");
+    /// assert!(Tensor::from_vec([usize::MAX, 2], vec![1u8]).is_err());
+    /// ```
+    pub fn from_vec<T: Element>(shape: impl AsRef<[usize]>, data: Vec<T>) -> Result<Tensor> {
+        let shape = TensorShape::try_new(shape)?;
+        let count = shape.num_elements();
+        if count != data.len() {
+            return Err(Error::invalid_argument(format!(
+                "shape {shape} has {count} elements but {} values were given",
+                data.len()
+            )));
+        }
+        Ok(Tensor::host(T::DTYPE, shape, T::wrap_vec(data)))
+    }
+
+    /// A scalar `string` tensor holding the bytes of `value`.
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let t = Tensor::string("hello");
+    /// assert_eq!(t.dtype(), DType::String);
+    /// assert_eq!(t.scalar_value::<Vec<u8>>().unwrap(), b"hello");
+    /// ```
+    pub fn string(value: impl AsRef<[u8]>) -> Tensor {
+        Tensor::scalar(value.as_ref().to_vec())
+    }
+
+    /// A `string` tensor of shape `shape` holding the bytes of `values`
+    /// (`&str`, `String`, `&[u8]`, ...) in row-major order.
+    ///
+    /// Returns an `InvalidArgument` error if the counts differ, as
+    /// [`from_vec`](Self::from_vec) does (the shape is checked before any
+    /// value is copied).
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let t = Tensor::strings([2], ["a", "bc"]).unwrap();
+    /// assert_eq!(t.as_slice::<Vec<u8>>().unwrap(), [b"a".to_vec(), b"bc".to_vec()]);
+    /// ```
+    pub fn strings<S: AsRef<[u8]>>(
+        shape: impl AsRef<[usize]>,
+        values: impl IntoIterator<Item = S>,
+    ) -> Result<Tensor> {
+        let shape = TensorShape::try_new(shape)?;
+        let values = values.into_iter().map(|s| s.as_ref().to_vec()).collect();
+        Tensor::from_vec(shape, values)
+    }
+
+    /// A tensor of dtype `dtype` and shape `shape` filled with zeros: the
+    /// element type's `Default` value (`false`, the empty string, the default
+    /// resource handle), from the [global allocator](HostAllocator::global).
+    ///
+    /// Returns an `Unimplemented` error for `variant`, which has no element
+    /// type; an `InvalidArgument` error for a shape whose element count or
+    /// byte size does not fit in memory; a `ResourceExhausted` error past the
+    /// allocator's size limit or when memory runs out.
+    ///
+    /// ```
+    /// use op_core::{Code, DType, Tensor};
+    /// let t = Tensor::zeros(DType::F16, [3]).unwrap();
+    /// assert_eq!(t.dtype(), DType::F16);
+    /// assert!(Tensor::zeros(DType::Variant, [3]).is_err());
+    /// let err = Tensor::zeros(DType::F32, [1 << 40]).unwrap_err(); // 4 TiB
+    /// assert_eq!(err.code(), Code::ResourceExhausted);
+    /// let err = Tensor::zeros(DType::F32, [1 << 62]).unwrap_err(); // 2^64 bytes
+    /// assert_eq!(err.code(), Code::InvalidArgument);
+    /// let err = Tensor::zeros(DType::F32, [usize::MAX, 2]).unwrap_err();
+    /// assert_eq!(err.code(), Code::InvalidArgument);
+    /// ```
+    pub fn zeros(dtype: DType, shape: impl AsRef<[usize]>) -> Result<Tensor> {
+        Tensor::allocate(HostAllocator::global(), dtype, shape.as_ref(), true)
+    }
+
+    /// A tensor of `dtype` and shape `dims` from `alloc`: zeros if
+    /// `zeroed`, else unspecified values (zeros or an earlier tensor's) for
+    /// a caller that writes every element before reading any.
+    pub(crate) fn allocate(
+        alloc: &HostAllocator,
+        dtype: DType,
+        dims: &[usize],
+        zeroed: bool,
+    ) -> Result<Tensor> {
+        struct Allocate<'a> {
+            alloc: &'a HostAllocator,
+            len: usize,
+            zeroed: bool,
+        }
+        impl ElementVisitor for Allocate<'_> {
+            type Output = Result<HostData>;
+            fn visit<T: Element>(self) -> Result<HostData> {
+                T::allocate(self.alloc, self.len, self.zeroed)
+            }
+        }
+        let shape = TensorShape::try_new(dims)?;
+        let len = shape.num_elements();
+        let data = visit(dtype, Allocate { alloc, len, zeroed })
+            .ok_or_else(|| {
+                Error::unimplemented(format!("tensors of dtype {dtype} are not supported"))
+            })?
+            .map_err(|e| {
+                Error::new(
+                    e.code(),
+                    format!(
+                        "allocating a {dtype} tensor of shape {shape}: {}",
+                        e.message()
+                    ),
+                )
+            })?;
+        Ok(Tensor::host(dtype, shape, data))
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> TensorShape {
+        self.shape.clone()
+    }
+
+    /// The dimension sizes, outermost first.
+    pub fn dims(&self) -> &[usize] {
+        self.shape.dims()
+    }
+
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// The number of elements.
+    pub fn num_elements(&self) -> usize {
+        self.shape.num_elements()
+    }
+
+    /// The device whose memory holds the elements: [`Device::CPU`] for host
+    /// memory.
+    pub fn device(&self) -> Device {
+        match &self.storage {
+            Storage::Host(_) => Device::CPU,
+            Storage::Device(buffer) => buffer.device(),
+        }
+    }
+
+    /// Whether this tensor is the only one using its buffer, so that writing
+    /// to it will not copy, and a kernel may reuse it for an output
+    /// ([`KernelContext::forward_input_or_allocate_output`](crate::KernelContext::forward_input_or_allocate_output)).
+    pub fn is_unique(&self) -> bool {
+        match &self.storage {
+            Storage::Host(data) => Arc::strong_count(data) == 1 && data.is_exclusive(),
+            Storage::Device(_) => false,
+        }
+    }
+
+    /// Whether the buffer is shared with another tensor (or array), so that
+    /// writing to it will copy it first. The opposite of
+    /// [`is_unique`](Self::is_unique).
+    pub fn is_shared(&self) -> bool {
+        !self.is_unique()
+    }
+
+    /// A tensor of shape `shape` sharing this tensor's buffer, like
+    /// TensorFlow's `Tensor::CopyFrom`.
+    ///
+    /// Returns an `InvalidArgument` error if the element counts differ.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let t = Tensor::from_vec([2, 3], vec![0i32; 6]).unwrap();
+    /// assert_eq!(t.reshape([3, 2]).unwrap().dims(), [3, 2]);
+    /// assert!(t.reshape([4]).is_err());
+    /// ```
+    pub fn reshape(&self, shape: impl AsRef<[usize]>) -> Result<Tensor> {
+        let shape = TensorShape::try_new(shape)?;
+        if shape.num_elements() != self.num_elements() {
+            return Err(Error::invalid_argument(format!(
+                "cannot reshape a tensor of shape {} ({} elements) to shape {shape} ({} elements)",
+                self.shape,
+                self.num_elements(),
+                shape.num_elements()
+            )));
+        }
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape,
+            storage: self.storage.clone(),
+        })
+    }
+
+    /// A read-only view of the elements, without copying.
+    ///
+    /// Returns an `InvalidArgument` error if `T` is not the element type,
+    /// and a `FailedPrecondition` error if the tensor is not in host memory.
+    pub fn view<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
+        let values = self.as_slice::<T>()?;
+        ArrayViewD::from_shape(IxDyn(self.shape.dims()), values).map_err(|e| self.broken(e))
+    }
+
+    /// A mutable view of the elements.
+    ///
+    /// Copy-on-write: if the buffer is shared (see
+    /// [`is_unique`](Self::is_unique)), it is copied first so that other
+    /// tensors sharing it do not change.
+    ///
+    /// Returns an `InvalidArgument` error if `T` is not the element type,
+    /// a `FailedPrecondition` error if the tensor is not in host memory, and
+    /// a `ResourceExhausted` error if the copy finds no memory.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let a = Tensor::from_vec([2], vec![1.0f64, 2.0]).unwrap();
+    /// let mut b = a.clone();
+    /// b.view_mut::<f64>().unwrap()[[0]] = 5.0;
+    /// assert_eq!(a.as_slice::<f64>().unwrap(), [1.0, 2.0]);
+    /// assert_eq!(b.as_slice::<f64>().unwrap(), [5.0, 2.0]);
+    /// ```
+    pub fn view_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
+        let dims = IxDyn(self.shape.dims());
+        let values = self.as_slice_mut::<T>()?;
+        ArrayViewMutD::from_shape(dims, values)
+            .map_err(|e| Error::internal(format!("viewing a tensor's elements: {e}")))
+    }
+
+    /// The elements in row-major order, without copying.
+    ///
+    /// Returns an `InvalidArgument` error if `T` is not the element type,
+    /// and a `FailedPrecondition` error if the tensor is not in host memory.
+    pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
+        self.check_dtype::<T>()?;
+        let data = self.host_data()?;
+        T::host(data)
+            .filter(|values| values.len() == self.num_elements())
+            .ok_or_else(|| self.broken("the buffer does not hold the tensor's elements"))
+    }
+
+    /// The elements in row-major order, mutably; copy-on-write like
+    /// [`view_mut`](Self::view_mut).
+    ///
+    /// Returns the errors of [`view_mut`](Self::view_mut).
+    pub fn as_slice_mut<T: Element>(&mut self) -> Result<&mut [T]> {
+        self.check_dtype::<T>()?;
+        let len = self.num_elements();
+        let data = self.unique_host_data::<T>()?;
+        match T::host_mut(data) {
+            Some(values) if values.len() == len => Ok(values),
+            _ => Err(Error::internal(
+                "tensor storage does not hold the tensor's elements",
+            )),
+        }
+    }
+
+    /// The elements as an owned array: without copying if the tensor alone
+    /// holds a buffer it was given as a `Vec` or array, else a copy.
+    ///
+    /// Returns an `InvalidArgument` error if `T` is not the element type (the
+    /// tensor is dropped then; check [`dtype`](Self::dtype) first to keep it),
+    /// and a `FailedPrecondition` error if the tensor is not in host memory.
+    pub fn into_array<T: Element>(self) -> Result<ArrayD<T>> {
+        self.check_dtype::<T>()?;
+        let dims = IxDyn(self.shape.dims());
+        let values = match self.storage {
+            Storage::Host(data) => match Arc::try_unwrap(data) {
+                Ok(data) => match T::into_vec(data) {
+                    Ok(values) => values,
+                    Err(data) => {
+                        if let Some(array) = T::shared(&data).cloned() {
+                            drop(data);
+                            // Unique now unless its owner kept a clone.
+                            let array = array.into_owned();
+                            return array.into_shape_with_order(dims).map_err(reshape_failed);
+                        }
+                        Self::host_values::<T>(&data)?.to_vec()
+                    }
+                },
+                Err(shared) => Self::host_values::<T>(&shared)?.to_vec(),
+            },
+            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+        };
+        ArrayD::from_shape_vec(dims, values).map_err(reshape_failed)
+    }
+
+    /// The elements as a shared array, without copying when the buffer is
+    /// a `Vec` this tensor alone holds or an array it shares.
+    ///
+    /// Returns the errors of [`into_array`](Self::into_array).
+    pub fn into_shared<T: Element>(self) -> Result<ArcArray<T, IxDyn>> {
+        self.check_dtype::<T>()?;
+        if let Storage::Host(data) = &self.storage
+            && let Some(array) = T::shared(data)
+        {
+            let array = array.clone();
+            return array
+                .into_shape_with_order(IxDyn(self.shape.dims()))
+                .map_err(reshape_failed);
+        }
+        self.into_array::<T>().map(Array::into_shared)
+    }
+
+    /// The value of a scalar tensor.
+    ///
+    /// Returns an `InvalidArgument` error if the tensor is not a scalar (rank
+    /// 0; as in TensorFlow, a one-element vector is not a scalar) or if `T` is
+    /// not the element type.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// assert_eq!(Tensor::scalar(7u32).scalar_value::<u32>().unwrap(), 7);
+    /// let err = Tensor::from_vec([1], vec![7u32]).unwrap().scalar_value::<u32>().unwrap_err();
+    /// assert_eq!(err.message(), "expected a scalar tensor but got shape [1]");
+    /// ```
+    pub fn scalar_value<T: Element>(&self) -> Result<T> {
+        let values = self.as_slice::<T>()?;
+        match values.first() {
+            Some(value) if self.rank() == 0 => Ok(value.clone()),
+            _ => Err(Error::invalid_argument(format!(
+                "expected a scalar tensor but got shape {}",
+                self.shape
+            ))),
+        }
+    }
+
+    fn check_dtype<T: Element>(&self) -> Result<()> {
+        if self.dtype == T::DTYPE {
+            Ok(())
+        } else {
+            Err(dtype_mismatch::<T>(self.dtype))
+        }
+    }
+
+    /// The host memory, or a `FailedPrecondition` error.
+    fn host_data(&self) -> Result<&HostData> {
+        match &self.storage {
+            Storage::Host(data) => Ok(data),
+            Storage::Device(buffer) => Err(not_on_host(buffer.device())),
+        }
+    }
+
+    fn host_values<T: Element>(data: &HostData) -> Result<&[T]> {
+        T::host(data).ok_or_else(|| Error::internal("tensor storage does not hold its dtype"))
+    }
+
+    /// The host memory for writing: copied first unless this tensor alone
+    /// holds it.
+    fn unique_host_data<T: Element>(&mut self) -> Result<&mut HostData> {
+        let data = match &mut self.storage {
+            Storage::Host(data) => data,
+            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+        };
+        if !Arc::get_mut(data).is_some_and(|d| d.is_exclusive()) {
+            let values = Self::host_values::<T>(data)?;
+            let copy = copy_values(values, HostAllocator::global())?;
+            *data = Arc::new(copy);
+        }
+        Arc::get_mut(data).ok_or_else(|| Error::internal("a fresh copy is shared"))
+    }
+
+    /// A broken invariant: the tensor's buffer and shape disagree.
+    #[cold]
+    fn broken(&self, detail: impl fmt::Display) -> Error {
+        Error::internal(format!(
+            "tensor of dtype {} and shape {}: {detail}",
+            self.dtype, self.shape
+        ))
+    }
+}
+
+/// A copy of `values`, inline when small, else from `alloc` (plain types) or
+/// in a `Vec`.
+fn copy_values<T: Element>(values: &[T], alloc: &HostAllocator) -> Result<HostData> {
+    if let Some(inline) = T::inline(values) {
+        return Ok(inline);
+    }
+    if !T::POD {
+        return Ok(T::wrap_vec(values.to_vec()));
+    }
+    let mut data = T::allocate(alloc, values.len(), false)?;
+    T::host_mut(&mut data)
+        .ok_or_else(|| Error::internal("a fresh buffer does not hold its dtype"))?
+        .clone_from_slice(values);
+    Ok(data)
+}
+
+fn dtype_mismatch<T: Element>(actual: DType) -> Error {
+    Error::invalid_argument(format!(
+        "tensor has dtype {actual} but {} was requested",
+        T::DTYPE
+    ))
+}
+
+fn not_on_host(device: Device) -> Error {
+    Error::new(
+        Code::FailedPrecondition,
+        format!(
+            "the tensor is in the memory of device {device}, not the host's: copy it to the host first"
+        ),
+    )
+}
+
+fn reshape_failed(e: ndarray::ShapeError) -> Error {
+    Error::internal(format!("building an array of the tensor's shape: {e}"))
+}
+
+impl From<&Tensor> for Tensor {
+    /// A tensor sharing `tensor`'s buffer: lets APIs that take
+    /// `impl Into<Tensor>` accept a borrowed tensor (shared) or an owned one
+    /// (whose buffer a kernel may then reuse for its output).
+    fn from(tensor: &Tensor) -> Tensor {
+        tensor.clone()
+    }
+}
+
+impl<T: Element, D: Dimension> From<Array<T, D>> for Tensor {
+    /// See [`Tensor::from_array`].
+    fn from(array: Array<T, D>) -> Tensor {
+        Tensor::from_array(array)
+    }
+}
+
+impl<T: Element, D: Dimension> From<ArcArray<T, D>> for Tensor {
+    /// See [`Tensor::from_shared`].
+    fn from(array: ArcArray<T, D>) -> Tensor {
+        Tensor::from_shared(array)
+    }
+}
+
+impl PartialEq for Tensor {
+    /// Tensors are equal when they have the same dtype, shape and elements
+    /// (compared with the elements' `PartialEq`: a `NaN` is not equal to
+    /// itself). Tensors outside host memory are never equal.
+    fn eq(&self, other: &Tensor) -> bool {
+        struct Equal<'a>(&'a Tensor, &'a Tensor);
+        impl ElementVisitor for Equal<'_> {
+            type Output = bool;
+            fn visit<T: Element>(self) -> bool {
+                match (self.0.as_slice::<T>(), self.1.as_slice::<T>()) {
+                    (Ok(a), Ok(b)) => a == b,
+                    _ => false,
+                }
+            }
+        }
+        self.dtype == other.dtype
+            && self.shape == other.shape
+            && visit(self.dtype, Equal(self, other)).unwrap_or(false)
+    }
+}
+
+impl fmt::Debug for Tensor {
+    /// Writes the dtype, the shape and the first 16 elements in row-major
+    /// order: `Tensor { dtype: int32, shape: [2,2], values: [1, 2, 3, 4] }`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Values<'a, 'f, 'g>(&'a Tensor, &'f mut fmt::Formatter<'g>);
+        impl ElementVisitor for Values<'_, '_, '_> {
+            type Output = fmt::Result;
+            fn visit<T: Element>(self) -> fmt::Result {
+                const LIMIT: usize = 16;
+                let Values(tensor, f) = self;
+                let Ok(values) = tensor.as_slice::<T>() else {
+                    return write!(f, "(on device {})", tensor.device());
+                };
+                f.write_str("[")?;
+                for (i, value) in values.iter().take(LIMIT).enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    value.fmt_element(f)?;
+                }
+                if values.len() > LIMIT {
+                    f.write_str(", ...")?;
+                }
+                f.write_str("]")
+            }
+        }
+        write!(
+            f,
+            "Tensor {{ dtype: {}, shape: {}, values: ",
+            self.dtype, self.shape
+        )?;
+        visit(self.dtype, Values(self, f)).unwrap_or(Ok(()))?;
+        f.write_str(" }")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::storage::DeviceBuffer;
+    use super::*;
+
+    /// A tensor whose storage stands in for GPU memory.
+    fn on_gpu() -> Tensor {
+        Tensor {
+            dtype: DType::F32,
+            shape: TensorShape::new([2]),
+            storage: Storage::Device(DeviceBuffer::stand_in(Device::gpu(0))),
+        }
+    }
+
+    #[test]
+    fn host_accessors_refuse_device_memory_with_an_error() {
+        let mut t = on_gpu();
+        assert_eq!(t.device(), Device::gpu(0));
+        assert!(!t.is_unique());
+        let expected = "the tensor is in the memory of device /job:localhost/replica:0/task:0/device:GPU:0, not the host's: copy it to the host first";
+        for err in [
+            t.as_slice::<f32>().unwrap_err(),
+            t.view::<f32>().unwrap_err(),
+            t.scalar_value::<f32>().unwrap_err(),
+            t.as_slice_mut::<f32>().unwrap_err(),
+            t.view_mut::<f32>().unwrap_err(),
+            t.clone().into_array::<f32>().unwrap_err(),
+            t.clone().into_shared::<f32>().unwrap_err(),
+        ] {
+            assert_eq!(err.code(), Code::FailedPrecondition);
+            assert_eq!(err.message(), expected);
+        }
+        // What needs no elements still works.
+        assert_eq!(t.reshape([1, 2]).unwrap().dims(), [1, 2]);
+        assert_ne!(t, t.clone());
+        assert_eq!(
+            format!("{t:?}"),
+            "Tensor { dtype: float, shape: [2], values: (on device /job:localhost/replica:0/task:0/device:GPU:0) }"
+        );
+    }
+}
