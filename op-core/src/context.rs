@@ -75,6 +75,7 @@ impl<'a> KernelContext<'a> {
     }
 
     /// The device the kernel runs on.
+    #[inline]
     pub fn device(&self) -> Device {
         self.state.device
     }
@@ -92,11 +93,13 @@ impl<'a> KernelContext<'a> {
     ///     Ok(())
     /// }
     /// ```
+    #[inline]
     pub fn threads(&self) -> &'a ThreadPool {
         &self.state.threads
     }
 
     /// The runtime's allocator, which outputs come from.
+    #[inline]
     pub fn allocator(&self) -> &'a HostAllocator {
         &self.state.allocator
     }
@@ -151,6 +154,7 @@ impl<'a> KernelContext<'a> {
     }
 
     /// Input tensor `index`.
+    #[inline]
     pub fn input(&self, index: usize) -> Result<&Tensor> {
         if !self.forwarded.is_empty() && self.forwarded.contains(&index) {
             return Err(self.invalid(format_args!(
@@ -232,8 +236,19 @@ impl<'a> KernelContext<'a> {
     }
 
     /// The elements of input `index`, in row-major order.
+    #[inline]
     pub fn input_slice<T: Element>(&self, index: usize) -> Result<&[T]> {
-        self.input(index)?
+        self.typed(index, self.input(index)?)
+    }
+
+    /// The elements of `tensor`, input `index`, or an error naming it.
+    #[inline]
+    pub(crate) fn typed<'t, T: Element>(
+        &self,
+        index: usize,
+        tensor: &'t Tensor,
+    ) -> Result<&'t [T]> {
+        tensor
             .as_slice::<T>()
             .map_err(|e| self.invalid(format_args!("input {index}: {}", e.message())))
     }
@@ -354,6 +369,7 @@ impl<'a> KernelContext<'a> {
     }
 
     /// The dtype that output `index` must have.
+    #[inline]
     pub fn output_dtype(&self, index: usize) -> Result<DType> {
         self.node
             .output_types()
@@ -472,12 +488,17 @@ impl<'a> KernelContext<'a> {
     /// allocator (zeros if `zeroed`, else for overwriting), not yet set.
     pub(crate) fn new_output(&self, index: usize, dims: &[usize], zeroed: bool) -> Result<Tensor> {
         let dtype = self.output_dtype(index)?;
-        Tensor::allocate(&self.state.allocator, dtype, dims, zeroed).map_err(|e| {
-            self.error(
-                e.code(),
-                format_args!("output {index}{}: {}", self.output_name(index), e.message()),
-            )
-        })
+        Tensor::allocate(&self.state.allocator, dtype, dims, zeroed)
+            .map_err(|e| self.output_error(index, e))
+    }
+
+    /// `e`, an error making output `index`, with the op, node and output.
+    #[cold]
+    pub(crate) fn output_error(&self, index: usize, e: Error) -> Error {
+        self.error(
+            e.code(),
+            format_args!("output {index}{}: {}", self.output_name(index), e.message()),
+        )
     }
 
     /// ` ('name')` for a single-tensor output, ` ('name'[i])` for a list
@@ -559,6 +580,12 @@ impl<'a> KernelContext<'a> {
         }
         let tensor = self.take_input(input);
         Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// The output slots, for helpers that checked the index and dtype.
+    #[inline]
+    pub(crate) fn outputs_mut(&mut self) -> &mut [Option<Tensor>] {
+        self.outputs
     }
 
     /// Moves input `input` out (for forwarding); it can no longer be read.

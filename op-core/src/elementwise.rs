@@ -45,7 +45,7 @@ use std::sync::Mutex;
 
 use crate::context::KernelContext;
 use crate::element::Element;
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, allocation_failed};
 use crate::{Code, Error, Result, TensorShape};
 
 /// `output[i] = f(&input[i])` for every `i` of the shorter of the two.
@@ -166,13 +166,15 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&T) -> U + Sync,
     ) -> Result<()> {
-        let x = self.input_slice::<T>(input)?;
-        let dims = self.input(input)?.shape();
+        let tensor = self.input(input)?;
+        let x = self.typed(input, tensor)?;
+        let shape = tensor.shape_ref();
         let tensor =
-            self.filled_output::<U>(output, dims.dims(), cost_per_element, |offset, block| {
+            self.filled_output::<U>(output, shape, cost_per_element, |offset, block| {
                 map_into(&x[offset..], block, &f);
             })?;
-        self.set_output(output, tensor)
+        self.outputs_mut()[output] = Some(tensor);
+        Ok(())
     }
 
     /// Like [`unary_to`](Self::unary_to), for a function that may fail:
@@ -185,22 +187,22 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&T) -> Result<U> + Sync,
     ) -> Result<()> {
-        let x = self.input_slice::<T>(input)?;
-        let dims = self.input(input)?.shape();
+        let tensor = self.input(input)?;
+        let x = self.typed(input, tensor)?;
+        let shape = tensor.shape_ref();
         let first_error = FirstError::new();
-        let mut tensor = self.new_output(output, dims.dims(), false)?;
-        let values = tensor.as_slice_mut::<U>()?;
-        self.threads()
-            .shard_slice(values, cost_per_element, |offset, block| {
+        let tensor =
+            self.filled_output::<U>(output, shape, cost_per_element, |offset, block| {
                 for (i, (out, x)) in block.iter_mut().zip(&x[offset..]).enumerate() {
                     match f(x) {
                         Ok(value) => *out = value,
                         Err(error) => return first_error.record(offset + i, error),
                     }
                 }
-            });
+            })?;
         first_error.into_result()?;
-        self.set_output(output, tensor)
+        self.outputs_mut()[output] = Some(tensor);
+        Ok(())
     }
 
     /// Output `output` gets `f(a[i], b[i])` for the elements of inputs `a`
@@ -217,13 +219,14 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&A, &B) -> U + Sync,
     ) -> Result<()> {
-        let dims = self.same_shape(&[a, b])?;
+        let shape = self.same_shape(&[a, b])?;
         let (a, b) = (self.input_slice::<A>(a)?, self.input_slice::<B>(b)?);
         let tensor =
-            self.filled_output::<U>(output, dims.dims(), cost_per_element, |offset, block| {
+            self.filled_output::<U>(output, shape, cost_per_element, |offset, block| {
                 zip_map_into(&a[offset..], &b[offset..], block, &f);
             })?;
-        self.set_output(output, tensor)
+        self.outputs_mut()[output] = Some(tensor);
+        Ok(())
     }
 
     /// Output `output` gets `f(a[i], b[i], c[i])` for the elements of three
@@ -235,36 +238,42 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&A, &B, &C) -> U + Sync,
     ) -> Result<()> {
-        let dims = self.same_shape(&[a, b, c])?;
+        let shape = self.same_shape(&[a, b, c])?;
         let a = self.input_slice::<A>(a)?;
         let (b, c) = (self.input_slice::<B>(b)?, self.input_slice::<C>(c)?);
         let tensor =
-            self.filled_output::<U>(output, dims.dims(), cost_per_element, |offset, block| {
+            self.filled_output::<U>(output, shape, cost_per_element, |offset, block| {
                 zip3_map_into(&a[offset..], &b[offset..], &c[offset..], block, &f);
             })?;
-        self.set_output(output, tensor)
+        self.outputs_mut()[output] = Some(tensor);
+        Ok(())
     }
 
-    /// A tensor for output `output` of shape `dims`, allocated for
-    /// overwriting, after `fill(offset, block)` ran on blocks covering it
-    /// over the runtime's threads. Private: `fill` must write every element
-    /// of its block, which only this module's callers guarantee.
+    /// A tensor of shape `shape` for output `output` (which must be of type
+    /// `U`), allocated for overwriting, after `fill(offset, block)` ran on
+    /// blocks covering it over the runtime's threads. The buffer is filled
+    /// before it is shared, so no reference count is touched. Private:
+    /// `fill` must write every element of its block, which only this
+    /// module's callers guarantee.
     fn filled_output<U: Element>(
         &self,
         output: usize,
-        dims: &[usize],
+        shape: &TensorShape,
         cost_per_element: usize,
         fill: impl Fn(usize, &mut [U]) + Sync,
     ) -> Result<Tensor> {
-        let mut tensor = self.new_output(output, dims, false)?;
-        let values = tensor.as_slice_mut::<U>()?;
+        self.expect_output_dtype::<U>(output)?;
+        let mut data = U::allocate(self.allocator(), shape.num_elements(), false)
+            .map_err(|e| self.output_error(output, allocation_failed(U::DTYPE, shape, e)))?;
+        let values = U::host_mut(&mut data)
+            .ok_or_else(|| Error::internal("a fresh buffer does not hold its dtype"))?;
         self.threads().shard_slice(values, cost_per_element, fill);
-        Ok(tensor)
+        Ok(Tensor::host(U::DTYPE, shape.clone(), data))
     }
 
     /// The shape the inputs `indices` share, or an `InvalidArgument` error
     /// naming the first two that differ.
-    fn same_shape(&self, indices: &[usize]) -> Result<TensorShape> {
+    fn same_shape(&self, indices: &[usize]) -> Result<&TensorShape> {
         let first = self.input(indices[0])?;
         for &other in &indices[1..] {
             let tensor = self.input(other)?;
@@ -281,7 +290,7 @@ impl KernelContext<'_> {
                 ));
             }
         }
-        Ok(first.shape())
+        Ok(first.shape_ref())
     }
 
     /// An `InvalidArgument` error unless output `output` is of type `T`.

@@ -128,6 +128,7 @@ impl ThreadPool {
 
     /// The number of blocks `total` units of `cost_per_unit` cycles each
     /// are split into: 1 (run inline) for small work.
+    #[inline]
     pub fn num_blocks(&self, total: usize, cost_per_unit: usize) -> usize {
         if self.threads == 1 || total < 2 {
             return 1;
@@ -148,6 +149,7 @@ impl ThreadPool {
     ///
     /// If `work` panics; the panic reaches the caller after the other
     /// ranges are done, and the pool stays usable.
+    #[inline]
     pub fn shard(&self, total: usize, cost_per_unit: usize, work: impl Fn(Range<usize>) + Sync) {
         let blocks = self.num_blocks(total, cost_per_unit);
         let Some(pool) = self.pool.as_ref().filter(|_| blocks > 1) else {
@@ -176,6 +178,7 @@ impl ThreadPool {
     /// # Panics
     ///
     /// If `work` panics, as [`shard`](Self::shard) does.
+    #[inline]
     pub fn shard_slice<T: Send>(
         &self,
         data: &mut [T],

@@ -61,7 +61,8 @@ pub struct Tensor {
 
 impl Tensor {
     /// A host tensor over `data`, which holds `shape`'s elements of `dtype`.
-    fn host(dtype: DType, shape: TensorShape, data: HostData) -> Tensor {
+    #[inline]
+    pub(crate) fn host(dtype: DType, shape: TensorShape, data: HostData) -> Tensor {
         Tensor {
             dtype,
             shape,
@@ -234,19 +235,12 @@ impl Tensor {
             .ok_or_else(|| {
                 Error::unimplemented(format!("tensors of dtype {dtype} are not supported"))
             })?
-            .map_err(|e| {
-                Error::new(
-                    e.code(),
-                    format!(
-                        "allocating a {dtype} tensor of shape {shape}: {}",
-                        e.message()
-                    ),
-                )
-            })?;
+            .map_err(|e| allocation_failed(dtype, &shape, e))?;
         Ok(Tensor::host(dtype, shape, data))
     }
 
     /// The element type.
+    #[inline]
     pub fn dtype(&self) -> DType {
         self.dtype
     }
@@ -256,17 +250,26 @@ impl Tensor {
         self.shape.clone()
     }
 
+    /// The shape, borrowed.
+    #[inline]
+    pub(crate) fn shape_ref(&self) -> &TensorShape {
+        &self.shape
+    }
+
     /// The dimension sizes, outermost first.
+    #[inline]
     pub fn dims(&self) -> &[usize] {
         self.shape.dims()
     }
 
     /// The number of dimensions.
+    #[inline]
     pub fn rank(&self) -> usize {
         self.shape.rank()
     }
 
     /// The number of elements.
+    #[inline]
     pub fn num_elements(&self) -> usize {
         self.shape.num_elements()
     }
@@ -283,6 +286,7 @@ impl Tensor {
     /// Whether this tensor is the only one using its buffer, so that writing
     /// to it will not copy, and a kernel may reuse it for an output
     /// ([`KernelContext::forward_input_or_allocate_output`](crate::KernelContext::forward_input_or_allocate_output)).
+    #[inline]
     pub fn is_unique(&self) -> bool {
         match &self.storage {
             Storage::Host(data) => Arc::strong_count(data) == 1 && data.is_exclusive(),
@@ -363,6 +367,7 @@ impl Tensor {
     ///
     /// Returns an `InvalidArgument` error if `T` is not the element type,
     /// and a `FailedPrecondition` error if the tensor is not in host memory.
+    #[inline]
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
         self.check_dtype::<T>()?;
         let data = self.host_data()?;
@@ -375,6 +380,7 @@ impl Tensor {
     /// [`view_mut`](Self::view_mut).
     ///
     /// Returns the errors of [`view_mut`](Self::view_mut).
+    #[inline]
     pub fn as_slice_mut<T: Element>(&mut self) -> Result<&mut [T]> {
         self.check_dtype::<T>()?;
         let len = self.num_elements();
@@ -457,6 +463,7 @@ impl Tensor {
         }
     }
 
+    #[inline]
     fn check_dtype<T: Element>(&self) -> Result<()> {
         if self.dtype == T::DTYPE {
             Ok(())
@@ -466,6 +473,7 @@ impl Tensor {
     }
 
     /// The host memory, or a `FailedPrecondition` error.
+    #[inline]
     fn host_data(&self) -> Result<&HostData> {
         match &self.storage {
             Storage::Host(data) => Ok(data),
@@ -479,6 +487,7 @@ impl Tensor {
 
     /// The host memory for writing: copied first unless this tensor alone
     /// holds it.
+    #[inline]
     fn unique_host_data<T: Element>(&mut self) -> Result<&mut HostData> {
         let data = match &mut self.storage {
             Storage::Host(data) => data,
@@ -516,6 +525,18 @@ fn copy_values<T: Element>(values: &[T], alloc: &HostAllocator) -> Result<HostDa
         .ok_or_else(|| Error::internal("a fresh buffer does not hold its dtype"))?
         .clone_from_slice(values);
     Ok(data)
+}
+
+/// `e`, from allocating a tensor of `dtype` and `shape`, saying so.
+#[cold]
+pub(crate) fn allocation_failed(dtype: DType, shape: &TensorShape, e: Error) -> Error {
+    Error::new(
+        e.code(),
+        format!(
+            "allocating a {dtype} tensor of shape {shape}: {}",
+            e.message()
+        ),
+    )
 }
 
 fn dtype_mismatch<T: Element>(actual: DType) -> Error {

@@ -50,6 +50,7 @@ pub enum HostData {
 impl HostData {
     /// Whether the elements are referenced only through this `HostData`
     /// (a shared array may have other owners).
+    #[inline]
     pub(crate) fn is_exclusive(&self) -> bool {
         match self {
             HostData::Shared(array) => array.is_unique(),
@@ -71,6 +72,7 @@ pub struct Inline {
 
 impl Inline {
     /// `len` zero bytes, if they fit.
+    #[inline]
     pub(crate) fn zeroed(len: usize) -> Option<Inline> {
         if len > INLINE_BYTES {
             return None;
@@ -88,10 +90,12 @@ impl Inline {
         Some(inline)
     }
 
+    #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes[..usize::from(self.len)]
     }
 
+    #[inline]
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.bytes[..usize::from(self.len)]
     }
