@@ -1117,6 +1117,253 @@ fn a_corrupt_file_restores_nothing() {
 }
 
 // ---------------------------------------------------------------------------
+// Hostile files
+// ---------------------------------------------------------------------------
+
+/// A safetensors file made by hand, for headers that the safetensors crate
+/// refuses to write: the 8-byte little-endian length of `header`, `header`,
+/// then `data`.
+fn hand_made(header: &str, data: &[u8]) -> Vec<u8> {
+    [
+        &(header.len() as u64).to_le_bytes()[..],
+        header.as_bytes(),
+        data,
+    ]
+    .concat()
+}
+
+/// The header entry of one tensor: `"<name>": {...}`.
+fn entry(name: &str, dtype: &str, shape: &str, begin: u64, end: u64) -> String {
+    format!(r#""{name}":{{"dtype":"{dtype}","shape":{shape},"data_offsets":[{begin},{end}]}}"#)
+}
+
+/// Reads `bytes` as a file and as a checkpoint restoring a table and a
+/// variable, and returns the two errors (never a panic).
+fn read_both_ways(path: &Path, bytes: &[u8]) -> (Error, Error) {
+    fs::write(path, bytes).unwrap();
+    let read = checkpoint::read(path).unwrap_err();
+    let table = Table::default();
+    let v = Var::new(f32s(&[0.0; 4]));
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("table", &table).unwrap().add("v", &v).unwrap();
+    let restored = ckpt.restore(path).unwrap_err();
+    (read, restored)
+}
+
+#[test]
+fn shapes_with_too_many_elements_are_data_loss_naming_tensor_and_shape() {
+    let (_dir, path) = scratch();
+    let max = u64::MAX;
+    let past_isize = isize::MAX as u64 + 1;
+    let shapes = [
+        // A zero beside a huge dimension: no data, and no overflow in the
+        // plain product either, but more elements per row than fit in memory.
+        format!("[0,{max},2]"),
+        format!("[{max},0]"),
+        format!("[0,{past_isize}]"),
+        // Products that overflow, with and without a zero.
+        "[4294967296,4294967296]".to_string(),
+        "[4294967296,4294967296,0]".to_string(),
+        "[0,3037000500,3037000500]".to_string(),
+    ];
+    // The 84-byte file of the bug report.
+    assert_eq!(
+        hand_made(&format!("{{{}}}", entry("e", "U8", &shapes[0], 0, 0)), &[]).len(),
+        84
+    );
+    let ours = r#""__metadata__":{"format":"op-core-checkpoint","version":"1","#;
+    for shape in &shapes {
+        for dtype in ["U8", "F32", "BOOL", "I64"] {
+            let header = format!("{{{}}}", entry("e", dtype, shape, 0, 0));
+            let (read, restored) = read_both_ways(&path, &hand_made(&header, &[]));
+            for err in [&read, &restored] {
+                assert_error(
+                    err,
+                    Code::DataLoss,
+                    &["'e'", shape, &path.display().to_string()],
+                );
+            }
+        }
+        // The same shape as a string tensor's lengths.
+        let header = format!(
+            r#"{{{ours}"strings":"[\"s\"]"}},{},{}}}"#,
+            entry("s", "U8", "[0]", 0, 0),
+            entry("s.lengths", "I64", shape, 0, 0)
+        );
+        let (read, _) = read_both_ways(&path, &hand_made(&header, &[]));
+        assert_error(
+            &read,
+            Code::DataLoss,
+            &["'s.lengths'", shape, &path.display().to_string()],
+        );
+        // As a complex tensor: the shape and a trailing 2.
+        let complex_shape = format!("{},2]", shape.trim_end_matches(']'));
+        let header = format!(
+            r#"{{{ours}"complex":"[\"c\"]"}},{}}}"#,
+            entry("c", "F32", &complex_shape, 0, 0)
+        );
+        let (read, _) = read_both_ways(&path, &hand_made(&header, &[]));
+        assert_error(&read, Code::DataLoss, &["'c'", &path.display().to_string()]);
+    }
+}
+
+#[test]
+fn hostile_headers_and_offsets_are_data_loss() {
+    let (_dir, path) = scratch();
+    let four = [0u8; 4];
+    // 2^61 - 1 bytes of U8: eight of them end just below 2^64, so the end of
+    // the data plus the header overflows.
+    let big = (1u64 << 61) - 1;
+    let eight_huge: Vec<String> = (0..8)
+        .map(|i| {
+            entry(
+                &format!("t{i}"),
+                "U8",
+                &format!("[{big}]"),
+                i * big,
+                (i + 1) * big,
+            )
+        })
+        .collect();
+    let cases: Vec<(String, Vec<u8>, &str)> = vec![
+        // Offsets past the data, reversed, overlapping, with a gap, huge.
+        (
+            format!("{{{}}}", entry("a", "U8", "[4]", 0, 8)),
+            four.to_vec(),
+            "'a'",
+        ),
+        (
+            format!("{{{}}}", entry("a", "U8", "[4]", 4, 0)),
+            four.to_vec(),
+            "'a'",
+        ),
+        (
+            format!(
+                "{{{},{}}}",
+                entry("a", "U8", "[4]", 0, 4),
+                entry("b", "U8", "[2]", 2, 4)
+            ),
+            four.to_vec(),
+            "'b'",
+        ),
+        (
+            format!(
+                "{{{},{}}}",
+                entry("a", "U8", "[1]", 0, 1),
+                entry("b", "U8", "[2]", 2, 4)
+            ),
+            four.to_vec(),
+            "'b'",
+        ),
+        (
+            format!("{{{}}}", entry("a", "U8", "[4]", 0, u64::MAX)),
+            four.to_vec(),
+            "'a'",
+        ),
+        (
+            format!("{{{}}}", entry("a", "U8", "[4]", u64::MAX - 1, u64::MAX)),
+            four.to_vec(),
+            "'a'",
+        ),
+        (
+            format!("{{{}}}", eight_huge.join(",")),
+            four.to_vec(),
+            "'t0'",
+        ),
+        // Offsets that do not match the dtype and shape.
+        (
+            format!("{{{}}}", entry("a", "F32", "[2]", 0, 4)),
+            four.to_vec(),
+            "'a'",
+        ),
+        // Data left over after the last tensor.
+        (
+            format!("{{{}}}", entry("a", "U8", "[2]", 0, 2)),
+            four.to_vec(),
+            "2 bytes",
+        ),
+        // The same tensor twice.
+        (
+            format!(
+                "{{{},{}}}",
+                entry("a", "U8", "[2]", 0, 2),
+                entry("a", "U8", "[2]", 2, 4)
+            ),
+            four.to_vec(),
+            "'a'",
+        ),
+        // Metadata that is not a map of strings.
+        (
+            r#"{"__metadata__":{"format":1}}"#.to_string(),
+            vec![],
+            "__metadata__",
+        ),
+        (r#"{"__metadata__":[]}"#.to_string(), vec![], "__metadata__"),
+        // A header that is not a JSON object, or has trailing garbage.
+        ("[]".to_string(), vec![], "safetensors"),
+        ("{} {}".to_string(), vec![], "safetensors"),
+        // An unknown dtype.
+        (
+            format!("{{{}}}", entry("a", "F99", "[4]", 0, 4)),
+            four.to_vec(),
+            "'a'",
+        ),
+    ];
+    for (header, data, part) in cases {
+        let bytes = hand_made(&header, &data);
+        let (read, restored) = read_both_ways(&path, &bytes);
+        for err in [&read, &restored] {
+            assert_error(err, Code::DataLoss, &[part, &path.display().to_string()]);
+        }
+    }
+
+    // A header length of just over the 100 MB limit in a short file, and a
+    // header length the file does not have.
+    for n in [100_000_001u64, 1 << 40, 12] {
+        let bytes = [&n.to_le_bytes()[..], b"{}"].concat();
+        let (read, _) = read_both_ways(&path, &bytes);
+        assert_error(
+            &read,
+            Code::DataLoss,
+            &["header", &path.display().to_string()],
+        );
+    }
+}
+
+#[test]
+fn hostile_string_lengths_are_data_loss_naming_the_tensor() {
+    use safetensors::Dtype as S;
+    let (_dir, path) = scratch();
+    let strings = [OURS[0], OURS[1], ("strings", "[\"s\"]")];
+    let lengths = |v: &[i64]| le(v.iter().map(|x| x.to_le_bytes()));
+    for (values, part) in [
+        (vec![-1], "-1"),
+        (vec![i64::MIN], "negative"),
+        (vec![i64::MAX], "do not match"),
+        (vec![1, i64::MAX], "do not match"),
+        (vec![2, -1, 2], "-1"),
+        (vec![3, 1], "do not match"),
+        (vec![1, 1], "add up to 2"),
+    ] {
+        let n = values.len();
+        raw_file(
+            &path,
+            &[
+                ("s", S::U8, vec![3], b"abc".to_vec()),
+                ("s.lengths", S::I64, vec![n], lengths(&values)),
+            ],
+            &strings,
+        );
+        let err = checkpoint::read(&path).unwrap_err();
+        assert_error(
+            &err,
+            Code::DataLoss,
+            &["'s.lengths'", "'s'", part, &path.display().to_string()],
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------
 

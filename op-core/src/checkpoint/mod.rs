@@ -158,6 +158,17 @@
 //! - Reading a truncated or corrupted file, or one that is not a safetensors
 //!   file, is a `DataLoss` error; a file that does not exist is `NotFound`.
 //!   Every error names the path.
+//! - A hostile file is an error, never a panic or an unbounded allocation.
+//!   Before any tensor is built, the reader checks the header length
+//!   (at most 100 MB, as the safetensors crate requires, and within the
+//!   file) and every tensor's entry: its shape must have a representable
+//!   element count (the product of its nonzero dimensions at most
+//!   `isize::MAX`, the rule of [`TensorShape`](crate::TensorShape)), its
+//!   `data_offsets` must span exactly the bytes its dtype and shape need,
+//!   and the tensors must tile the data section. A string tensor's lengths
+//!   must be non-negative and add up to its bytes. Each is a `DataLoss`
+//!   error naming the tensor (and the shape or offsets at fault), so memory
+//!   stays proportional to the file's size.
 //! - [`Checkpoint::restore`] reads and decodes the whole file, and checks
 //!   that it has a tensor of the right dtype for every key that each object
 //!   would save now, before it restores any object. So a truncated file, a
@@ -192,6 +203,8 @@ pub const VERSION: &str = "1";
 /// lengths: `table/keys` has `table/keys.lengths`.
 pub const LENGTHS_SUFFIX: &str = ".lengths";
 
+/// The name of the safetensors header entry holding the metadata.
+const METADATA: &str = "__metadata__";
 /// Metadata key: the format marker, [`FORMAT`].
 const FORMAT_KEY: &str = "format";
 /// Metadata key: the format version, [`VERSION`].

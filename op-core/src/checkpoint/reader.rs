@@ -1,16 +1,19 @@
 //! Reading checkpoints: the header, then each tensor decoded.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
 use std::fs;
 use std::path::Path;
 
 use half::{bf16, f16};
-use safetensors::SafeTensors;
 use safetensors::tensor::{Dtype, TensorInfo};
+use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
 use super::file::io_error;
-use super::{COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, STRINGS_KEY, VERSION, VERSION_KEY};
-use crate::{Complex, Element, Error, Result, Tensor};
+use super::{
+    COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION, VERSION_KEY,
+};
+use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 
 /// Reads every tensor of the safetensors file at `path`, by name, decoding
 /// the string and complex tensors of the [module docs](super)' layout.
@@ -36,90 +39,66 @@ pub fn read(path: impl AsRef<Path>) -> Result<BTreeMap<String, Tensor>> {
     decode(&bytes).map_err(|e| e.with_context(context()))
 }
 
+/// The largest header accepted, in bytes: the safetensors crate's limit, so
+/// that files with larger headers, which other safetensors readers refuse,
+/// are refused here too.
+const MAX_HEADER_BYTES: u64 = 100_000_000;
+
 /// The tensors of a whole safetensors file.
 fn decode(bytes: &[u8]) -> Result<BTreeMap<String, Tensor>> {
-    let (header_len, metadata) = SafeTensors::read_metadata(bytes)
-        .map_err(|e| Error::data_loss(format!("not a valid safetensors file: {e}")))?;
-    let data = 8usize
-        .checked_add(header_len)
-        .and_then(|start| bytes.get(start..))
-        .ok_or_else(|| Error::data_loss("the header runs past the end of the file"))?;
-    let infos = metadata.tensors();
-    let (strings, complex) = encodings(metadata.metadata().as_ref())?;
+    let (header, data) = parse_header(bytes)?;
+    let entries = check_layout(&header.tensors, data)?;
+    let (strings, complex) = encodings(header.metadata.as_ref())?;
 
     let mut out = BTreeMap::new();
-    let mut done: BTreeSet<String> = BTreeSet::new();
-    let mut take = |name: &str| -> Result<(&TensorInfo, &[u8])> {
-        let Some(&info) = infos.get(name) else {
+    let mut done: BTreeSet<&str> = BTreeSet::new();
+    let mut take = |name: &str| -> Result<&Entry<'_>> {
+        let Some((name, entry)) = entries.get_key_value(name) else {
             return Err(Error::data_loss(format!(
                 "the metadata lists tensor '{name}' but the file has no tensor of that name"
             )));
         };
-        if !done.insert(name.to_string()) {
+        if !done.insert(name) {
             return Err(Error::data_loss(format!(
                 "the metadata lists tensor '{name}' twice"
             )));
         }
-        let (begin, end) = info.data_offsets;
-        let data = data.get(begin..end).ok_or_else(|| {
-            Error::data_loss(format!("tensor '{name}' lies outside the file's data"))
-        })?;
-        Ok((info, data))
+        Ok(entry)
     };
 
     for name in &strings {
         let lengths_name = format!("{name}{LENGTHS_SUFFIX}");
-        let (bytes_info, bytes) = take(name)?;
-        let (lengths_info, lengths) = take(&lengths_name)?;
-        if bytes_info.dtype != Dtype::U8 || bytes_info.shape.len() != 1 {
+        let bytes = take(name)?;
+        let lengths = take(&lengths_name)?;
+        if bytes.dtype != Dtype::U8 || bytes.shape.rank() != 1 {
             return Err(Error::data_loss(format!(
-                "string tensor '{name}' is stored as {} {:?}, not as U8 of rank 1",
-                bytes_info.dtype, bytes_info.shape
+                "string tensor '{name}' is stored as {} {}, not as U8 of rank 1",
+                bytes.dtype, bytes.shape
             )));
         }
-        if lengths_info.dtype != Dtype::I64 {
+        if lengths.dtype != Dtype::I64 {
             return Err(Error::data_loss(format!(
                 "the lengths '{lengths_name}' of string tensor '{name}' are {}, not I64",
-                lengths_info.dtype
+                lengths.dtype
             )));
         }
-        let lengths = elements(&lengths_name, lengths, i64::from_le_bytes)?;
-        let mut rest = bytes;
-        let mut values = Vec::with_capacity(lengths.len());
-        for length in lengths {
-            let element = usize::try_from(length)
-                .ok()
-                .and_then(|length| rest.split_at_checked(length));
-            let Some((element, tail)) = element else {
-                return Err(Error::data_loss(format!(
-                    "the lengths '{lengths_name}' of string tensor '{name}' do not match its \
-                     {} bytes",
-                    bytes.len()
-                )));
-            };
-            values.push(element.to_vec());
-            rest = tail;
-        }
-        if !rest.is_empty() {
-            return Err(Error::data_loss(format!(
-                "the lengths '{lengths_name}' of string tensor '{name}' do not match its {} bytes",
-                bytes.len()
-            )));
-        }
-        out.insert(name.clone(), from_vec(name, &lengths_info.shape, values)?);
+        let values = split_strings(name, &lengths_name, bytes.data, lengths.data)?;
+        out.insert(name.clone(), from_vec(name, &lengths.shape, values)?);
     }
 
     for name in &complex {
-        let (info, bytes) = take(name)?;
-        let Some((&2, dims)) = info.shape.split_last() else {
+        let entry = take(name)?;
+        let Some((&2, dims)) = entry.shape.dims().split_last() else {
             return Err(Error::data_loss(format!(
-                "complex tensor '{name}' has shape {:?}, not one ending in 2",
-                info.shape
+                "complex tensor '{name}' has shape {}, not one ending in 2",
+                entry.shape
             )));
         };
-        let tensor = match info.dtype {
-            Dtype::F32 => complex_tensor(name, dims, bytes, f32::from_le_bytes)?,
-            Dtype::F64 => complex_tensor(name, dims, bytes, f64::from_le_bytes)?,
+        // Dropping a dimension of 2 keeps the element count representable.
+        let dims = TensorShape::try_new(dims).map_err(|e| Error::internal(e.message()))?;
+        let tensor = match entry.dtype {
+            Dtype::F32 => complex_tensor(name, &dims, entry.data, f32::from_le_bytes)?,
+            Dtype::F64 => complex_tensor(name, &dims, entry.data, f64::from_le_bytes)?,
             other => {
                 return Err(Error::data_loss(format!(
                     "complex tensor '{name}' is stored as {other}, not as F32 or F64"
@@ -129,17 +108,226 @@ fn decode(bytes: &[u8]) -> Result<BTreeMap<String, Tensor>> {
         out.insert(name.clone(), tensor);
     }
 
-    for (name, info) in &infos {
-        if done.contains(name) {
+    for (name, entry) in &entries {
+        if done.contains(name.as_str()) {
             continue;
         }
-        let (begin, end) = info.data_offsets;
-        let bytes = data.get(begin..end).ok_or_else(|| {
-            Error::data_loss(format!("tensor '{name}' lies outside the file's data"))
-        })?;
-        out.insert(name.clone(), plain_tensor(name, info, bytes)?);
+        out.insert(name.clone(), plain_tensor(name, entry)?);
     }
     Ok(out)
+}
+
+/// The elements of string tensor `name`: `bytes` cut at the little-endian
+/// `i64` lengths in `lengths` (of the tensor `lengths_name`).
+fn split_strings(
+    name: &str,
+    lengths_name: &str,
+    bytes: &[u8],
+    lengths: &[u8],
+) -> Result<Vec<Vec<u8>>> {
+    let mismatch = |detail: String| {
+        Error::data_loss(format!(
+            "the lengths '{lengths_name}' of string tensor '{name}' do not match its {} bytes: \
+             {detail}",
+            bytes.len()
+        ))
+    };
+    let lengths = elements(lengths_name, lengths, i64::from_le_bytes)?;
+    // At most one element per length, each at most the bytes' size: bounded
+    // by the file.
+    let mut values = Vec::with_capacity(lengths.len());
+    let mut rest = bytes;
+    for (i, length) in lengths.into_iter().enumerate() {
+        let Ok(size) = usize::try_from(length) else {
+            return Err(mismatch(format!(
+                "element {i} has the negative length {length}"
+            )));
+        };
+        let Some((element, tail)) = rest.split_at_checked(size) else {
+            return Err(mismatch(format!(
+                "element {i} has length {length} but only {} bytes are left",
+                rest.len()
+            )));
+        };
+        values.push(element.to_vec());
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(mismatch(format!(
+            "the lengths add up to {} bytes",
+            bytes.len() - rest.len()
+        )));
+    }
+    Ok(values)
+}
+
+/// A safetensors header: the `__metadata__` map and each tensor's entry, by
+/// name.
+#[derive(Default)]
+struct Header {
+    metadata: Option<HashMap<String, String>>,
+    tensors: BTreeMap<String, TensorInfo>,
+}
+
+/// One tensor of the file, checked by [`check_layout`]: its dtype, a shape
+/// whose element count is representable, and exactly the bytes that dtype
+/// and shape need.
+struct Entry<'a> {
+    dtype: Dtype,
+    shape: TensorShape,
+    data: &'a [u8],
+}
+
+/// The header of a safetensors file, and the data section after it.
+///
+/// Checks the header length against the file and [`MAX_HEADER_BYTES`] before
+/// anything is allocated for it; the header then deserializes straight into
+/// [`Header`] (no JSON tree), so memory stays proportional to the header.
+fn parse_header(bytes: &[u8]) -> Result<(Header, &[u8])> {
+    let invalid = |why: String| Error::data_loss(format!("not a valid safetensors file: {why}"));
+    let Some((length, rest)) = bytes.split_first_chunk::<8>() else {
+        return Err(invalid(format!(
+            "it has {} bytes, fewer than the 8 of the header length",
+            bytes.len()
+        )));
+    };
+    let length = u64::from_le_bytes(*length);
+    if length > MAX_HEADER_BYTES {
+        return Err(invalid(format!(
+            "the header length {length} is more than the limit of {MAX_HEADER_BYTES} bytes"
+        )));
+    }
+    // At most MAX_HEADER_BYTES: fits in usize.
+    let Some((header, data)) = rest.split_at_checked(length as usize) else {
+        return Err(invalid(format!(
+            "the header length {length} runs past the end of the file ({} bytes after the \
+             length)",
+            rest.len()
+        )));
+    };
+    let header = std::str::from_utf8(header)
+        .map_err(|e| invalid(format!("the header is not UTF-8: {e}")))?;
+    let header: Header =
+        serde_json::from_str(header).map_err(|e| invalid(format!("bad header JSON: {e}")))?;
+    Ok((header, data))
+}
+
+impl<'de> Deserialize<'de> for Header {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Header, D::Error> {
+        deserializer.deserialize_map(HeaderVisitor)
+    }
+}
+
+/// Deserializes a [`Header`] entry by entry, naming the tensor whose entry
+/// is bad and refusing a name given twice (which a JSON map would silently
+/// overwrite).
+struct HeaderVisitor;
+
+impl<'de> Visitor<'de> for HeaderVisitor {
+    type Value = Header;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object of tensor entries and \"__metadata__\"")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header, A::Error> {
+        let mut header = Header::default();
+        while let Some(name) = map.next_key::<String>()? {
+            if name == METADATA {
+                let metadata = map.next_value().map_err(|e| {
+                    A::Error::custom(format!("\"{METADATA}\" is not a map of strings: {e}"))
+                })?;
+                if header.metadata.replace(metadata).is_some() {
+                    return Err(A::Error::custom(format!("\"{METADATA}\" appears twice")));
+                }
+            } else {
+                let info = map
+                    .next_value()
+                    .map_err(|e| A::Error::custom(format!("tensor '{name}': {e}")))?;
+                if header.tensors.contains_key(&name) {
+                    return Err(A::Error::custom(format!("tensor '{name}' appears twice")));
+                }
+                header.tensors.insert(name, info);
+            }
+        }
+        Ok(header)
+    }
+}
+
+/// Checks that every tensor has a representable shape and exactly the bytes
+/// its dtype and shape need, and that the tensors tile `data` (one after
+/// another from its start, no gaps, no overlaps, covering all of it), and
+/// gives each tensor's bytes.
+///
+/// The safetensors crate checks the same, but its sums can overflow on a
+/// hostile header, and its errors name no tensor.
+fn check_layout<'a>(
+    tensors: &'a BTreeMap<String, TensorInfo>,
+    data: &'a [u8],
+) -> Result<BTreeMap<String, Entry<'a>>> {
+    let mut by_offset: Vec<(&String, &TensorInfo)> = tensors.iter().collect();
+    by_offset.sort_by_key(|(name, info)| (info.data_offsets, *name));
+    let mut entries = BTreeMap::new();
+    let mut at = 0usize;
+    let mut previous: Option<&str> = None;
+    for (name, info) in by_offset {
+        let dtype = info.dtype;
+        let shape = TensorShape::try_new(info.shape.as_slice())
+            .map_err(|e| Error::data_loss(format!("tensor '{name}' ({dtype}): {}", e.message())))?;
+        let (begin, end) = info.data_offsets;
+        let size = shape
+            .num_elements()
+            .checked_mul(dtype.bitsize())
+            .filter(|bits| bits % 8 == 0)
+            .map(|bits| bits / 8)
+            .ok_or_else(|| {
+                Error::data_loss(format!(
+                    "tensor '{name}' ({dtype}, shape {shape}) is not a whole number of bytes \
+                     that fits in memory"
+                ))
+            })?;
+        if end.checked_sub(begin) != Some(size) {
+            return Err(Error::data_loss(format!(
+                "tensor '{name}' ({dtype}, shape {shape}) needs {size} bytes but its \
+                 data_offsets are [{begin}, {end}]"
+            )));
+        }
+        if begin != at {
+            return Err(Error::data_loss(match previous {
+                Some(previous) => format!(
+                    "tensor '{name}' starts at byte {begin} of the data but the tensor before \
+                     it, '{previous}', ends at byte {at}"
+                ),
+                None => format!(
+                    "tensor '{name}' starts at byte {begin} of the data but the first tensor \
+                     must start at 0"
+                ),
+            }));
+        }
+        let Some(bytes) = data.get(begin..end) else {
+            return Err(Error::data_loss(format!(
+                "tensor '{name}' ends at byte {end} but the data section has only {} bytes",
+                data.len()
+            )));
+        };
+        entries.insert(
+            name.clone(),
+            Entry {
+                dtype,
+                shape,
+                data: bytes,
+            },
+        );
+        at = end;
+        previous = Some(name);
+    }
+    if at != data.len() {
+        return Err(Error::data_loss(format!(
+            "the data section has {} bytes but its tensors cover {at} bytes",
+            data.len()
+        )));
+    }
+    Ok(entries)
 }
 
 /// The names of the string and complex tensors, from the metadata of an
@@ -179,14 +367,14 @@ fn encodings(metadata: Option<&HashMap<String, String>>) -> Result<(Vec<String>,
 }
 
 /// A tensor stored as the safetensors dtype of its own element type.
-fn plain_tensor(name: &str, info: &TensorInfo, bytes: &[u8]) -> Result<Tensor> {
-    let shape = &info.shape;
+fn plain_tensor(name: &str, entry: &Entry<'_>) -> Result<Tensor> {
+    let (shape, bytes) = (&entry.shape, entry.data);
     macro_rules! le {
         ($ty:ty) => {
             from_vec(name, shape, elements(name, bytes, <$ty>::from_le_bytes)?)
         };
     }
-    match info.dtype {
+    match entry.dtype {
         Dtype::BOOL => {
             let values = bytes
                 .iter()
@@ -222,7 +410,7 @@ fn plain_tensor(name: &str, info: &TensorInfo, bytes: &[u8]) -> Result<Tensor> {
 /// A complex tensor of shape `dims` from pairs of little-endian floats.
 fn complex_tensor<F, const N: usize>(
     name: &str,
-    dims: &[usize],
+    dims: &TensorShape,
     bytes: &[u8],
     float: fn([u8; N]) -> F,
 ) -> Result<Tensor>
@@ -258,7 +446,7 @@ fn elements<T, const N: usize>(
 }
 
 /// [`Tensor::from_vec`], a count mismatch being data loss in tensor `name`.
-fn from_vec<T: Element>(name: &str, shape: &[usize], values: Vec<T>) -> Result<Tensor> {
-    Tensor::from_vec(shape, values)
+fn from_vec<T: Element>(name: &str, shape: &TensorShape, values: Vec<T>) -> Result<Tensor> {
+    Tensor::from_vec(shape.dims(), values)
         .map_err(|e| Error::data_loss(format!("tensor '{name}': {}", e.message())))
 }

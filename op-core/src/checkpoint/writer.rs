@@ -10,7 +10,9 @@ use half::{bf16, f16};
 use safetensors::tensor::{Dtype, Metadata, TensorInfo};
 
 use super::file::write_atomically;
-use super::{COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, STRINGS_KEY, VERSION, VERSION_KEY};
+use super::{
+    COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION, VERSION_KEY,
+};
 use crate::{Complex64, Complex128, DType, Error, Result, Tensor};
 
 /// Writes `tensors` (names and tensors: a `&BTreeMap<String, Tensor>`, a
@@ -58,7 +60,7 @@ fn write_tensors<K: AsRef<str>, T: Borrow<Tensor>>(path: &Path, tensors: &[(K, T
     let mut owners: BTreeMap<String, &str> = BTreeMap::new();
     for (name, tensor) in tensors {
         let name = name.as_ref();
-        if name.is_empty() || name == "__metadata__" {
+        if name.is_empty() || name == METADATA {
             return Err(Error::invalid_argument(format!(
                 "invalid tensor name {name:?}: names are non-empty and not '__metadata__'"
             )));
@@ -235,7 +237,7 @@ fn header(stored: &[Stored<'_>], strings: &[String], complex: &[String]) -> Resu
     .into();
     let mut header = serde_json::Map::new();
     header.insert(
-        "__metadata__".to_string(),
+        METADATA.to_string(),
         serde_json::to_value(metadata).map_err(json)?,
     );
     let mut offset = 0usize;
