@@ -1364,6 +1364,90 @@ fn hostile_string_lengths_are_data_loss_naming_the_tensor() {
 }
 
 // ---------------------------------------------------------------------------
+// Files that are not regular files
+// ---------------------------------------------------------------------------
+
+/// Runs `f` on another thread and returns its result, or `None` if it has
+/// not finished within `limit`: a read that blocks fails instead of hanging.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(f());
+    });
+    receive.recv_timeout(limit).ok()
+}
+
+#[cfg(unix)]
+#[test]
+fn reading_a_fifo_without_a_writer_fails_at_once() {
+    let (dir, _) = scratch();
+    let fifo = dir.path().join("fifo.safetensors");
+    let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: `c_path` is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+
+    let path = fifo.clone();
+    let Some(result) = within(Duration::from_secs(10), move || {
+        let read = checkpoint::read(&path);
+        let v = Var::new(f32s(&[1.0]));
+        let mut ckpt = Checkpoint::new();
+        ckpt.add("v", &v).unwrap();
+        (read, ckpt.restore(&path))
+    }) else {
+        // Let the blocked reader go: open the write end, then fail.
+        drop(fs::OpenOptions::new().write(true).open(&fifo));
+        panic!("reading a FIFO with no writer blocked for 10 s");
+    };
+    let (read, restored) = result;
+    for err in [read.unwrap_err(), restored.unwrap_err()] {
+        assert_error(
+            &err,
+            Code::FailedPrecondition,
+            &["FIFO", "not a regular file", &fifo.display().to_string()],
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_are_not_read() {
+    // /dev/zero never ends: reading it to the end would fill the memory.
+    for device in ["/dev/zero", "/dev/null"] {
+        let err = within(Duration::from_secs(10), move || {
+            checkpoint::read(device).unwrap_err()
+        })
+        .unwrap_or_else(|| panic!("reading {device} did not stop within 10 s"));
+        assert_error(
+            &err,
+            Code::FailedPrecondition,
+            &["character device", "not a regular file", device],
+        );
+    }
+}
+
+#[test]
+fn a_directory_is_not_read() {
+    let (dir, _) = scratch();
+    let err = checkpoint::read(dir.path()).unwrap_err();
+    assert_error(
+        &err,
+        Code::FailedPrecondition,
+        &["directory", &dir.path().display().to_string()],
+    );
+}
+
+/// A file whose size says 0 but which has contents: what a file that grows
+/// while it is read looks like. (Linux's /proc files are such files.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_longer_than_its_size_is_data_loss() {
+    let path = Path::new("/proc/self/status");
+    assert_eq!(fs::metadata(path).unwrap().len(), 0);
+    let err = checkpoint::read(path).unwrap_err();
+    assert_error(&err, Code::DataLoss, &["changed size", "/proc/self/status"]);
+}
+
+// ---------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------
 

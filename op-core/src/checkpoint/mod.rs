@@ -177,7 +177,14 @@
 //!   [`restore_from_tensors`](Saveable::restore_from_tensors), which leaves
 //!   that object unchanged; objects restored before it keep their restored
 //!   state.
-//! - [`read`] holds the whole file in memory while decoding it.
+//! - Only regular files are read: a directory, a FIFO or a device (the
+//!   endless `/dev/zero`) is a `FailedPrecondition` error. On Unix the file
+//!   is opened with `O_NONBLOCK`, so that opening a FIFO with no writer
+//!   fails at once instead of blocking; its type is then checked on the open
+//!   file.
+//! - [`read`] reads at most the file's size as the open file reports it,
+//!   and holds the whole file in memory while decoding it; a file that grows
+//!   or shrinks while it is read is `DataLoss`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -2,14 +2,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
-use std::fs;
 use std::path::Path;
 
 use half::{bf16, f16};
 use safetensors::tensor::{Dtype, TensorInfo};
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
-use super::file::io_error;
+use super::file::read_regular_file;
 use super::{
     COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION, VERSION_KEY,
 };
@@ -18,10 +17,13 @@ use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 /// Reads every tensor of the safetensors file at `path`, by name, decoding
 /// the string and complex tensors of the [module docs](super)' layout.
 ///
-/// Returns a `NotFound` error if there is no file, a `DataLoss` error if the
-/// file is truncated, corrupted or not a safetensors file, and an
-/// `Unimplemented` error for a newer format version or a tensor whose
-/// safetensors dtype has no dtype here; every error names the path.
+/// Returns a `NotFound` error if there is no file, a `FailedPrecondition`
+/// error if `path` is not a regular file (a directory, a FIFO, a device: a
+/// FIFO is refused without waiting for a writer), a `DataLoss` error if the
+/// file is truncated, corrupted, not a safetensors file, or changes size
+/// while it is read, and an `Unimplemented` error for a newer format version
+/// or a tensor whose safetensors dtype has no dtype here; every error names
+/// the path.
 ///
 /// ```
 /// use op_core::{checkpoint, Code};
@@ -35,7 +37,7 @@ use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 pub fn read(path: impl AsRef<Path>) -> Result<BTreeMap<String, Tensor>> {
     let path = path.as_ref();
     let context = || format!("reading checkpoint '{}'", path.display());
-    let bytes = fs::read(path).map_err(|e| io_error(e, "reading", path).with_context(context()))?;
+    let bytes = read_regular_file(path).map_err(|e| e.with_context(context()))?;
     decode(&bytes).map_err(|e| e.with_context(context()))
 }
 
