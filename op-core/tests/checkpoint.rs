@@ -648,6 +648,69 @@ fn writing_into_a_missing_directory_is_not_found() {
     assert_error(&err, Code::NotFound, &[&path.display().to_string()]);
 }
 
+#[test]
+fn io_errors_get_tensorflows_codes_and_name_the_path() {
+    let (dir, path) = scratch();
+    let x = f32s(&[1.0]);
+    let v = Var::new(x.clone());
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("v", &v).unwrap();
+
+    // A directory where the file should be (EISDIR): FailedPrecondition.
+    let sub = dir.path().join("sub.safetensors");
+    fs::create_dir(&sub).unwrap();
+    let err = checkpoint::write(&sub, [("x", &x)]).unwrap_err();
+    assert_error(
+        &err,
+        Code::FailedPrecondition,
+        &["renaming", &sub.display().to_string()],
+    );
+    assert_error(
+        &ckpt.save(&sub).unwrap_err(),
+        Code::FailedPrecondition,
+        &[&sub.display().to_string()],
+    );
+    assert_error(
+        &ckpt.restore(&sub).unwrap_err(),
+        Code::FailedPrecondition,
+        &["directory", &sub.display().to_string()],
+    );
+    assert!(sub.is_dir());
+
+    // A file where a directory should be (ENOTDIR): FailedPrecondition.
+    checkpoint::write(&path, [("x", &x)]).unwrap();
+    let under_file = path.join("ckpt.safetensors");
+    let err = checkpoint::read(&under_file).unwrap_err();
+    assert_error(
+        &err,
+        Code::FailedPrecondition,
+        &["opening", &under_file.display().to_string()],
+    );
+    let err = checkpoint::write(&under_file, [("x", &x)]).unwrap_err();
+    assert_error(
+        &err,
+        Code::FailedPrecondition,
+        &[&under_file.display().to_string()],
+    );
+
+    // A name longer than NAME_MAX, 255 bytes (ENAMETOOLONG): InvalidArgument.
+    let long = dir.path().join("n".repeat(256));
+    let err = checkpoint::read(&long).unwrap_err();
+    assert_error(
+        &err,
+        Code::InvalidArgument,
+        &["opening", &long.display().to_string()],
+    );
+    assert_error(
+        &ckpt.restore(&long).unwrap_err(),
+        Code::InvalidArgument,
+        &[&long.display().to_string()],
+    );
+    let err = checkpoint::write(&long, [("x", &x)]).unwrap_err();
+    assert_error(&err, Code::InvalidArgument, &[&long.display().to_string()]);
+    assert!(temp_files(dir.path()).is_empty());
+}
+
 /// The environment variable that makes [`crash_child`] write a big checkpoint
 /// to the path it holds.
 const CRASH_CHILD: &str = "OP_CORE_CHECKPOINT_CRASH_CHILD";

@@ -146,16 +146,11 @@ pub(super) fn write_atomically(path: &Path, header: &[u8], stored: &[Stored<'_>]
     Ok(())
 }
 
-/// An I/O error as an [`Error`] with TensorFlow's code for it.
+/// An I/O error as an [`Error`] with TensorFlow's code for it
+/// ([`Code::from_io_error`]): what was being done, the path, and the error.
 pub(super) fn io_error(error: io::Error, doing: &str, path: &Path) -> Error {
-    let code = match error.kind() {
-        io::ErrorKind::NotFound => Code::NotFound,
-        io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem => {
-            Code::PermissionDenied
-        }
-        io::ErrorKind::AlreadyExists => Code::AlreadyExists,
-        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => Code::ResourceExhausted,
-        _ => Code::Unknown,
-    };
-    Error::new(code, format!("{doing} '{}': {error}", path.display()))
+    Error::new(
+        Code::from_io_error(&error),
+        format!("{doing} '{}': {error}", path.display()),
+    )
 }

@@ -158,6 +158,13 @@
 //! - Reading a truncated or corrupted file, or one that is not a safetensors
 //!   file, is a `DataLoss` error; a file that does not exist is `NotFound`.
 //!   Every error names the path.
+//! - Other I/O errors, reading or writing, get TensorFlow's code for their
+//!   errno ([`Code::from_io_error`](crate::Code::from_io_error)): a
+//!   directory where the file should be is `FailedPrecondition`, a name
+//!   longer than the file system allows `InvalidArgument`, a full disk
+//!   `ResourceExhausted`, a denied access `PermissionDenied`. The message
+//!   says what was being done (`opening`, `renaming the temporary file
+//!   to`, ...) and names the path.
 //! - A hostile file is an error, never a panic or an unbounded allocation.
 //!   Before any tensor is built, the reader checks the header length
 //!   (at most 100 MB, as the safetensors crate requires, and within the
