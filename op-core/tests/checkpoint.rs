@@ -711,6 +711,39 @@ fn io_errors_get_tensorflows_codes_and_name_the_path() {
     assert!(temp_files(dir.path()).is_empty());
 }
 
+#[test]
+fn names_of_up_to_255_bytes_are_saved() {
+    let (dir, _) = scratch();
+    let x = f32s(&[1.0, 2.0]);
+    let v = Var::new(x.clone());
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("v", &v).unwrap();
+    // NAME_MAX is 255 bytes; the temporary file's name must fit too. A name
+    // of two-byte characters checks that the temporary name is cut at a
+    // character boundary.
+    for name in [
+        "a".repeat(243),
+        "b".repeat(244),
+        "c".repeat(255),
+        format!("{}.safetensors", "é".repeat(121)),
+    ] {
+        assert!(name.len() >= 243 && name.len() <= 255, "{}", name.len());
+        let path = dir.path().join(&name);
+        checkpoint::write(&path, [("x", &x)]).unwrap();
+        assert_eq!(checkpoint::read(&path).unwrap()["x"], x);
+        ckpt.save(&path).unwrap();
+        v.set(f32s(&[0.0, 0.0]));
+        ckpt.restore(&path).unwrap();
+        assert_eq!(v.get(), x);
+    }
+    let left: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
 /// The environment variable that makes [`crash_child`] write a big checkpoint
 /// to the path it holds.
 const CRASH_CHILD: &str = "OP_CORE_CHECKPOINT_CRASH_CHILD";

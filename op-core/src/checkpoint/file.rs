@@ -1,6 +1,7 @@
 //! The file system side: reading a regular file with a bounded read,
 //! writing a file atomically, and I/O errors.
 
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
@@ -101,6 +102,48 @@ fn describe(file_type: &fs::FileType) -> &'static str {
     }
 }
 
+/// The end of the name of every temporary file this module writes.
+const TEMP_SUFFIX: &str = ".op-ckpt.tmp";
+
+/// The number of random characters (ASCII letters and digits) in a
+/// temporary file's name.
+const TEMP_RANDOM: usize = 6;
+
+/// The longest file name that common file systems allow, in bytes: Linux's
+/// `NAME_MAX`, and the limit of ext4, XFS, btrfs, APFS.
+const NAME_MAX: usize = 255;
+
+/// The start of the name of the temporary file for the file named
+/// `file_name`: `.<file name>.`, the name cut short so that the whole
+/// temporary name, `.<file name>.<random>.op-ckpt.tmp`, fits in
+/// [`NAME_MAX`] bytes whatever the file's own name.
+///
+/// A UTF-8 name is cut at a character boundary; another (Unix only) at a
+/// byte. The name is only there to tell a person whose temporary file it
+/// is; nothing reads it back.
+fn temp_prefix(file_name: &OsStr) -> OsString {
+    let budget = NAME_MAX - 2 - TEMP_RANDOM - TEMP_SUFFIX.len();
+    let mut prefix = OsString::from(".");
+    match file_name.to_str() {
+        Some(name) => prefix.push(&name[..name.floor_char_boundary(budget)]),
+        None => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::ffi::OsStrExt;
+                let bytes = file_name.as_bytes();
+                prefix.push(OsStr::from_bytes(&bytes[..bytes.len().min(budget)]));
+            }
+            #[cfg(not(unix))]
+            {
+                let name = file_name.to_string_lossy();
+                prefix.push(&name[..name.floor_char_boundary(budget)]);
+            }
+        }
+    }
+    prefix.push(".");
+    prefix
+}
+
 /// Writes the file to a temporary file next to `path`, syncs it, renames it
 /// over `path` and syncs the directory.
 pub(super) fn write_atomically(path: &Path, header: &[u8], stored: &[Stored<'_>]) -> Result<()> {
@@ -114,9 +157,12 @@ pub(super) fn write_atomically(path: &Path, header: &[u8], stored: &[Stored<'_>]
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let prefix = format!(".{}.", file_name.to_string_lossy());
+    let prefix = temp_prefix(file_name);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
+    builder
+        .prefix(&prefix)
+        .rand_bytes(TEMP_RANDOM)
+        .suffix(TEMP_SUFFIX);
     // Like `File::create`: 0o666 less the umask (tempfile's default is 0o600).
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));

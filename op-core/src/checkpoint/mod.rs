@@ -149,8 +149,11 @@
 //!
 //! # Errors and atomicity
 //!
-//! - Saving writes a temporary file `.<file name>.<random>.tmp` in the
-//!   target's directory, flushes and syncs it, renames it over the target,
+//! - Saving writes a temporary file `.<file name>.<random>.op-ckpt.tmp` in
+//!   the target's directory (`<random>`: 6 ASCII letters and digits; the
+//!   file name cut short, at a character boundary, so that the temporary
+//!   name fits in 255 bytes: any file name that the file system allows can
+//!   be saved), flushes and syncs it, renames it over the target,
 //!   then syncs the directory (on Unix). If saving fails or the process dies
 //!   before the rename, the previous file at the path is untouched; a process
 //!   that dies may leave its temporary file behind, which is never read as
