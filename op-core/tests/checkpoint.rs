@@ -827,25 +827,227 @@ fn a_writer_killed_mid_write_leaves_the_previous_checkpoint() {
     );
     assert!(partial_len > 0 && partial_len < (CRASH_ELEMENTS * 4) as u64);
 
+    // The partial file is not a checkpoint.
+    let err = checkpoint::read(&partial).unwrap_err();
+    assert_error(&err, Code::DataLoss, &[&partial.display().to_string()]);
+
     // The checkpoint at the path is the old one, byte for byte, and restores.
     assert_eq!(fs::read(&path).unwrap(), old_bytes);
     old.set(f32s(&[0.0; 3]));
     ckpt.restore(&path).unwrap();
     assert_eq!(old.get(), f32s(&[1.0, 2.0, 3.0]));
+    // The dead writer's lock went with it: on Unix the restore removed its
+    // stale temporary file.
+    if cfg!(unix) {
+        assert!(temp_files(dir.path()).is_empty());
+    } else {
+        assert_eq!(temp_files(dir.path()), std::slice::from_ref(&partial));
+    }
 
-    // The partial file is not a checkpoint.
-    let err = checkpoint::read(&partial).unwrap_err();
-    assert_error(&err, Code::DataLoss, &[&partial.display().to_string()]);
-
-    // Saving again works and replaces the checkpoint; the stale temporary
-    // file is left alone.
+    // Saving again works and replaces the checkpoint.
     old.set(f32s(&[7.0, 8.0, 9.0]));
     ckpt.save(&path).unwrap();
     assert_eq!(
         checkpoint::read(&path).unwrap()["v/value"],
         f32s(&[7.0, 8.0, 9.0])
     );
-    assert_eq!(temp_files(dir.path()), [partial]);
+    if cfg!(unix) {
+        assert!(temp_files(dir.path()).is_empty());
+    } else {
+        assert_eq!(temp_files(dir.path()), [partial]);
+    }
+}
+
+/// The environment variable that makes [`loop_child`] save checkpoints to
+/// the path it holds, over and over.
+const LOOP_CHILD: &str = "OP_CORE_CHECKPOINT_LOOP_CHILD";
+
+/// Not a test on its own: run by
+/// [`writers_killed_at_random_moments_leave_nothing_after_the_next_save`]
+/// in child processes, it saves a 4 MiB checkpoint until it is killed;
+/// without the environment variable it does nothing.
+#[test]
+fn loop_child() {
+    let Some(path) = std::env::var_os(LOOP_CHILD) else {
+        return;
+    };
+    let v = Var::new(f32s(&vec![0.25; 1 << 20]));
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("v", &v).unwrap();
+    loop {
+        ckpt.save(PathBuf::from(&path)).unwrap();
+    }
+}
+
+#[test]
+fn writers_killed_at_random_moments_leave_nothing_after_the_next_save() {
+    let (dir, path) = scratch();
+    let v = Var::new(f32s(&[1.0]));
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("v", &v).unwrap();
+    ckpt.save(&path).unwrap();
+
+    // Four writers at a time, each killed after 0 to 60 ms (a fixed
+    // pseudo-random sequence): in its temporary file or between saves.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut killed_mid_write = 0;
+    for _ in 0..6 {
+        let children: Vec<KillOnDrop> = (0..4)
+            .map(|_| {
+                let child = Command::new(std::env::current_exe().unwrap())
+                    .args(["--exact", "loop_child", "--nocapture", "--test-threads=1"])
+                    .env(LOOP_CHILD, &path)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                KillOnDrop(child)
+            })
+            .collect();
+        for mut child in children {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            std::thread::sleep(Duration::from_millis(state % 60));
+            child.0.kill().unwrap();
+            child.0.wait().unwrap();
+        }
+        killed_mid_write += temp_files(dir.path()).len();
+        // Another writer's stale files go with each save.
+        if cfg!(unix) {
+            ckpt.save(&path).unwrap();
+            assert!(temp_files(dir.path()).is_empty());
+        }
+    }
+    println!("{killed_mid_write} writers were killed mid-write");
+    // The checkpoint is whole: the last save's.
+    assert_eq!(checkpoint::read(&path).unwrap()["v/value"], f32s(&[1.0]));
+}
+
+#[test]
+fn concurrent_saves_in_one_directory_keep_each_others_files() {
+    // Each save removes the stale temporary files in the directory; none
+    // may remove the one another thread is writing.
+    let (dir, _) = scratch();
+    let dir = dir.path().to_path_buf();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                let v = Var::new(f32s(&vec![t as f32; 1 << 16]));
+                let mut ckpt = Checkpoint::new();
+                ckpt.add("v", &v).unwrap();
+                for i in 0..25 {
+                    // Two threads per file, and a file per thread.
+                    let shared = dir.join(format!("shared{}.safetensors", t % 2));
+                    ckpt.save(&shared).unwrap();
+                    ckpt.save(dir.join(format!("own{t}.safetensors"))).unwrap();
+                    if i % 5 == 0 {
+                        ckpt.restore(&shared).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let left: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+/// Creates an empty file at `dir/name` and returns its path.
+fn touch(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(name);
+    fs::File::create(&path).unwrap();
+    path
+}
+
+#[cfg(unix)]
+#[test]
+fn stale_temporary_files_are_removed_by_the_next_save_or_restore() {
+    let (dir, path) = scratch();
+    let dir = dir.path();
+    let v = Var::new(f32s(&[1.0]));
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("v", &v).unwrap();
+    ckpt.save(&path).unwrap();
+
+    // Left by writers that died: nobody holds a lock on them. Ours whatever
+    // checkpoint they were for, including a cut-short name.
+    let stale_names = [
+        ".ckpt.safetensors.AbC123.op-ckpt.tmp",
+        ".other.safetensors.x1y2z3.op-ckpt.tmp",
+        "..q1w2e3.op-ckpt.tmp",
+    ];
+    // A writer that is still writing: it holds the lock.
+    let live = touch(dir, ".ckpt.safetensors.LiVe01.op-ckpt.tmp");
+    let live_file = fs::File::open(&live).unwrap();
+    live_file.lock().unwrap();
+    // Not ours: other names, another kind of file.
+    let unrelated: Vec<PathBuf> = [
+        ".ckpt.safetensors.abc123.tmp",
+        "ckpt.safetensors.AbC123.op-ckpt.tmp",
+        ".ckpt.safetensors.abc12.op-ckpt.tmp",
+        ".ckpt.safetensors.abc!23.op-ckpt.tmp",
+        ".ckpt.safetensors.abc1234.op-ckpt.tmp",
+        "ckpt.safetensors.bak",
+    ]
+    .iter()
+    .map(|name| touch(dir, name))
+    .chain([{
+        let sub = dir.join(".sub.abcdef.op-ckpt.tmp");
+        fs::create_dir(&sub).unwrap();
+        sub
+    }])
+    .collect();
+
+    let exists = |name: &str| dir.join(name).exists();
+    let kept = || live.exists() && unrelated.iter().all(|p| p.exists()) && path.exists();
+
+    // Reading only reads.
+    for name in stale_names {
+        touch(dir, name);
+    }
+    checkpoint::read(&path).unwrap();
+    assert!(stale_names.iter().all(|name| exists(name)));
+
+    // A save removes the stale files of every checkpoint in the directory.
+    ckpt.save(&path).unwrap();
+    assert!(!stale_names.iter().any(|name| exists(name)));
+    assert!(kept());
+
+    // So does a restore.
+    for name in stale_names {
+        touch(dir, name);
+    }
+    ckpt.restore(&path).unwrap();
+    assert!(!stale_names.iter().any(|name| exists(name)));
+    assert!(kept());
+
+    // Once its writer is gone (the lock released), the live file is stale.
+    drop(live_file);
+    checkpoint::write(dir.join("other.safetensors"), [("x", f32s(&[2.0]))]).unwrap();
+    assert!(!live.exists());
+    assert!(unrelated.iter().all(|p| p.exists()));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_checkpoint_named_like_a_temporary_file_is_not_removed() {
+    let (dir, _) = scratch();
+    let path = dir.path().join(".odd.AbC123.op-ckpt.tmp");
+    checkpoint::write(&path, [("x", f32s(&[1.0]))]).unwrap();
+    let v = Var::new(f32s(&[0.0]));
+    let mut ckpt = Checkpoint::new();
+    ckpt.add("v", &v).unwrap();
+    ckpt.save(&path).unwrap();
+    ckpt.restore(&path).unwrap();
+    assert!(path.exists());
 }
 
 // ---------------------------------------------------------------------------

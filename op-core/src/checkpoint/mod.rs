@@ -158,6 +158,23 @@
 //!   before the rename, the previous file at the path is untouched; a process
 //!   that dies may leave its temporary file behind, which is never read as
 //!   the checkpoint.
+//! - **Stale temporary files.** On Unix a writer holds an exclusive advisory
+//!   lock (`flock`, [`File::lock`](std::fs::File::lock)) on its temporary
+//!   file from just after creating it until it is renamed into place or
+//!   removed; the system releases the lock when the writer dies, however it
+//!   dies. Each save ([`Checkpoint::save`], [`write`](write())) and each
+//!   [`Checkpoint::restore`] first removes the stale temporary files in the
+//!   checkpoint's directory: those whose name has the form above (a leading
+//!   `.`, 6 letters or digits, `.op-ckpt.tmp`), for any checkpoint in the
+//!   directory, that are regular files and whose lock it can take at once.
+//!   A live writer's file is locked and kept; other files, and the
+//!   checkpoint being saved or restored even if so named, are never
+//!   touched. This is best effort: a file that cannot be locked or removed
+//!   (another user's, a file system without locks) stays, and errors here
+//!   never fail the save or restore. [`read`] removes nothing. Temporary
+//!   files of writers from before this scheme (named
+//!   `.<file name>.<random>.tmp`, without a lock) are not recognized and
+//!   stay. On other systems nothing is removed.
 //! - Reading a truncated or corrupted file, or one that is not a safetensors
 //!   file, is a `DataLoss` error; a file that does not exist is `NotFound`.
 //!   Every error names the path.
@@ -425,7 +442,9 @@ impl<'a> Checkpoint<'a> {
     /// file's tensors named `<object>/<key>`, as `(key, tensor)` sorted by
     /// key. Tensors of objects not in this checkpoint are ignored.
     ///
-    /// Before restoring any object, this reads and decodes the whole file
+    /// First it removes the stale temporary files that dead writers left in
+    /// the file's directory (on Unix; see the [module docs](self)). Before
+    /// restoring any object, this reads and decodes the whole file
     /// (the errors of [`read`]) and checks, for each object, that the file
     /// has a tensor of the same dtype for every key the object's
     /// [`serialize_to_tensors`](Saveable::serialize_to_tensors) gives now: a
@@ -439,6 +458,7 @@ impl<'a> Checkpoint<'a> {
     pub fn restore(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
         let context = || format!("restoring checkpoint '{}'", path.display());
+        file::remove_stale_temp_files_beside(path);
         let file = read(path)?;
 
         // The file's tensors, grouped by object; objects not added are skipped.

@@ -18,7 +18,9 @@ use crate::{Complex64, Complex128, DType, Error, Result, Tensor};
 /// Writes `tensors` (names and tensors: a `&BTreeMap<String, Tensor>`, a
 /// `Vec<(&str, &Tensor)>`, ...) to the file at `path` in the layout of the
 /// [module docs](super), replacing the file atomically: a temporary file in
-/// the same directory, synced, then renamed over `path`.
+/// the same directory, synced, then renamed over `path`. First it removes
+/// the stale temporary files that dead writers left in that directory (on
+/// Unix; see the module docs).
 ///
 /// Returns an `InvalidArgument` error for an empty, duplicate or reserved
 /// (`__metadata__`) name, or if a string tensor's `.lengths` companion has
