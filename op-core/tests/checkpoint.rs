@@ -1662,6 +1662,148 @@ fn hostile_string_lengths_are_data_loss_naming_the_tensor() {
 }
 
 // ---------------------------------------------------------------------------
+// Checksums
+// ---------------------------------------------------------------------------
+
+/// The safetensors tensor whose data holds byte `at` of the data section,
+/// from the header.
+fn tensor_at(header: &serde_json::Map<String, serde_json::Value>, at: usize) -> String {
+    header
+        .iter()
+        .filter(|(name, _)| *name != "__metadata__")
+        .find(|(_, entry)| {
+            let offsets = entry["data_offsets"].as_array().unwrap();
+            let (begin, end) = (offsets[0].as_u64().unwrap(), offsets[1].as_u64().unwrap());
+            (begin..end).contains(&(at as u64))
+        })
+        .map(|(name, _)| name.clone())
+        .unwrap()
+}
+
+#[test]
+fn every_single_byte_flip_in_the_data_is_data_loss() {
+    let (dir, _path, bytes) = fixture();
+    let (n, header) = parse_header(&bytes);
+    let flipped = dir.path().join("flipped");
+    let data_len = bytes.len() - 8 - n;
+    assert!(data_len > 50, "{data_len}");
+    for at in 0..data_len {
+        let tensor = tensor_at(&header, at);
+        for mask in [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff] {
+            let mut bytes = bytes.clone();
+            bytes[8 + n + at] ^= mask;
+            fs::write(&flipped, &bytes).unwrap();
+            let err = checkpoint::read(&flipped).unwrap_err();
+            assert_error(
+                &err,
+                Code::DataLoss,
+                &[
+                    &format!("'{tensor}'"),
+                    "checksum",
+                    &flipped.display().to_string(),
+                ],
+            );
+        }
+        // Restoring the objects: nothing changes.
+        let mut bytes = bytes.clone();
+        bytes[8 + n + at] ^= 0x01;
+        fs::write(&flipped, &bytes).unwrap();
+        let table = Table::new(&[("x", 0.0)]);
+        let v = Var::new(f32s(&[0.0; 4]));
+        let mut ckpt = Checkpoint::new();
+        ckpt.add("table", &table).unwrap().add("v", &v).unwrap();
+        let err = ckpt.restore(&flipped).unwrap_err();
+        assert_error(&err, Code::DataLoss, &[&format!("'{tensor}'")]);
+        assert_eq!(table.pairs(), [("x".to_string(), 0.0)]);
+        assert_eq!(v.get(), f32s(&[0.0; 4]));
+    }
+}
+
+#[test]
+fn the_metadata_holds_each_tensors_crc32c() {
+    let (_dir, path, bytes) = fixture();
+    let (n, header) = parse_header(&bytes);
+    let data = &bytes[8 + n..];
+    let sums: BTreeMap<String, String> =
+        serde_json::from_str(header["__metadata__"]["crc32c"].as_str().unwrap()).unwrap();
+    let names: Vec<&String> = header.keys().filter(|k| *k != "__metadata__").collect();
+    assert_eq!(sums.keys().collect::<Vec<_>>(), names);
+    for (name, sum) in &sums {
+        let offsets = header[name]["data_offsets"].as_array().unwrap();
+        let begin = offsets[0].as_u64().unwrap() as usize;
+        let end = offsets[1].as_u64().unwrap() as usize;
+        // 8 lower-case hex digits.
+        assert_eq!(
+            *sum,
+            format!("{:08x}", crc32c::crc32c(&data[begin..end])),
+            "{name}"
+        );
+    }
+    // The empty tensor's is 0.
+    checkpoint::write(&path, [("e", tensor::<f32>(&[0], vec![]))]).unwrap();
+    let (_, header) = parse_header(&fs::read(&path).unwrap());
+    assert_eq!(header["__metadata__"]["crc32c"], r#"{"e":"00000000"}"#);
+}
+
+#[test]
+fn files_without_checksums_still_read_and_bad_checksums_are_data_loss() {
+    use safetensors::Dtype as S;
+    let (_dir, path) = scratch();
+    let floats = le([1.0f32, 2.0].map(f32::to_le_bytes));
+    let tensors = [
+        ("a", S::F32, vec![2], floats.clone()),
+        ("s", S::U8, vec![2], b"hi".to_vec()),
+        ("s.lengths", S::I64, vec![1], le([2i64.to_le_bytes()])),
+    ];
+    let strings = ("strings", r#"["s"]"#);
+    // A version 1 file from before checksums: no "crc32c" key.
+    raw_file(&path, &tensors, &[OURS[0], OURS[1], strings]);
+    let back = checkpoint::read(&path).unwrap();
+    assert_eq!(back["a"], f32s(&[1.0, 2.0]));
+    assert_eq!(back["s"], Tensor::strings([1], ["hi"]).unwrap());
+
+    let right = format!(
+        r#"{{"a":"{:08x}","s":"{:08x}","s.lengths":"{:08x}"}}"#,
+        crc32c::crc32c(&floats),
+        crc32c::crc32c(b"hi"),
+        crc32c::crc32c(&2i64.to_le_bytes())
+    );
+    raw_file(
+        &path,
+        &tensors,
+        &[OURS[0], OURS[1], strings, ("crc32c", &right)],
+    );
+    assert_eq!(checkpoint::read(&path).unwrap(), back);
+
+    let a = format!("{:08x}", crc32c::crc32c(&floats));
+    let other = format!("{:08x}", crc32c::crc32c(&floats) ^ 1);
+    let wrong = right.replacen(&a, &other, 1);
+    let missing = right.replacen(&format!(r#""a":"{a}","#), "", 1);
+    let extra = right.replacen('{', r#"{"b":"00000000","#, 1);
+    for (sums, parts) in [
+        (wrong.as_str(), &["'a'", "checksum"][..]),
+        (&missing, &["'a'", "no checksum"]),
+        (&extra, &["'b'", "no such tensor"]),
+        ("[1, 2]", &["crc32c", "JSON"]),
+        (r#"{"a":1}"#, &["crc32c", "JSON"]),
+        (r#"{"a":"1234567"}"#, &["'a'", "8 hex digits"]),
+        (r#"{"a":"+1234567"}"#, &["'a'", "8 hex digits"]),
+        (r#"{"a":"123456789"}"#, &["'a'", "8 hex digits"]),
+    ] {
+        raw_file(
+            &path,
+            &tensors,
+            &[OURS[0], OURS[1], strings, ("crc32c", sums)],
+        );
+        let err = checkpoint::read(&path).unwrap_err();
+        let mut parts = parts.to_vec();
+        let shown = path.display().to_string();
+        parts.push(&shown);
+        assert_error(&err, Code::DataLoss, &parts);
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Files that are not regular files
 // ---------------------------------------------------------------------------
 

@@ -3,10 +3,9 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read};
 use std::path::Path;
 
-use super::writer::Stored;
 use crate::{Code, Error, Result};
 
 /// The contents of the regular file at `path`.
@@ -295,9 +294,14 @@ pub(super) fn remove_stale_temp_files_beside(path: &Path) {
     }
 }
 
-/// Writes the file to a temporary file next to `path`, syncs it, renames it
-/// over `path` and syncs the directory.
-pub(super) fn write_atomically(path: &Path, header: &[u8], stored: &[Stored<'_>]) -> Result<()> {
+/// Writes a file at `path` atomically: removes the stale temporary files
+/// beside it, creates and locks a temporary file next to it, has `contents`
+/// write the file's bytes to it (given the open file and its path, for
+/// messages), syncs it, renames it over `path` and syncs the directory.
+pub(super) fn write_atomically(
+    path: &Path,
+    contents: impl FnOnce(&mut fs::File, &Path) -> Result<()>,
+) -> Result<()> {
     let (dir, file_name) = dir_and_name(path).ok_or_else(|| {
         Error::invalid_argument(format!(
             "checkpoint path '{}' names no file",
@@ -306,20 +310,12 @@ pub(super) fn write_atomically(path: &Path, header: &[u8], stored: &[Stored<'_>]
     })?;
     remove_stale_temp_files(dir, file_name);
     let mut temp = create_locked_temp_file(dir, file_name)?;
-
-    let written = (|| {
-        let mut out = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
-        out.write_all(&(header.len() as u64).to_le_bytes())?;
-        out.write_all(header)?;
-        for entry in stored {
-            entry.data.write_to(&mut out)?;
-        }
-        out.flush()?;
-        drop(out);
-        temp.as_file().sync_all()
-    })();
     // On error, dropping `temp` deletes the temporary file.
-    written.map_err(|e| io_error(e, "writing", temp.path()))?;
+    let temp_path = temp.path().to_path_buf();
+    contents(temp.as_file_mut(), &temp_path)?;
+    temp.as_file()
+        .sync_all()
+        .map_err(|e| io_error(e, "syncing", &temp_path))?;
     temp.persist(path)
         .map_err(|e| io_error(e.error, "renaming the temporary file to", path))?;
     #[cfg(unix)]

@@ -112,11 +112,21 @@
 //! | `version` | `1` ([`VERSION`]) |
 //! | `strings` | a JSON array (inside the string) of the names of the string tensors, e.g. `["table/keys"]` |
 //! | `complex` | a JSON array of the names of the complex tensors |
+//! | `crc32c` | a JSON object mapping the name of every safetensors tensor in the file (`.lengths` ones included) to the CRC32C (Castagnoli) of its bytes in the data section, as 8 lower-case hex digits, e.g. `{"table/keys": "e3069283", "v/value": "00000000"}` |
+//!
+//! **Checksums.** The `crc32c` key was added within version `1`: readers
+//! that do not know it ignore it, and files written before it (without the
+//! key) are still read, unchecked. When the key is there, [`read`] checks,
+//! before decoding any tensor, that every tensor has a checksum, that every
+//! checksum names a tensor, and that each tensor's bytes have their
+//! checksum; a mismatch is a `DataLoss` error naming the tensor, so a
+//! flipped bit in the data is not restored as another value. (The header is
+//! not checksummed; its structure is checked instead.)
 //!
 //! **Reading.** [`read`] reads any safetensors file. If `format` is
 //! `op-core-checkpoint`, `version` must be `1` (another version is an
-//! `Unimplemented` error) and the `strings` and `complex` lists are decoded
-//! as above. Otherwise the file is a plain safetensors file (written by
+//! `Unimplemented` error), the checksums are checked, and the `strings` and
+//! `complex` lists are decoded as above. Otherwise the file is a plain safetensors file (written by
 //! Python, say; its metadata is ignored): each tensor is read as the dtype of
 //! the table above, `C64` as `complex64`, and a tensor of any other
 //! safetensors dtype (`F8_E4M3`, ...) is an `Unimplemented` error naming it.
@@ -145,6 +155,11 @@
 //!
 //! strings = {n: string_tensor(n) for n in json.loads(meta["strings"])}
 //! complexes = {n: complex_tensor(n) for n in json.loads(meta["complex"])}
+//!
+//! # The checksums, with the `crc32c` package (`pip install crc32c`):
+//! from crc32c import crc32c
+//! for name, digits in json.loads(meta.get("crc32c", "{}")).items():
+//!     assert crc32c(t[name].tobytes()) == int(digits, 16), name
 //! ```
 //!
 //! # Errors and atomicity
@@ -247,6 +262,9 @@ const VERSION_KEY: &str = "version";
 const STRINGS_KEY: &str = "strings";
 /// Metadata key: the JSON array of the complex tensors' names.
 const COMPLEX_KEY: &str = "complex";
+/// Metadata key: the JSON object mapping each safetensors tensor's name to
+/// the CRC32C of its data.
+const CRC32C_KEY: &str = "crc32c";
 
 /// State that can be saved to a checkpoint and restored from one: the
 /// seed's `_serialize_to_tensors` / `_restore_from_tensors`.

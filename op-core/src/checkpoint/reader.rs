@@ -10,7 +10,8 @@ use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
 use super::file::read_regular_file;
 use super::{
-    COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION, VERSION_KEY,
+    COMPLEX_KEY, CRC32C_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION,
+    VERSION_KEY,
 };
 use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 
@@ -50,7 +51,14 @@ const MAX_HEADER_BYTES: u64 = 100_000_000;
 fn decode(bytes: &[u8]) -> Result<BTreeMap<String, Tensor>> {
     let (header, data) = parse_header(bytes)?;
     let entries = check_layout(&header.tensors, data)?;
-    let (strings, complex) = encodings(header.metadata.as_ref())?;
+    let Encodings {
+        strings,
+        complex,
+        checksums,
+    } = encodings(header.metadata.as_ref())?;
+    if let Some(checksums) = checksums {
+        verify_checksums(&entries, &checksums)?;
+    }
 
     let mut out = BTreeMap::new();
     let mut done: BTreeSet<&str> = BTreeSet::new();
@@ -332,14 +340,26 @@ fn check_layout<'a>(
     Ok(entries)
 }
 
-/// The names of the string and complex tensors, from the metadata of an
-/// op-core checkpoint; none for a plain safetensors file.
-fn encodings(metadata: Option<&HashMap<String, String>>) -> Result<(Vec<String>, Vec<String>)> {
+/// What the metadata of an op-core checkpoint says about its tensors.
+#[derive(Default)]
+struct Encodings {
+    /// The names of the string tensors.
+    strings: Vec<String>,
+    /// The names of the complex tensors.
+    complex: Vec<String>,
+    /// The CRC32C of each safetensors tensor's data, by name; `None` in a
+    /// file written before checksums.
+    checksums: Option<BTreeMap<String, u32>>,
+}
+
+/// The encodings of an op-core checkpoint, from its metadata; none for a
+/// plain safetensors file.
+fn encodings(metadata: Option<&HashMap<String, String>>) -> Result<Encodings> {
     let Some(metadata) = metadata else {
-        return Ok(Default::default());
+        return Ok(Encodings::default());
     };
     if metadata.get(FORMAT_KEY).map(String::as_str) != Some(FORMAT) {
-        return Ok(Default::default());
+        return Ok(Encodings::default());
     }
     match metadata.get(VERSION_KEY) {
         Some(version) if version == VERSION => {}
@@ -365,7 +385,68 @@ fn encodings(metadata: Option<&HashMap<String, String>>) -> Result<(Vec<String>,
             }),
         }
     };
-    Ok((names(STRINGS_KEY)?, names(COMPLEX_KEY)?))
+    let checksums = match metadata.get(CRC32C_KEY) {
+        None => None,
+        Some(text) => Some(parse_checksums(text)?),
+    };
+    Ok(Encodings {
+        strings: names(STRINGS_KEY)?,
+        complex: names(COMPLEX_KEY)?,
+        checksums,
+    })
+}
+
+/// The checksums of metadata `crc32c`: a JSON object of tensor names and
+/// checksums, each 8 hex digits.
+fn parse_checksums(text: &str) -> Result<BTreeMap<String, u32>> {
+    let hex: BTreeMap<String, String> = serde_json::from_str(text).map_err(|e| {
+        Error::data_loss(format!(
+            "metadata '{CRC32C_KEY}' is not a JSON object of tensor names and checksums: {e}"
+        ))
+    })?;
+    hex.into_iter()
+        .map(|(name, digits)| {
+            let crc = (digits.len() == 8 && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(&digits, 16).ok())
+                .flatten();
+            match crc {
+                Some(crc) => Ok((name, crc)),
+                None => Err(Error::data_loss(format!(
+                    "metadata '{CRC32C_KEY}' gives tensor '{name}' the checksum {digits:?}, \
+                     not 8 hex digits"
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// Checks that every tensor has a checksum, that every checksum is a
+/// tensor's, and that each tensor's data has its checksum.
+fn verify_checksums(
+    entries: &BTreeMap<String, Entry<'_>>,
+    checksums: &BTreeMap<String, u32>,
+) -> Result<()> {
+    if let Some(name) = checksums.keys().find(|name| !entries.contains_key(*name)) {
+        return Err(Error::data_loss(format!(
+            "metadata '{CRC32C_KEY}' has a checksum for '{name}', but there is no such tensor"
+        )));
+    }
+    for (name, entry) in entries {
+        let Some(&expected) = checksums.get(name) else {
+            return Err(Error::data_loss(format!(
+                "tensor '{name}' has no checksum in metadata '{CRC32C_KEY}'"
+            )));
+        };
+        let actual = crc32c::crc32c(entry.data);
+        if actual != expected {
+            return Err(Error::data_loss(format!(
+                "tensor '{name}' ({}, shape {}) is corrupt: its data has CRC32C checksum \
+                 {actual:#010x} but the metadata says {expected:#010x}",
+                entry.dtype, entry.shape
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A tensor stored as the safetensors dtype of its own element type.

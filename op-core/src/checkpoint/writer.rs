@@ -3,15 +3,16 @@
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use half::{bf16, f16};
 use safetensors::tensor::{Dtype, Metadata, TensorInfo};
 
-use super::file::write_atomically;
+use super::file::{io_error, write_atomically};
 use super::{
-    COMPLEX_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION, VERSION_KEY,
+    COMPLEX_KEY, CRC32C_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION,
+    VERSION_KEY,
 };
 use crate::{Complex64, Complex128, DType, Error, Result, Tensor};
 
@@ -98,22 +99,54 @@ fn write_tensors<K: AsRef<str>, T: Borrow<Tensor>>(path: &Path, tensors: &[(K, T
 
     strings.sort();
     complex.sort();
-    let header = header(&stored, &strings, &complex)?;
-    write_atomically(path, &header, &stored)
+    // The checksums go in the header, before the data: the header is
+    // written with placeholders, the data with its checksums computed on the
+    // way, then the header again. Each checksum is 8 hex digits, so the
+    // header keeps its length.
+    let placeholder = header(&stored, &strings, &complex, None)?;
+    write_atomically(path, |file, temp_path| {
+        let io = |e| io_error(e, "writing", temp_path);
+        let mut out = BufWriter::with_capacity(1 << 20, &mut *file);
+        out.write_all(&(placeholder.len() as u64).to_le_bytes())
+            .map_err(io)?;
+        out.write_all(&placeholder).map_err(io)?;
+        let mut checksums = Vec::with_capacity(stored.len());
+        for entry in &stored {
+            let mut tee = Crc32cTee {
+                crc: 0,
+                out: &mut out,
+            };
+            entry.data.write_to(&mut tee).map_err(io)?;
+            checksums.push(tee.crc);
+        }
+        out.flush().map_err(io)?;
+        drop(out);
+        let header = header(&stored, &strings, &complex, Some(&checksums))?;
+        if header.len() != placeholder.len() {
+            return Err(Error::internal(format!(
+                "the checkpoint header changed length from {} to {} bytes with its checksums",
+                placeholder.len(),
+                header.len()
+            )));
+        }
+        file.seek(SeekFrom::Start(8))
+            .and_then(|_| file.write_all(&header))
+            .map_err(io)
+    })
 }
 
 /// A tensor as safetensors stores it: name, dtype, shape and elements.
-pub(super) struct Stored<'t> {
+struct Stored<'t> {
     name: String,
     dtype: Dtype,
     shape: Vec<usize>,
     /// The size of the data in bytes.
     bytes: usize,
-    pub(super) data: Source<'t>,
+    data: Source<'t>,
 }
 
 /// The elements of a [`Stored`] tensor, borrowed from the tensor.
-pub(super) enum Source<'t> {
+enum Source<'t> {
     Bool(&'t [bool]),
     U8(&'t [u8]),
     I8(&'t [i8]),
@@ -227,14 +260,34 @@ fn encode<'t>(name: &str, tensor: &'t Tensor) -> Result<Vec<Stored<'t>>> {
 }
 
 /// The header JSON, padded with spaces to a multiple of 8 bytes.
-fn header(stored: &[Stored<'_>], strings: &[String], complex: &[String]) -> Result<Vec<u8>> {
+///
+/// `checksums` are the CRC32Cs of the `stored` tensors' data, in order;
+/// `None` writes zeros in their place, which keeps the header's length.
+fn header(
+    stored: &[Stored<'_>],
+    strings: &[String],
+    complex: &[String],
+    checksums: Option<&[u32]>,
+) -> Result<Vec<u8>> {
     let json =
         |e: serde_json::Error| Error::internal(format!("encoding the checkpoint header: {e}"));
+    let crc32c_by_name: BTreeMap<&str, String> = stored
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let crc = checksums.map_or(0, |sums| sums[i]);
+            (entry.name.as_str(), format!("{crc:08x}"))
+        })
+        .collect();
     let metadata: BTreeMap<&str, String> = [
         (FORMAT_KEY, FORMAT.to_string()),
         (VERSION_KEY, VERSION.to_string()),
         (STRINGS_KEY, serde_json::to_string(strings).map_err(json)?),
         (COMPLEX_KEY, serde_json::to_string(complex).map_err(json)?),
+        (
+            CRC32C_KEY,
+            serde_json::to_string(&crc32c_by_name).map_err(json)?,
+        ),
     ]
     .into();
     let mut header = serde_json::Map::new();
@@ -269,9 +322,27 @@ fn header(stored: &[Stored<'_>], strings: &[String], complex: &[String]) -> Resu
     Ok(text.into_bytes())
 }
 
+/// A writer that passes bytes on to `out` and computes their CRC32C.
+struct Crc32cTee<W> {
+    crc: u32,
+    out: W,
+}
+
+impl<W: Write> Write for Crc32cTee<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(bytes)?;
+        self.crc = crc32c::crc32c_append(self.crc, &bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 impl Source<'_> {
     /// Writes the elements, little-endian.
-    pub(super) fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
+    fn write_to(&self, out: &mut impl Write) -> io::Result<()> {
         match *self {
             Source::Bool(v) => write_le(out, v, |&b| [u8::from(b)]),
             Source::U8(v) => out.write_all(v),
