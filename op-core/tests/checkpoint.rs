@@ -1506,6 +1506,46 @@ fn shapes_with_too_many_elements_are_data_loss_naming_tensor_and_shape() {
 }
 
 #[test]
+fn empty_tensors_with_the_largest_legal_dimensions_read_or_are_data_loss() {
+    // Legal by the counting rule (the nonzero dims multiply to at most
+    // isize::MAX), but no element type's bytes for one row fit in memory:
+    // a tensor or a DataLoss error, never a panic.
+    let (_dir, path) = scratch();
+    let max = isize::MAX as u64;
+    let ours = r#""__metadata__":{"format":"op-core-checkpoint","version":"1","#;
+    for shape in [
+        format!("[0,{max}]"),
+        format!("[{max},0]"),
+        format!("[0,{max},1]"),
+    ] {
+        for dtype in ["U8", "BOOL", "F32", "F64", "C64", "I64"] {
+            let header = format!("{{{}}}", entry("e", dtype, &shape, 0, 0));
+            fs::write(&path, hand_made(&header, &[])).unwrap();
+            if let Err(err) = checkpoint::read(&path) {
+                assert_error(&err, Code::DataLoss, &["'e'", &path.display().to_string()]);
+            }
+        }
+        let header = format!(
+            r#"{{{ours}"strings":"[\"s\"]","complex":"[\"c\"]"}},{},{},{}}}"#,
+            entry("s", "U8", "[0]", 0, 0),
+            entry("s.lengths", "I64", &shape, 0, 0),
+            entry(
+                "c",
+                "F64",
+                &format!("{},2]", shape.trim_end_matches(']')),
+                0,
+                0
+            )
+        );
+        fs::write(&path, hand_made(&header, &[])).unwrap();
+        match checkpoint::read(&path) {
+            Ok(tensors) => assert!(tensors.values().all(|t| t.num_elements() == 0)),
+            Err(err) => assert_error(&err, Code::DataLoss, &[&path.display().to_string()]),
+        }
+    }
+}
+
+#[test]
 fn hostile_headers_and_offsets_are_data_loss() {
     let (_dir, path) = scratch();
     let four = [0u8; 4];
@@ -1800,6 +1840,20 @@ fn files_without_checksums_still_read_and_bad_checksums_are_data_loss() {
         let shown = path.display().to_string();
         parts.push(&shown);
         assert_error(&err, Code::DataLoss, &parts);
+    }
+}
+
+#[test]
+fn read_bytes_decodes_what_read_reads() {
+    let (_dir, path) = scratch();
+    let tensors = every_dtype();
+    checkpoint::write(&path, &tensors).unwrap();
+    let bytes = fs::read(&path).unwrap();
+    assert_eq!(checkpoint::read_bytes(&bytes).unwrap(), tensors);
+    assert_eq!(checkpoint::read(&path).unwrap(), tensors);
+    for len in [0, 8, bytes.len() - 1] {
+        let err = checkpoint::read_bytes(&bytes[..len]).unwrap_err();
+        assert_eq!(err.code(), Code::DataLoss, "{err}");
     }
 }
 

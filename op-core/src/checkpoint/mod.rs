@@ -7,7 +7,8 @@
 //! [`Checkpoint`] names each object, writes all their tensors to one file
 //! ([`Checkpoint::save`]) and hands them back ([`Checkpoint::restore`]).
 //! [`read`] and [`write`](write()) read and write such files as plain maps from tensor
-//! names to tensors, for tools and tests.
+//! names to tensors, for tools and tests; [`read_bytes`] decodes one held in
+//! memory.
 //!
 //! ```
 //! use std::sync::Mutex;
@@ -238,7 +239,7 @@ mod file;
 mod reader;
 mod writer;
 
-pub use reader::read;
+pub use reader::{read, read_bytes};
 pub use writer::write;
 
 /// The value of the metadata key `format` in checkpoints this module writes.

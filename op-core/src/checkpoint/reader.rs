@@ -42,6 +42,27 @@ pub fn read(path: impl AsRef<Path>) -> Result<BTreeMap<String, Tensor>> {
     decode(&bytes).map_err(|e| e.with_context(context()))
 }
 
+/// Decodes a checkpoint held in memory: every tensor of the safetensors
+/// file whose bytes are `bytes`, as [`read`] gives them for a file, with the
+/// same checks and errors (less the file system's; no path in messages).
+///
+/// For tools that get a checkpoint from elsewhere than a file, and for
+/// fuzzing the decoder (`fuzz/`): whatever `bytes` holds, the result is the
+/// tensors or an error (`DataLoss`, or `Unimplemented` for a newer version or
+/// an unsupported dtype), never a panic, and memory stays proportional to
+/// `bytes.len()`.
+///
+/// ```
+/// use op_core::{checkpoint, Code};
+/// let err = checkpoint::read_bytes(b"not a checkpoint").unwrap_err();
+/// assert_eq!(err.code(), Code::DataLoss);
+/// assert!(checkpoint::read_bytes(b"\x02\0\0\0\0\0\0\0{}")?.is_empty());
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub fn read_bytes(bytes: &[u8]) -> Result<BTreeMap<String, Tensor>> {
+    decode(bytes)
+}
+
 /// The largest header accepted, in bytes: the safetensors crate's limit, so
 /// that files with larger headers, which other safetensors readers refuse,
 /// are refused here too.
