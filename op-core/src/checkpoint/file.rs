@@ -179,14 +179,21 @@ fn create_locked_temp_file(dir: &Path, file_name: &OsStr) -> Result<tempfile::Na
             .map_err(|e| io_error(e, "creating a temporary file in", dir))?;
         #[cfg(unix)]
         {
-            // Without locks (some network or FUSE file systems) the file
-            // stays unlocked, and cleaners, unable to lock it either, leave
-            // it alone.
-            let _ = temp.as_file().lock();
-            if !is_same_file(temp.as_file(), temp.path()) {
-                // Removed by a cleaner. Close it without removing the name
-                // again: tempfile removes by name, and the name may be
-                // someone else's by now.
+            // Never blocks: only a cleaner takes the lock of a file this
+            // new, and it does so to remove the file.
+            let locked = match temp.as_file().try_lock() {
+                Ok(()) => true,
+                Err(fs::TryLockError::WouldBlock) => false,
+                // No locks on this file system (some network or FUSE ones):
+                // go on unlocked; cleaners, unable to lock the file either,
+                // leave it alone.
+                Err(fs::TryLockError::Error(_)) => true,
+            };
+            if !locked || !is_same_file(temp.as_file(), temp.path()) {
+                // Being removed, or removed, by a cleaner. Close it without
+                // removing the name ourselves (tempfile removes by name, and
+                // the name may be someone else's by now); a file left over
+                // goes with the next cleanup.
                 let _ = temp.into_temp_path().keep();
                 continue;
             }
@@ -213,6 +220,7 @@ fn is_same_file(file: &fs::File, path: &Path) -> bool {
 
 /// Whether `name` is the name of one of this module's temporary files:
 /// `.<anything>.<TEMP_RANDOM letters or digits><TEMP_SUFFIX>`.
+#[cfg(unix)]
 fn is_temp_name(name: &OsStr) -> bool {
     let name = name.as_encoded_bytes();
     let Some(rest) = name.strip_suffix(TEMP_SUFFIX.as_bytes()) else {
@@ -260,9 +268,9 @@ pub(super) fn remove_stale_temp_files(dir: &Path, keep: &OsStr) {
 pub(super) fn remove_stale_temp_files(_dir: &Path, _keep: &OsStr) {}
 
 /// Removes the file at `path` if it is a regular file that nobody holds a
-/// lock on; returns whether it did.
+/// lock on.
 #[cfg(unix)]
-fn remove_if_stale(path: &Path) -> io::Result<bool> {
+fn remove_if_stale(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     // Not through a symbolic link, and without blocking on a FIFO.
     let file = fs::OpenOptions::new()
@@ -270,20 +278,19 @@ fn remove_if_stale(path: &Path) -> io::Result<bool> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
     if !file.metadata()?.is_file() {
-        return Ok(false);
+        return Ok(());
     }
     match file.try_lock() {
         Ok(()) => {}
         // A live writer's, or locks are not supported here: keep it.
-        Err(fs::TryLockError::WouldBlock | fs::TryLockError::Error(_)) => return Ok(false),
+        Err(fs::TryLockError::WouldBlock | fs::TryLockError::Error(_)) => return Ok(()),
     }
     // Holding the lock, the file is ours to remove if the name still
     // points to it.
-    if !is_same_file(&file, path) {
-        return Ok(false);
+    if is_same_file(&file, path) {
+        fs::remove_file(path)?;
     }
-    fs::remove_file(path)?;
-    Ok(true)
+    Ok(())
 }
 
 /// Removes the stale temporary files in the directory of the checkpoint at
