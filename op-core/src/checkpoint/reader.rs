@@ -21,7 +21,8 @@ use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 /// Returns a `NotFound` error if there is no file, a `FailedPrecondition`
 /// error if `path` is not a regular file (a directory, a FIFO, a device: a
 /// FIFO is refused without waiting for a writer), a `DataLoss` error if the
-/// file is truncated, corrupted, not a safetensors file, or changes size
+/// file is truncated, corrupted (a tensor whose data does not match its
+/// checksum, a hostile header), not a safetensors file, or changes size
 /// while it is read, and an `Unimplemented` error for a newer format version
 /// or a tensor whose safetensors dtype has no dtype here; every error names
 /// the path.
