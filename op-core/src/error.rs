@@ -8,6 +8,7 @@
 //! TensorFlow's `OP_REQUIRES` and `OP_REQUIRES_OK`.
 
 use std::fmt;
+use std::io;
 
 /// A `Result` whose error defaults to the framework's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -130,6 +131,112 @@ impl Code {
     /// TensorFlow's upper-case name (`INVALID_ARGUMENT`).
     pub fn tf_name(self) -> &'static str {
         CODES[self.value() as usize - 1].2
+    }
+}
+
+impl Code {
+    /// TensorFlow's code for an I/O error, the mapping of its `ErrnoToCode`
+    /// (`tsl/platform/errors.cc`): `ENOENT` is `NotFound`, `EACCES`
+    /// `PermissionDenied`, `ENOSPC` `ResourceExhausted`, `EISDIR`
+    /// `FailedPrecondition`, `ENAMETOOLONG` `InvalidArgument`, and so on;
+    /// an errno TensorFlow does not list is `Unknown`.
+    ///
+    /// On Unix an error that carries an errno
+    /// ([`raw_os_error`](io::Error::raw_os_error)) is mapped by it; any
+    /// other error (elsewhere, or one built from an [`io::ErrorKind`], as
+    /// wrappers such as `tempfile` make them) by its kind, each kind with the
+    /// code of the errnos it stands for.
+    ///
+    /// ```
+    /// use std::io;
+    /// use op_core::Code;
+    /// let err = io::Error::new(io::ErrorKind::StorageFull, "disk full");
+    /// assert_eq!(Code::from_io_error(&err), Code::ResourceExhausted);
+    /// let err = io::Error::from(io::ErrorKind::IsADirectory);
+    /// assert_eq!(Code::from_io_error(&err), Code::FailedPrecondition);
+    /// ```
+    pub fn from_io_error(error: &io::Error) -> Code {
+        #[cfg(unix)]
+        if let Some(errno) = error.raw_os_error() {
+            return errno_to_code(errno);
+        }
+        kind_to_code(error.kind())
+    }
+}
+
+/// TensorFlow's `ErrnoToCode`, case by case.
+#[cfg(unix)]
+fn errno_to_code(errno: i32) -> Code {
+    use libc::*;
+    match errno {
+        EINVAL | ENAMETOOLONG | E2BIG | EDESTADDRREQ | EDOM | EFAULT | EILSEQ | ENOPROTOOPT
+        | ENOTSOCK | ENOTTY | EPROTOTYPE | ESPIPE => Code::InvalidArgument,
+        ETIMEDOUT => Code::DeadlineExceeded,
+        ENODEV | ENOENT | ENXIO | ESRCH => Code::NotFound,
+        EEXIST | EADDRNOTAVAIL | EALREADY => Code::AlreadyExists,
+        EPERM | EACCES | EROFS => Code::PermissionDenied,
+        ENOTEMPTY | EISDIR | ENOTDIR | EADDRINUSE | EBADF | EBUSY | ECHILD | EISCONN | ENOTCONN
+        | EPIPE | ETXTBSY => Code::FailedPrecondition,
+        ENOSPC | EDQUOT | EMFILE | EMLINK | ENFILE | ENOBUFS | ENOMEM => Code::ResourceExhausted,
+        EFBIG | EOVERFLOW | ERANGE => Code::OutOfRange,
+        ENOSYS | ENOTSUP | EAFNOSUPPORT | EPROTONOSUPPORT | EXDEV => Code::Unimplemented,
+        EAGAIN | ECONNREFUSED | ECONNABORTED | ECONNRESET | EINTR | EHOSTUNREACH | ENETDOWN
+        | ENETRESET | ENETUNREACH | ENOLCK => Code::Unavailable,
+        EDEADLK | ESTALE => Code::Aborted,
+        ECANCELED => Code::Cancelled,
+        // The rest of TensorFlow's list: errnos that not every Unix has.
+        #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+        errno => match errno {
+            ENOSTR => Code::InvalidArgument,
+            ETIME => Code::DeadlineExceeded,
+            ENOTBLK | ESHUTDOWN => Code::FailedPrecondition,
+            ENODATA | ENOSR | EUSERS => Code::ResourceExhausted,
+            EPFNOSUPPORT | ESOCKTNOSUPPORT => Code::Unimplemented,
+            EHOSTDOWN | ENOLINK => Code::Unavailable,
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            ENONET => Code::Unavailable,
+            _ => Code::Unknown,
+        },
+        #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+        _ => Code::Unknown,
+    }
+}
+
+/// The code of the errnos that `kind` stands for (see [`errno_to_code`]).
+fn kind_to_code(kind: io::ErrorKind) -> Code {
+    use io::ErrorKind as K;
+    match kind {
+        K::InvalidInput | K::InvalidFilename | K::ArgumentListTooLong | K::NotSeekable => {
+            Code::InvalidArgument
+        }
+        K::TimedOut => Code::DeadlineExceeded,
+        K::NotFound => Code::NotFound,
+        K::AlreadyExists | K::AddrNotAvailable => Code::AlreadyExists,
+        K::PermissionDenied | K::ReadOnlyFilesystem => Code::PermissionDenied,
+        K::DirectoryNotEmpty
+        | K::IsADirectory
+        | K::NotADirectory
+        | K::AddrInUse
+        | K::ResourceBusy
+        | K::NotConnected
+        | K::BrokenPipe
+        | K::ExecutableFileBusy => Code::FailedPrecondition,
+        K::StorageFull | K::QuotaExceeded | K::TooManyLinks | K::OutOfMemory => {
+            Code::ResourceExhausted
+        }
+        // Reading past the end of the input, TensorFlow's `OutOfRange`.
+        K::FileTooLarge | K::UnexpectedEof => Code::OutOfRange,
+        K::Unsupported | K::CrossesDevices => Code::Unimplemented,
+        K::WouldBlock
+        | K::ConnectionRefused
+        | K::ConnectionAborted
+        | K::ConnectionReset
+        | K::Interrupted
+        | K::HostUnreachable
+        | K::NetworkDown
+        | K::NetworkUnreachable => Code::Unavailable,
+        K::Deadlock | K::StaleNetworkFileHandle => Code::Aborted,
+        _ => Code::Unknown,
     }
 }
 
@@ -398,5 +505,70 @@ mod tests {
         assert_eq!(Code::from_value(0), None);
         assert_eq!(Code::from_value(17), None);
         assert_eq!(Code::from_value(-3), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn errnos_map_as_in_tensorflow() {
+        let code = |errno| Code::from_io_error(&io::Error::from_raw_os_error(errno));
+        for (errno, expected) in [
+            (libc::ENOENT, Code::NotFound),
+            (libc::EACCES, Code::PermissionDenied),
+            (libc::EPERM, Code::PermissionDenied),
+            (libc::EROFS, Code::PermissionDenied),
+            (libc::EEXIST, Code::AlreadyExists),
+            (libc::EINVAL, Code::InvalidArgument),
+            (libc::ENAMETOOLONG, Code::InvalidArgument),
+            (libc::EISDIR, Code::FailedPrecondition),
+            (libc::ENOTDIR, Code::FailedPrecondition),
+            (libc::ENOTEMPTY, Code::FailedPrecondition),
+            (libc::ENOSPC, Code::ResourceExhausted),
+            (libc::EDQUOT, Code::ResourceExhausted),
+            (libc::ENOMEM, Code::ResourceExhausted),
+            (libc::EMFILE, Code::ResourceExhausted),
+            (libc::EFBIG, Code::OutOfRange),
+            (libc::ENOSYS, Code::Unimplemented),
+            (libc::EXDEV, Code::Unimplemented),
+            (libc::EAGAIN, Code::Unavailable),
+            (libc::EINTR, Code::Unavailable),
+            (libc::ETIMEDOUT, Code::DeadlineExceeded),
+            (libc::EDEADLK, Code::Aborted),
+            (libc::ESTALE, Code::Aborted),
+            (libc::ECANCELED, Code::Cancelled),
+            (libc::EIO, Code::Unknown),
+            (libc::ELOOP, Code::Unknown),
+        ] {
+            assert_eq!(code(errno), expected, "errno {errno}");
+        }
+        #[cfg(target_os = "linux")]
+        for (errno, expected) in [
+            (libc::ENODATA, Code::ResourceExhausted),
+            (libc::ETIME, Code::DeadlineExceeded),
+            (libc::ENONET, Code::Unavailable),
+        ] {
+            assert_eq!(code(errno), expected, "errno {errno}");
+        }
+    }
+
+    #[test]
+    fn kinds_map_like_their_errnos() {
+        let code = |kind| Code::from_io_error(&io::Error::new(kind, "wrapped"));
+        assert_eq!(code(io::ErrorKind::NotFound), Code::NotFound);
+        assert_eq!(code(io::ErrorKind::IsADirectory), Code::FailedPrecondition);
+        assert_eq!(code(io::ErrorKind::InvalidFilename), Code::InvalidArgument);
+        assert_eq!(code(io::ErrorKind::OutOfMemory), Code::ResourceExhausted);
+        assert_eq!(code(io::ErrorKind::StorageFull), Code::ResourceExhausted);
+        assert_eq!(code(io::ErrorKind::UnexpectedEof), Code::OutOfRange);
+        assert_eq!(code(io::ErrorKind::Other), Code::Unknown);
+        // The kind std gives an errno maps to the errno's code.
+        #[cfg(unix)]
+        for errno in [libc::ENAMETOOLONG, libc::EISDIR, libc::ENOSPC, libc::EACCES] {
+            let error = io::Error::from_raw_os_error(errno);
+            assert_eq!(
+                code(error.kind()),
+                Code::from_io_error(&error),
+                "errno {errno}"
+            );
+        }
     }
 }
