@@ -55,7 +55,7 @@ pub mod tensor;
 
 pub use op_spec::{
     ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, ListValue, OpDef, OpDefBuilder,
-    ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
+    ShapeError, ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
 };
 
 pub use context::KernelContext;
