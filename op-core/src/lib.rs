@@ -59,7 +59,7 @@ pub mod threads;
 
 pub use op_spec::{
     ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, Device, DeviceType, ListValue,
-    OpDef, OpDefBuilder, ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
+    OpDef, OpDefBuilder, ShapeError, ShapeValue, SpecError, SpecErrors, TensorValue, TypeClass,
 };
 
 pub use context::KernelContext;

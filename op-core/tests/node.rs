@@ -2,7 +2,7 @@
 //! constraint checks, with errors that name the op and the attr or input.
 
 use op_core::node::{InputTypes, NodeBuilder};
-use op_core::{AttrValue, Code, DType, ListValue, OpDef, OpDefBuilder};
+use op_core::{AttrValue, Code, DType, ListValue, OpDef, OpDefBuilder, ShapeValue};
 
 fn zero_out() -> OpDef {
     OpDefBuilder::new("ZeroOut")
@@ -337,4 +337,61 @@ fn ints_are_accepted_for_float_attrs() {
         .unwrap();
     assert_eq!(node.get_attr::<f32>("factor").unwrap(), 2.0);
     assert_eq!(node.get_attr::<Vec<f32>>("fs").unwrap(), vec![1.0, 2.0]);
+}
+
+/// A shape attr holds a shape, by TensorFlow's rules
+/// (`PartialTensorShape::IsValidShape`): each dimension -1 (unknown) or at
+/// least 0, at most 254 dimensions, and none with an unknown rank.
+#[test]
+fn shape_attrs_must_be_shapes() {
+    let op = OpDefBuilder::new("Placeholder")
+        .attr("shape: shape")
+        .attr("shapes: list(shape) = []")
+        .output("out: float")
+        .build()
+        .unwrap();
+    let build = |shape: ShapeValue, shapes: Vec<ShapeValue>| {
+        NodeBuilder::new(&op)
+            .attr("shape", shape)
+            .attr("shapes", shapes)
+            .build()
+    };
+    for ok in [
+        ShapeValue::from_sizes(&[]),
+        ShapeValue::from_sizes(&[-1, 0, i64::MAX]),
+        ShapeValue::unknown_rank(),
+        ShapeValue::from_sizes(&[1; ShapeValue::MAX_DIMS]),
+    ] {
+        assert!(build(ok.clone(), vec![ok.clone()]).is_ok(), "{ok}");
+    }
+
+    let fine = || ShapeValue::from_sizes(&[2]);
+    assert_eq!(
+        message(build(ShapeValue::from_sizes(&[-5, i64::MIN]), vec![])),
+        "op Placeholder: Value for attr 'shape' is not a valid shape: dimension 0 of \
+         [-5,-9223372036854775808] is -5, but a dimension must be -1 (unknown) or at least 0"
+    );
+    assert_eq!(
+        message(build(
+            fine(),
+            vec![fine(), ShapeValue::from_sizes(&[3, -2])]
+        )),
+        "op Placeholder: Value 1 of attr 'shapes' is not a valid shape: dimension 1 of [3,-2] \
+         is -2, but a dimension must be -1 (unknown) or at least 0"
+    );
+    assert_eq!(
+        message(build(
+            ShapeValue::from_sizes(&[1; ShapeValue::MAX_DIMS + 1]),
+            vec![]
+        )),
+        "op Placeholder: Value for attr 'shape' is not a valid shape: it has 255 dimensions, \
+         but a shape has at most 254"
+    );
+    let mut unknown_with_dims = ShapeValue::unknown_rank();
+    unknown_with_dims.dims = ShapeValue::from_sizes(&[4]).dims;
+    assert_eq!(
+        message(build(unknown_with_dims, vec![])),
+        "op Placeholder: Value for attr 'shape' is not a valid shape: <unknown>[4] has an \
+         unknown rank but 1 dimension(s): a shape of unknown rank must have none"
+    );
 }

@@ -698,6 +698,44 @@ fn bad_names_are_rejected() {
     assert_contains(&err, &["VarHandleOp"]);
 }
 
+/// A `shape` attr that is no shape (a dimension below -1, more than 254
+/// dimensions) is rejected before any handle is made, through the op and
+/// through the typed API.
+#[test]
+fn impossible_shapes_are_rejected() {
+    let rt = Runtime::new();
+    op_kernels::link();
+    let err = OpCall::new(HANDLE)
+        .attr("dtype", DType::F32)
+        .attr("shape", ShapeValue::from_sizes(&[-5, i64::MIN]))
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "VarHandleOp",
+            "attr 'shape'",
+            "dimension 0 of [-5,-9223372036854775808] is -5",
+        ],
+    );
+    let err =
+        Variable::uninitialized_on(&rt, DType::F32, ShapeValue::from_sizes(&[2, -2])).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["VarHandleOp", "attr 'shape'", "[2,-2]"]);
+    let too_many = ShapeValue::from_sizes(&[1; ShapeValue::MAX_DIMS + 1]);
+    let err = Variable::named_on(&rt, "", "deep", DType::F32, too_many).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &["VarHandleOp", "attr 'shape'", "it has 255 dimensions"],
+    );
+    // What TensorFlow allows still makes a handle.
+    let most = ShapeValue::from_sizes(&[1; ShapeValue::MAX_DIMS]);
+    assert!(Variable::uninitialized_on(&rt, DType::F32, most).is_ok());
+    assert!(Variable::uninitialized_on(&rt, DType::F32, ShapeValue::from_sizes(&[-1, 0])).is_ok());
+}
+
 /// Writers assign whole tensors of one repeated value while readers read:
 /// every read is one whole assigned tensor (never a mix of two), and every
 /// thread finishes in time (a deadlock fails the test instead of hanging

@@ -156,20 +156,113 @@ impl ShapeValue {
             unknown_rank: true,
         }
     }
+
+    /// The most dimensions a shape may have: TensorFlow's
+    /// `TensorShape::MaxDimensions()` (255 encodes an unknown rank there).
+    pub const MAX_DIMS: usize = 254;
+
+    /// Checks that this is a shape at all, by the rules of TensorFlow's
+    /// `PartialTensorShape::IsValidShape`, in its order: an unknown rank has
+    /// no dimensions, there are at most [`ShapeValue::MAX_DIMS`] of them, and
+    /// each is -1 (unknown) or at least 0.
+    ///
+    /// ```
+    /// use op_spec::ShapeValue;
+    /// assert!(ShapeValue::from_sizes(&[-1, 0, 3]).validate().is_ok());
+    /// let err = ShapeValue::from_sizes(&[2, -5]).validate().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "dimension 1 of [2,-5] is -5, but a dimension must be -1 (unknown) or at least 0"
+    /// );
+    /// ```
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        if self.unknown_rank && !self.dims.is_empty() {
+            return Err(ShapeError::UnknownRankWithDims {
+                shape: self.to_string(),
+                rank: self.dims.len(),
+            });
+        }
+        if self.dims.len() > Self::MAX_DIMS {
+            return Err(ShapeError::TooManyDims {
+                rank: self.dims.len(),
+            });
+        }
+        if let Some((index, dim)) = self.dims.iter().enumerate().find(|(_, d)| d.size < -1) {
+            return Err(ShapeError::DimBelowMinusOne {
+                shape: self.to_string(),
+                index,
+                size: dim.size,
+            });
+        }
+        Ok(())
+    }
 }
+
+/// Why a [`ShapeValue`] is not a shape (see [`ShapeValue::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeError {
+    /// The rank is unknown, yet dimensions are given.
+    UnknownRankWithDims {
+        /// The shape, summarized (`<unknown>[2]`).
+        shape: String,
+        /// How many dimensions are given.
+        rank: usize,
+    },
+    /// More than [`ShapeValue::MAX_DIMS`] dimensions.
+    TooManyDims {
+        /// How many dimensions are given.
+        rank: usize,
+    },
+    /// A dimension below -1, the one negative size that means something.
+    DimBelowMinusOne {
+        /// The shape, summarized (`[2,-5]`).
+        shape: String,
+        /// The position of the first such dimension, outermost first.
+        index: usize,
+        /// Its size.
+        size: i64,
+    },
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShapeError::UnknownRankWithDims { shape, rank } => write!(
+                f,
+                "{shape} has an unknown rank but {rank} dimension(s): a shape of unknown rank must have none"
+            ),
+            ShapeError::TooManyDims { rank } => write!(
+                f,
+                "it has {rank} dimensions, but a shape has at most {}",
+                ShapeValue::MAX_DIMS
+            ),
+            ShapeError::DimBelowMinusOne { shape, index, size } => write!(
+                f,
+                "dimension {index} of {shape} is {size}, but a dimension must be -1 (unknown) or at least 0"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
 
 impl fmt::Display for ShapeValue {
     /// Writes the shape as TensorFlow summarizes it: `[2,?,3]`, `<unknown>`.
+    /// Sizes that are not shapes show as written (`[-5]`, `<unknown>[2]`), so
+    /// that errors about them can name them.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.unknown_rank {
-            return f.write_str("<unknown>");
+            f.write_str("<unknown>")?;
+            if self.dims.is_empty() {
+                return Ok(());
+            }
         }
         f.write_str("[")?;
         for (i, d) in self.dims.iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;
             }
-            if d.size < 0 {
+            if d.size == -1 {
                 f.write_str("?")?;
             } else {
                 write!(f, "{}", d.size)?;
@@ -491,6 +584,60 @@ mod tests {
         assert_eq!(
             AttrValue::Shape(ShapeValue::unknown_rank()).to_string(),
             "<unknown>"
+        );
+        // Sizes that are not shapes show as written, as TensorFlow's
+        // DebugString of a TensorShapeProto shows them.
+        assert_eq!(ShapeValue::from_sizes(&[-5, 1]).to_string(), "[-5,1]");
+        let mut unknown = ShapeValue::from_sizes(&[2, -1]);
+        unknown.unknown_rank = true;
+        assert_eq!(unknown.to_string(), "<unknown>[2,?]");
+    }
+
+    #[test]
+    fn shapes_are_checked_as_tensorflow_checks_them() {
+        for ok in [
+            ShapeValue::from_sizes(&[]),
+            ShapeValue::from_sizes(&[-1, 0, i64::MAX]),
+            ShapeValue::unknown_rank(),
+            ShapeValue::from_sizes(&[1; ShapeValue::MAX_DIMS]),
+        ] {
+            assert_eq!(ok.validate(), Ok(()), "{ok}");
+        }
+        assert_eq!(
+            ShapeValue::from_sizes(&[-5, i64::MIN]).validate(),
+            Err(ShapeError::DimBelowMinusOne {
+                shape: "[-5,-9223372036854775808]".into(),
+                index: 0,
+                size: -5,
+            })
+        );
+        assert_eq!(
+            ShapeValue::from_sizes(&[3, -2]).validate(),
+            Err(ShapeError::DimBelowMinusOne {
+                shape: "[3,-2]".into(),
+                index: 1,
+                size: -2,
+            })
+        );
+        assert_eq!(
+            ShapeValue::from_sizes(&[1; ShapeValue::MAX_DIMS + 1]).validate(),
+            Err(ShapeError::TooManyDims { rank: 255 })
+        );
+        // TensorFlow's order: the rank before the sizes.
+        let mut long_and_bad = vec![1; 300];
+        long_and_bad[0] = -7;
+        assert_eq!(
+            ShapeValue::from_sizes(&long_and_bad).validate(),
+            Err(ShapeError::TooManyDims { rank: 300 })
+        );
+        let mut unknown = ShapeValue::from_sizes(&[4]);
+        unknown.unknown_rank = true;
+        assert_eq!(
+            unknown.validate(),
+            Err(ShapeError::UnknownRankWithDims {
+                shape: "<unknown>[4]".into(),
+                rank: 1,
+            })
         );
     }
 }

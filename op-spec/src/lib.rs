@@ -45,7 +45,8 @@ pub mod text;
 pub mod validate;
 
 pub use attr_value::{
-    AttrKind, AttrType, AttrValue, DimValue, FuncValue, ListValue, ShapeValue, TensorValue,
+    AttrKind, AttrType, AttrValue, DimValue, FuncValue, ListValue, ShapeError, ShapeValue,
+    TensorValue,
 };
 pub use builder::{OpDefBuilder, is_valid_op_name};
 pub use device::{Device, DeviceType, UnknownDevice};

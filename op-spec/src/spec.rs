@@ -421,7 +421,11 @@ pub(crate) fn parse_attr(spec: &str) -> Result<ParsedAttr> {
             Ok(v) => default_value = Some(v),
             Err(e) => {
                 let at = text_start + e.pos.min(c.rest().len());
-                let span = at..Cursor { s: spec, pos: at }.word_span().end.max(at + 1);
+                // A negative number is one word with its sign: `-5`, not `-`.
+                let signed = spec[at..].starts_with('-')
+                    && spec[at + 1..].bytes().next().is_some_and(is_word);
+                let word = at + usize::from(signed);
+                let span = at..Cursor { s: spec, pos: word }.word_span().end.max(at + 1);
                 return Err(
                     Problem::new(span, format!("invalid default value: {}", e.message))
                         .help(default_help(ty)),

@@ -7,7 +7,9 @@
 //! (`TensorShapeProto`, `TensorProto`, ...). Keeping the steps apart keeps the
 //! grammar in one place and the schemas in another.
 
-use crate::attr_value::{AttrKind, DimValue, FuncValue, ListValue, ShapeValue, TensorValue};
+use crate::attr_value::{
+    AttrKind, DimValue, FuncValue, ListValue, ShapeError, ShapeValue, TensorValue,
+};
 use crate::{AttrValue, DType};
 
 /// Nesting deeper than this is rejected rather than risking the stack.
@@ -597,11 +599,17 @@ fn unknown_field<T>(field: &Field, message: &str, known: &[&str]) -> Result<T> {
     )
 }
 
-fn decode_dim(node: &Node) -> Result<DimValue> {
+/// A dim, and where its size was written (the last `size`, as protobuf keeps
+/// the last value of a field given twice).
+fn decode_dim(node: &Node) -> Result<(DimValue, Option<usize>)> {
     let mut dim = DimValue::default();
+    let mut size_pos = None;
     for f in fields_of(node, "Dim")? {
         match f.name.as_str() {
-            "size" => dim.size = decode_i64(&f.value)?,
+            "size" => {
+                dim.size = decode_i64(&f.value)?;
+                size_pos = Some(f.value.pos());
+            }
             "name" => {
                 dim.name = String::from_utf8(decode_bytes(&f.value)?).map_err(|_| TextError {
                     pos: f.pos,
@@ -611,18 +619,38 @@ fn decode_dim(node: &Node) -> Result<DimValue> {
             _ => return unknown_field(f, "TensorShapeProto.Dim", &["size", "name"]),
         }
     }
-    Ok(dim)
+    Ok((dim, size_pos))
 }
 
+/// A shape, which must be a shape ([`ShapeValue::validate`]): an error points
+/// at the size, the dim or the `unknown_rank` that makes it none.
 fn decode_shape(node: &Node) -> Result<ShapeValue> {
     let mut shape = ShapeValue::default();
+    // Per dim: where the dim and where its size were written.
+    let mut dim_pos = Vec::new();
+    let mut unknown_rank_pos = node.pos();
     for f in fields_of(node, "TensorShapeProto")? {
         match f.name.as_str() {
-            "dim" => shape.dims.push(decode_dim(&f.value)?),
-            "unknown_rank" => shape.unknown_rank = decode_bool(&f.value)?,
+            "dim" => {
+                let (dim, size_pos) = decode_dim(&f.value)?;
+                shape.dims.push(dim);
+                dim_pos.push((f.pos, size_pos.unwrap_or(f.pos)));
+            }
+            "unknown_rank" => {
+                shape.unknown_rank = decode_bool(&f.value)?;
+                unknown_rank_pos = f.pos;
+            }
             _ => return unknown_field(f, "TensorShapeProto", &["dim", "unknown_rank"]),
         }
     }
+    shape.validate().map_err(|e| TextError {
+        pos: match &e {
+            ShapeError::UnknownRankWithDims { .. } => unknown_rank_pos,
+            ShapeError::TooManyDims { .. } => dim_pos[ShapeValue::MAX_DIMS].0,
+            ShapeError::DimBelowMinusOne { index, .. } => dim_pos[*index].1,
+        },
+        message: e.to_string(),
+    })?;
     Ok(shape)
 }
 
@@ -871,6 +899,53 @@ mod tests {
             "TensorShapeProto has no field 'dims' (did you mean 'dim'?)"
         );
         assert_eq!(e.pos, 2);
+    }
+
+    #[test]
+    fn shapes_must_be_shapes() {
+        // -1 (unknown) and 0 are sizes; below -1 is not, wherever it is written.
+        assert_eq!(
+            scalar(AttrKind::Shape, "{ dim { size: -1 } dim { size: 0 } }"),
+            Ok(AttrValue::Shape(ShapeValue::from_sizes(&[-1, 0])))
+        );
+        let text = "{ dim { size: 2 } dim { size: -5 } }";
+        let e = scalar(AttrKind::Shape, text).unwrap_err();
+        assert_eq!(
+            e.message,
+            "dimension 1 of [2,-5] is -5, but a dimension must be -1 (unknown) or at least 0"
+        );
+        assert_eq!(&text[e.pos..], "-5 } }");
+        let text = "[{ dim { size: 1 } }, { dim { size: -9223372036854775808 } }]";
+        let e = parse_attr_value(AttrKind::Shape, true, text).unwrap_err();
+        assert_eq!(&text[e.pos..], "-9223372036854775808 } }]");
+        // Inside a tensor too.
+        let text = "{ dtype: DT_INT32 tensor_shape { dim { size: -2 } } }";
+        let e = scalar(AttrKind::Tensor, text).unwrap_err();
+        assert_eq!(&text[e.pos..], "-2 } } }");
+
+        // At most 254 dimensions: the error points at the 255th.
+        let dims = |n: usize| "dim { size: 1 } ".repeat(n);
+        let text = format!("{{ {}}}", dims(ShapeValue::MAX_DIMS));
+        let AttrValue::Shape(s) = scalar(AttrKind::Shape, &text).unwrap() else {
+            panic!("not a shape");
+        };
+        assert_eq!(s.dims.len(), 254);
+        let text = format!("{{ {}}}", dims(ShapeValue::MAX_DIMS + 1));
+        let e = scalar(AttrKind::Shape, &text).unwrap_err();
+        assert_eq!(
+            e.message,
+            "it has 255 dimensions, but a shape has at most 254"
+        );
+        assert_eq!(e.pos, 2 + 254 * "dim { size: 1 } ".len());
+
+        // An unknown rank has no dimensions.
+        let text = "{ dim { size: 2 } unknown_rank: true }";
+        let e = scalar(AttrKind::Shape, text).unwrap_err();
+        assert_eq!(
+            e.message,
+            "<unknown>[2] has an unknown rank but 1 dimension(s): a shape of unknown rank must have none"
+        );
+        assert_eq!(&text[e.pos..], "unknown_rank: true }");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::attr_value::ListValue;
+use crate::attr_value::{ListValue, ShapeError, ShapeValue};
 use crate::{AttrDef, AttrValue, DType};
 
 /// Why a value does not fit an attr.
@@ -44,6 +44,16 @@ pub enum AttrValueError {
         value: String,
         /// The allowed values, summarized and comma separated.
         allowed: String,
+    },
+    /// A shape value that cannot be a shape (a dimension below -1, too many
+    /// dimensions, an unknown rank with dimensions).
+    BadShape {
+        /// The attr's name.
+        attr: String,
+        /// For a `list(shape)` attr, the position of the bad shape.
+        list_index: Option<usize>,
+        /// What is wrong with it.
+        error: ShapeError,
     },
     /// A tensor value that cannot be a tensor.
     BadTensor {
@@ -98,6 +108,23 @@ impl fmt::Display for AttrValueError {
                     "Value for attr '{attr}' of {value} is not in the list of allowed values: {allowed}"
                 )
             }
+            AttrValueError::BadShape {
+                attr,
+                list_index: None,
+                error,
+            } => {
+                write!(f, "Value for attr '{attr}' is not a valid shape: {error}")
+            }
+            AttrValueError::BadShape {
+                attr,
+                list_index: Some(i),
+                error,
+            } => {
+                write!(
+                    f,
+                    "Value {i} of attr '{attr}' is not a valid shape: {error}"
+                )
+            }
             AttrValueError::BadTensor { attr, reason } => {
                 write!(f, "Value for attr '{attr}' is not a valid tensor: {reason}")
             }
@@ -115,8 +142,8 @@ fn quote(s: &[u8]) -> String {
     format!("\"{}\"", crate::pbtxt::c_escape(s))
 }
 
-/// Checks that `value` may be the value of `attr`: its type, its minimum and
-/// its allowed values.
+/// Checks that `value` may be the value of `attr`: its type, its minimum, its
+/// allowed values, and that its shapes are shapes ([`ShapeValue::validate`]).
 ///
 /// ```
 /// use op_spec::{validate::validate_attr_value, AttrValue, DType, OpDefBuilder};
@@ -181,6 +208,20 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Attr
                 }
             }
             _ => {}
+        }
+    }
+    let shapes: &[ShapeValue] = match value {
+        AttrValue::Shape(s) => std::slice::from_ref(s),
+        AttrValue::List(ListValue::Shape(ss)) => ss,
+        _ => &[],
+    };
+    for (i, shape) in shapes.iter().enumerate() {
+        if let Err(error) = shape.validate() {
+            return Err(AttrValueError::BadShape {
+                attr: attr.name.clone(),
+                list_index: matches!(value, AttrValue::List(_)).then_some(i),
+                error,
+            });
         }
     }
     let tensors: &[crate::TensorValue] = match value {

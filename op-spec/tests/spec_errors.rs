@@ -317,6 +317,14 @@ fn defaults_that_do_not_parse() {
         "invalid default value: 9223372036854775808 is out of range for an int64",
         Some("an int default is written as in TensorFlow, e.g. 0"),
     );
+    // A sign with nothing after it is a span of its own, inside the spec.
+    check(
+        &attr_err("f: float = 1-"),
+        SpecSource::Attr(0),
+        12..13,
+        "invalid default value: unexpected '-' after the value",
+        Some("a float default is written as in TensorFlow, e.g. 1.0"),
+    );
     check(
         &attr_err("x: int = "),
         SpecSource::Attr(0),
@@ -457,6 +465,55 @@ fn defaults_that_violate_their_own_constraint() {
         9..10,
         &format!("{prefix}Value for attr 'N' of 0 must be at least minimum 1"),
         None,
+    );
+}
+
+/// A shape default must be a shape, by TensorFlow's rules: each dimension -1
+/// (unknown) or at least 0, at most 254 of them, none with an unknown rank.
+/// The error points at the size, dim or field that breaks the rule.
+#[test]
+fn shape_defaults_that_are_not_shapes() {
+    let shape_help = Some(
+        "a shape default is written as in TensorFlow, e.g. { dim { size: 1 } dim { size: 2 } }",
+    );
+    check(
+        &attr_err("sh: shape = { dim { size: 2 } dim { size: -5 } }"),
+        SpecSource::Attr(0),
+        42..44,
+        "invalid default value: dimension 1 of [2,-5] is -5, but a dimension must be -1 (unknown) or at least 0",
+        shape_help,
+    );
+    check(
+        &attr_err(
+            "l: list(shape) = [{ dim { size: -1 } }, { dim { size: -9223372036854775808 } }]",
+        ),
+        SpecSource::Attr(0),
+        54..74,
+        "invalid default value: dimension 0 of [-9223372036854775808] is -9223372036854775808, but a dimension must be -1 (unknown) or at least 0",
+        Some(
+            "a list(shape) default is written in brackets, e.g. [] or [{ dim { size: 1 } dim { size: 2 } }]",
+        ),
+    );
+    check(
+        &attr_err("sh: shape = { unknown_rank: true dim { size: 1 } }"),
+        SpecSource::Attr(0),
+        14..26,
+        "invalid default value: <unknown>[1] has an unknown rank but 1 dimension(s): a shape of unknown rank must have none",
+        shape_help,
+    );
+    let dims = |n: usize| "dim { size: 1 } ".repeat(n);
+    assert!(
+        OpDefBuilder::new("Op")
+            .attr(format!("sh: shape = {{ {}}}", dims(254)))
+            .build()
+            .is_ok()
+    );
+    check(
+        &attr_err(&format!("sh: shape = {{ {}}}", dims(255))),
+        SpecSource::Attr(0),
+        4078..4081,
+        "invalid default value: it has 255 dimensions, but a shape has at most 254",
+        shape_help,
     );
 }
 
