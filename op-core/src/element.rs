@@ -188,6 +188,7 @@ pub(crate) mod private {
         zeroed: bool,
     ) -> Result<HostData> {
         let size = byte_size::<T>(len)?;
+        alloc.check_size(size)?;
         if let Some(inline) = Inline::zeroed(size) {
             return Ok(HostData::Inline(inline));
         }

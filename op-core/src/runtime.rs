@@ -8,6 +8,7 @@
 //! that the kernel set every output.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -16,6 +17,7 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use op_spec::{AttrValue, DType, OpDef};
 use rustc_hash::{FxHashMap, FxHasher};
+use smallvec::SmallVec;
 
 use crate::allocator::HostAllocator;
 use crate::context::KernelContext;
@@ -380,13 +382,6 @@ impl PreparedOp {
     /// An input the caller alone holds may have its buffer reused for an
     /// output (see [`KernelContext::forward_input_or_allocate_output`]).
     pub fn run(&self, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-        self.check_inputs(&inputs)?;
-        let input_shapes: Option<Vec<PartialShape>> = self.shape_check.map(|_| {
-            inputs
-                .iter()
-                .map(|t| PartialShape::known(t.dims()))
-                .collect()
-        });
         let count = self.node.output_types().len();
         // One output (the common case) lives on the stack; more go in a Vec.
         let mut single: [Option<Tensor>; 1] = [None];
@@ -398,12 +393,67 @@ impl PreparedOp {
             many.resize(count, None);
             &mut many
         };
+        self.run_into(&mut inputs, outputs)?;
+        // The inputs are done with: their Vec's buffer holds the outputs
+        // (no allocation when there are at least as many inputs as outputs).
+        inputs.clear();
+        inputs.extend(outputs.iter_mut().map(|o| o.take().expect("run_into set it")));
+        Ok(inputs)
+    }
+
+    /// Runs the kernel on `inputs` (flattened) and puts the outputs in
+    /// `outputs` (flattened, one slot per output tensor of the node): the
+    /// entry point for callers that place tensors themselves and allocate
+    /// nothing per call. Every slot is `Some` afterwards.
+    ///
+    /// An input the caller alone holds may have its buffer moved to an
+    /// output; its slot in `inputs` then holds a placeholder (a scalar).
+    ///
+    /// ```standalone_crate
+    /// use op_core::{DType, Runtime, Tensor};
+    /// # op_core::inventory::submit! { op_core::registry::OpRegistration {
+    /// #     shape_fn: None,
+    /// #     name: "Twice", file: file!(), line: line!(),
+    /// #     build: || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(),
+    /// # } }
+    /// # fn twice(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
+    /// #     ctx.unary(0, 0, 1, |x: &f32| x * 2.0)
+    /// # }
+    /// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
+    /// #     op: "Twice", device: op_core::DeviceType::Cpu, constraints: &[], host_memory: &[], name: "twice",
+    /// #     create: |c| op_core::FnKernel::<()>::create(c, twice), file: file!(), line: line!(),
+    /// # } }
+    /// let twice = Runtime::global().prepare("Twice", &[DType::F32.into()], &[])?;
+    /// let mut inputs = [Tensor::from_vec([2], vec![1.0f32, 2.0])?];
+    /// let mut outputs = [None];
+    /// twice.run_into(&mut inputs, &mut outputs)?;
+    /// assert_eq!(outputs[0].as_ref().unwrap().as_slice::<f32>()?, [2.0, 4.0]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn run_into(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
+        self.check_inputs(inputs)?;
+        if outputs.len() != self.node.output_types().len() {
+            return Err(Error::invalid_argument(format!(
+                "op {} (node '{}') has {} output tensor(s), but {} slot(s) were given",
+                self.op.name,
+                self.node_name,
+                self.node.output_types().len(),
+                outputs.len()
+            )));
+        }
+        outputs.fill(None);
+        let input_shapes: Option<Vec<PartialShape>> = self.shape_check.map(|_| {
+            inputs
+                .iter()
+                .map(|t| PartialShape::known(t.dims()))
+                .collect()
+        });
         let result = {
             let mut ctx = KernelContext::new(
                 &self.op,
                 &self.node,
                 &self.node_name,
-                &mut inputs,
+                inputs,
                 outputs,
                 &self.state,
             );
@@ -430,11 +480,7 @@ impl PreparedOp {
         if let (Some(shape_fn), Some(input_shapes)) = (self.shape_check, input_shapes) {
             self.check_output_shapes(shape_fn, &input_shapes, outputs)?;
         }
-        // The inputs are done with: their Vec's buffer holds the outputs
-        // (no allocation when there are at least as many inputs as outputs).
-        inputs.clear();
-        inputs.extend(outputs.iter_mut().map(|o| o.take().expect("checked above")));
-        Ok(inputs)
+        Ok(())
     }
 
     /// Checks the outputs against what `shape_fn` infers from the inputs.
@@ -558,7 +604,9 @@ impl PreparedOp {
 #[derive(Clone, Debug)]
 pub struct OpCall<'a> {
     op: &'a str,
-    inputs: Vec<Tensor>,
+    /// Inline for up to four tensors: a typed wrapper's call allocates
+    /// nothing but its outputs.
+    inputs: SmallVec<[Tensor; 4]>,
     /// Per input arg: `None` for a single tensor, `Some(n)` for a list of n.
     /// Empty while every input arg is a single tensor (no allocation).
     args: Vec<Option<usize>>,
@@ -571,7 +619,7 @@ impl<'a> OpCall<'a> {
     pub fn new(op: &'a str) -> Self {
         OpCall {
             op,
-            inputs: Vec::new(),
+            inputs: SmallVec::new(),
             args: Vec::new(),
             attrs: Vec::new(),
             node_name: None,
@@ -628,19 +676,41 @@ impl<'a> OpCall<'a> {
         // calls ops itself borrows the cache again, which shared borrows
         // allow (its misses then go uncached).
         let hash = self.request_hash(runtime.id);
-        let hit = CALL_CACHE.with(|cache| {
-            let cache = cache.try_borrow().ok()?;
-            let (_, prepared) = cache
-                .get(&hash)?
-                .iter()
-                .find(|(request, _)| request.matches(runtime.id, &self))?;
-            Some(prepared.run(std::mem::take(&mut self.inputs)))
-        });
-        if let Some(result) = hit {
-            return result;
+        if let Some(entry) = CallCache::lookup(hash, runtime.id, &self) {
+            return entry.prepared.run(std::mem::take(&mut self.inputs).into_vec());
         }
         let prepared = self.prepared(runtime)?;
-        prepared.run(self.inputs)
+        prepared.run(self.inputs.into_vec())
+    }
+
+    /// Runs on `runtime`, returning the `N` outputs as an array without
+    /// allocating anything but the outputs themselves: what the typed
+    /// wrappers call. An `Internal` error if the op has not `N` outputs.
+    #[doc(hidden)]
+    pub fn run_on_array<const N: usize>(mut self, runtime: &Runtime) -> Result<[Tensor; N]> {
+        let hash = self.request_hash(runtime.id);
+        let cached: Rc<CacheEntry>;
+        let fresh: Arc<PreparedOp>;
+        let op: &PreparedOp = match CallCache::lookup(hash, runtime.id, &self) {
+            Some(entry) => {
+                cached = entry;
+                &cached.prepared
+            }
+            None => {
+                fresh = self.prepared(runtime)?;
+                &fresh
+            }
+        };
+        let mut outputs: [Option<Tensor>; N] = std::array::from_fn(|_| None);
+        op.run_into(&mut self.inputs, &mut outputs)
+            .map_err(|e| match op.node.output_types().len() {
+                count if count != N => Error::internal(format!(
+                    "expected {N} output(s), the op produced {count}"
+                )),
+                _ => e,
+            })?;
+        // `run_into` succeeded, so it filled every slot.
+        Ok(outputs.map(|o| o.expect("run_into fills every output")))
     }
 
     /// Runs on [`Runtime::global`]; returns the outputs grouped by output
@@ -652,7 +722,7 @@ impl<'a> OpCall<'a> {
     /// Runs on `runtime`; returns the outputs grouped by output arg.
     pub fn run_grouped_on(self, runtime: &Runtime) -> Result<Vec<Vec<Tensor>>> {
         let prepared = self.prepared(runtime)?;
-        let mut flat = prepared.run(self.inputs)?.into_iter();
+        let mut flat = prepared.run(self.inputs.into_vec())?.into_iter();
         let groups = (0..prepared.op.outputs.len())
             .map(|arg| {
                 let len = prepared.node.output_arg_range(arg).map_or(0, |r| r.len());
@@ -666,33 +736,12 @@ impl<'a> OpCall<'a> {
     /// this thread made the same request before.
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
         let hash = self.request_hash(runtime.id);
-        let cached = CALL_CACHE.with(|cache| {
-            cache.try_borrow().ok()?.get(&hash).and_then(|entries| {
-                entries
-                    .iter()
-                    .find(|(request, _)| request.matches(runtime.id, self))
-                    .map(|(_, prepared)| prepared.clone())
-            })
-        });
-        if let Some(prepared) = cached {
-            return Ok(prepared);
+        if let Some(entry) = CallCache::lookup(hash, runtime.id, self) {
+            return Ok(entry.prepared.clone());
         }
         let prepared =
             runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
-        CALL_CACHE.with(|cache| {
-            // Busy only when an op runs from inside a kernel run from the
-            // cache: that request simply goes uncached.
-            let Ok(mut cache) = cache.try_borrow_mut() else {
-                return;
-            };
-            if cache.len() >= CALL_CACHE_LIMIT {
-                cache.clear();
-            }
-            cache
-                .entry(hash)
-                .or_default()
-                .push((CachedRequest::new(runtime.id, self), prepared.clone()));
-        });
+        CallCache::insert(hash, CachedRequest::new(runtime.id, self), prepared.clone());
         Ok(prepared)
     }
 
@@ -759,10 +808,69 @@ fn hash_attr_value(value: &AttrValue, h: &mut FxHasher) {
 /// More distinct requests than this on one thread start the cache afresh.
 const CALL_CACHE_LIMIT: usize = 4096;
 
-type CallCache = FxHashMap<u64, Vec<(CachedRequest, Arc<PreparedOp>)>>;
+/// One thread's prepared ops by request, with the last one found kept
+/// aside: a loop that calls one op over and over skips the map.
+#[derive(Default)]
+struct CallCache {
+    last: Option<Rc<CacheEntry>>,
+    by_hash: FxHashMap<u64, Vec<Rc<CacheEntry>>>,
+}
+
+/// A request and its prepared op.
+struct CacheEntry {
+    hash: u64,
+    request: CachedRequest,
+    prepared: Arc<PreparedOp>,
+}
 
 thread_local! {
-    static CALL_CACHE: RefCell<CallCache> = RefCell::new(FxHashMap::default());
+    static CALL_CACHE: RefCell<CallCache> = RefCell::new(CallCache::default());
+}
+
+impl CallCache {
+    /// The entry for `call` on runtime `runtime`, if this thread has one.
+    /// The entry is a cheap (non-atomic) clone, so the cache is not
+    /// borrowed while its op runs: a kernel that calls ops itself uses the
+    /// cache too.
+    fn lookup(hash: u64, runtime: u64, call: &OpCall<'_>) -> Option<Rc<CacheEntry>> {
+        CALL_CACHE.with(|cache| {
+            let mut cache = cache.try_borrow_mut().ok()?;
+            if let Some(last) = &cache.last
+                && last.hash == hash
+                && last.request.matches(runtime, call)
+            {
+                return Some(last.clone());
+            }
+            let found = cache
+                .by_hash
+                .get(&hash)?
+                .iter()
+                .find(|entry| entry.request.matches(runtime, call))?
+                .clone();
+            cache.last = Some(found.clone());
+            Some(found)
+        })
+    }
+
+    fn insert(hash: u64, request: CachedRequest, prepared: Arc<PreparedOp>) {
+        CALL_CACHE.with(|cache| {
+            // Busy only if a kernel prepares an op while the cache is being
+            // updated around it: that request simply goes uncached.
+            let Ok(mut cache) = cache.try_borrow_mut() else {
+                return;
+            };
+            if cache.by_hash.len() >= CALL_CACHE_LIMIT {
+                cache.by_hash.clear();
+            }
+            let entry = Rc::new(CacheEntry {
+                hash,
+                request,
+                prepared,
+            });
+            cache.by_hash.entry(hash).or_default().push(entry.clone());
+            cache.last = Some(entry);
+        });
+    }
 }
 
 /// An [`OpCall`]'s request, kept to confirm a cache hit.
@@ -792,17 +900,19 @@ impl CachedRequest {
     }
 
     fn matches(&self, runtime: u64, call: &OpCall<'_>) -> bool {
+        // Counts first: they reject most mismatches without a loop.
         self.runtime == runtime
+            && self.dtypes.len() == call.inputs.len()
+            && self.attrs.len() == call.attrs.len()
+            && self.args.len() == call.args.len()
             && self.op == call.op
             && self.node_name.as_deref() == call.node_name
-            && self.args == call.args
-            && self.dtypes.len() == call.inputs.len()
             && self
                 .dtypes
                 .iter()
                 .zip(&call.inputs)
                 .all(|(d, t)| *d == t.dtype())
-            && self.attrs.len() == call.attrs.len()
+            && self.args == call.args
             && self
                 .attrs
                 .iter()

@@ -401,3 +401,169 @@ proptest! {
         prop_assert_eq!(t.num_elements(), TensorShape::new(dims).num_elements());
     }
 }
+
+/// Builds, views, clones, mutates (copy-on-write), converts and drops
+/// tensors of `T` of shape `dims` holding `values`: once over a `Vec`
+/// handed over (`from_vec`) and once over memory from the allocator
+/// (`zeros`, then written), which is inline for small tensors and a cached
+/// block for large ones.
+fn check_lifecycle<T: Element>(dims: &[usize], values: Vec<T>) -> Result<(), TestCaseError> {
+    let n = values.len();
+    let from_vec = Tensor::from_vec(dims, values.clone()).unwrap();
+    let mut allocated = Tensor::zeros(T::DTYPE, dims).unwrap();
+    prop_assert!(allocated.as_slice::<T>().unwrap().iter().all(|v| *v == T::default()));
+    allocated.as_slice_mut::<T>().unwrap().clone_from_slice(&values);
+
+    for t in [from_vec, allocated] {
+        prop_assert_eq!(t.dtype(), T::DTYPE);
+        prop_assert_eq!(t.dims(), dims);
+        prop_assert_eq!(t.num_elements(), n);
+        prop_assert_eq!(t.as_slice::<T>().unwrap(), &values[..]);
+        let view = t.view::<T>().unwrap();
+        prop_assert_eq!(view.shape(), dims);
+        prop_assert!(view.iter().eq(values.iter()));
+        drop(view);
+
+        // Clones share; a write copies, and only the writer changes.
+        let mut clone = t.clone();
+        prop_assert!(t.is_shared() && clone.is_shared());
+        prop_assert_eq!(
+            clone.as_slice::<T>().unwrap().as_ptr(),
+            t.as_slice::<T>().unwrap().as_ptr()
+        );
+        if let (Some(first), Some(last)) = (values.first(), values.last()) {
+            clone.as_slice_mut::<T>().unwrap()[0] = last.clone();
+            prop_assert!(clone.is_unique() && t.is_unique());
+            prop_assert_eq!(&t.as_slice::<T>().unwrap()[0], first);
+            prop_assert_eq!(&clone.as_slice::<T>().unwrap()[0], last);
+            prop_assert_eq!(&clone.as_slice::<T>().unwrap()[1..], &values[1..]);
+        }
+        prop_assert_eq!(clone.dims(), dims);
+
+        // Reshapes share the buffer and keep the values.
+        let flat = t.reshape([n]).unwrap();
+        prop_assert_eq!(flat.as_slice::<T>().unwrap(), &values[..]);
+        prop_assert_eq!(flat.reshape(dims).unwrap(), t.clone());
+
+        // Arrays out and back.
+        let array = t.clone().into_array::<T>().unwrap();
+        prop_assert_eq!(array.shape(), dims);
+        prop_assert!(array.iter().eq(values.iter()));
+        prop_assert_eq!(Tensor::from_array(array), t.clone());
+        let shared = t.clone().into_shared::<T>().unwrap();
+        prop_assert_eq!(Tensor::from_shared(shared), t);
+    }
+    Ok(())
+}
+
+/// A shape of rank 0 to 6 (4 under Miri; zero-size dims included) and `n` values of
+/// `strategy`, `n` its element count.
+fn shape_and_values<S: Strategy>(
+    strategy: S,
+) -> impl Strategy<Value = (Vec<usize>, Vec<S::Value>)>
+where
+    S: Clone,
+{
+    let (max_dim, max_rank) = if cfg!(miri) { (3, 4) } else { (4, 6) };
+    prop::collection::vec(0usize..max_dim, 0..=max_rank).prop_flat_map(move |dims| {
+        let n = dims.iter().product::<usize>();
+        (Just(dims), prop::collection::vec(strategy.clone(), n))
+    })
+}
+
+proptest! {
+    // Miri interprets about a thousand times slower: a few cases there.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 1 } else { 64 }))]
+
+    #[test]
+    fn every_dtype_lives_and_dies_well((dims, values) in shape_and_values(any::<u8>())) {
+        let n = values.len();
+        let floats: Vec<f32> = values.iter().map(|v| f32::from(*v) - 100.5).collect();
+        check_lifecycle(&dims, floats.clone())?;
+        check_lifecycle(&dims, floats.iter().map(|v| f64::from(*v) * 1e300).collect())?;
+        check_lifecycle(&dims, floats.iter().map(|v| f16::from_f32(*v)).collect())?;
+        check_lifecycle(&dims, floats.iter().map(|v| bf16::from_f32(*v)).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| *v as i8).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| i16::from(*v).wrapping_mul(-300)).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| i32::from(*v) << 20).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| i64::from(*v) << 50).collect())?;
+        check_lifecycle(&dims, values.clone())?;
+        check_lifecycle(&dims, values.iter().map(|v| u16::from(*v) * 257).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| u32::from(*v) << 24).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| u64::from(*v) << 56).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| v % 2 == 1).collect())?;
+        check_lifecycle(&dims, floats.iter().map(|v| Complex64::new(*v, -v)).collect())?;
+        check_lifecycle(&dims, floats.iter().map(|v| Complex128::new(f64::from(*v), 2.0)).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| vec![*v; usize::from(*v % 5)]).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| QInt8(*v as i8)).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| QUInt8(*v)).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| QInt16(i16::from(*v))).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| QUInt16(u16::from(*v))).collect())?;
+        check_lifecycle(&dims, values.iter().map(|v| QInt32(i32::from(*v))).collect())?;
+        check_lifecycle(
+            &dims,
+            (0..n)
+                .map(|i| ResourceHandle::new(op_core::Device::CPU, "c", format!("r{i}"), "Var"))
+                .collect(),
+        )?;
+    }
+
+    #[test]
+    fn large_plain_tensors_live_in_reused_blocks(
+        n in 17usize..if cfg!(miri) { 300 } else { 5000 },
+        seed in any::<u32>(),
+    ) {
+        // Past the inline size: blocks of the global allocator.
+        let values: Vec<f32> = (0..n).map(|i| (i as u32 ^ seed) as f32).collect();
+        check_lifecycle(&[n], values)?;
+    }
+}
+
+#[test]
+fn element_counts_that_overflow_are_errors_not_panics() {
+    let huge = isize::MAX as usize;
+    for dims in [
+        vec![usize::MAX, 2],
+        vec![2, usize::MAX],
+        vec![huge, 3],
+        vec![0, usize::MAX, 2],
+        vec![huge + 1],
+    ] {
+        let shape = TensorShape::try_new(&dims).unwrap_err();
+        for err in [
+            Tensor::from_vec(&dims, vec![1u8]).unwrap_err(),
+            Tensor::strings(&dims, ["a"]).unwrap_err(),
+            Tensor::zeros(DType::F32, &dims).unwrap_err(),
+            Tensor::from_vec([1], vec![1u8]).unwrap().reshape(&dims).unwrap_err(),
+        ] {
+            assert_eq!(err.code(), Code::InvalidArgument, "{dims:?}: {err}");
+            assert_eq!(err.message(), shape.message(), "{dims:?}");
+        }
+    }
+    // A count that fits but whose bytes do not.
+    let err = Tensor::zeros(DType::F64, [1 << 61]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("more bytes than fit in memory"), "{err}");
+}
+
+#[test]
+fn tensors_past_the_allocator_limit_are_resource_exhausted_not_aborts() {
+    // 4 TiB of floats and 24 TiB of strings: more than any machine this
+    // runs on, refused before any memory is touched.
+    for (dtype, dims) in [(DType::F32, [1usize << 40]), (DType::String, [1 << 40])] {
+        let err = Tensor::zeros(dtype, dims).unwrap_err();
+        assert_eq!(err.code(), Code::ResourceExhausted, "{err}");
+        assert!(
+            err.message().starts_with(&format!(
+                "allocating a {dtype} tensor of shape [1099511627776]: "
+            )),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn host_tensors_are_on_the_cpu() {
+    assert_eq!(Tensor::scalar(1.0f32).device(), op_core::Device::CPU);
+    assert_eq!(Tensor::zeros(DType::I8, [100_000]).unwrap().device(), op_core::Device::CPU);
+}

@@ -373,16 +373,16 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
                 quote!(::op_core::runtime::single_output(#name)?)
             }
         });
-        let run = if grouped {
-            quote!(self.call.run_grouped_on(runtime)?)
-        } else {
-            quote!(self.call.run_on(runtime)?)
-        };
         let value = one_or_tuple(values.collect());
+        let unpack = if grouped {
+            quote!(::op_core::runtime::outputs_array::<_, #n>(self.call.run_grouped_on(runtime)?)?)
+        } else {
+            quote!(self.call.run_on_array::<#n>(runtime)?)
+        };
         (
             one_or_tuple(types.collect()),
             quote!({
-                let [#(#names),*] = ::op_core::runtime::outputs_array::<_, #n>(#run)?;
+                let [#(#names),*] = #unpack;
                 ::core::result::Result::Ok(#value)
             }),
         )
