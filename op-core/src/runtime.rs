@@ -8,10 +8,10 @@
 //! that the kernel set every output.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
@@ -397,7 +397,11 @@ impl PreparedOp {
         // The inputs are done with: their Vec's buffer holds the outputs
         // (no allocation when there are at least as many inputs as outputs).
         inputs.clear();
-        inputs.extend(outputs.iter_mut().map(|o| o.take().expect("run_into set it")));
+        inputs.extend(
+            outputs
+                .iter_mut()
+                .map(|o| o.take().expect("run_into set it")),
+        );
         Ok(inputs)
     }
 
@@ -677,7 +681,9 @@ impl<'a> OpCall<'a> {
         // allow (its misses then go uncached).
         let hash = self.request_hash(runtime.id);
         if let Some(entry) = CallCache::lookup(hash, runtime.id, &self) {
-            return entry.prepared.run(std::mem::take(&mut self.inputs).into_vec());
+            return entry
+                .prepared
+                .run(std::mem::take(&mut self.inputs).into_vec());
         }
         let prepared = self.prepared(runtime)?;
         prepared.run(self.inputs.into_vec())
@@ -702,13 +708,14 @@ impl<'a> OpCall<'a> {
             }
         };
         let mut outputs: [Option<Tensor>; N] = std::array::from_fn(|_| None);
-        op.run_into(&mut self.inputs, &mut outputs)
-            .map_err(|e| match op.node.output_types().len() {
-                count if count != N => Error::internal(format!(
-                    "expected {N} output(s), the op produced {count}"
-                )),
+        op.run_into(&mut self.inputs, &mut outputs).map_err(|e| {
+            match op.node.output_types().len() {
+                count if count != N => {
+                    Error::internal(format!("expected {N} output(s), the op produced {count}"))
+                }
                 _ => e,
-            })?;
+            }
+        })?;
         // `run_into` succeeded, so it filled every slot.
         Ok(outputs.map(|o| o.expect("run_into fills every output")))
     }

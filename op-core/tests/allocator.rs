@@ -182,7 +182,13 @@ fn a_reused_buffer_is_zeroed_for_a_kernel_that_asks_for_zeros() {
         .run_on(&runtime)
         .unwrap();
     assert_eq!(alloc.stats().hits, before.hits + 1, "the buffer was reused");
-    assert!(zeros[0].as_slice::<f32>().unwrap().iter().all(|v| *v == 0.0));
+    assert!(
+        zeros[0]
+            .as_slice::<f32>()
+            .unwrap()
+            .iter()
+            .all(|v| *v == 0.0)
+    );
     assert_eq!(Tensor::zeros(DType::F32, [1000]).unwrap(), zeros[0]);
 }
 

@@ -7,12 +7,15 @@ use std::sync::Arc;
 
 use op_core::allocator::{AllocatorConfig, HostAllocator};
 use op_core::threads::ThreadPool;
-use op_core::{
-    Code, Error, KernelContext, OpCall, Result, Runtime, Tensor, kernel, register_op,
-};
+use op_core::{Code, Error, KernelContext, OpCall, Result, Runtime, Tensor, kernel, register_op};
 
 /// `y = x + 1` on floats (`unary`: in place when handed over).
-#[register_op(name = "Ew>AddOne", inputs("x: float"), outputs("y: float"), shape = "unchanged")]
+#[register_op(
+    name = "Ew>AddOne",
+    inputs("x: float"),
+    outputs("y: float"),
+    shape = "unchanged"
+)]
 struct AddOne;
 
 #[kernel(op = AddOne)]
@@ -21,7 +24,12 @@ fn add_one(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// `y = x as f64` (`unary_to`).
-#[register_op(name = "Ew>Widen", inputs("x: int32"), outputs("y: double"), shape = "unchanged")]
+#[register_op(
+    name = "Ew>Widen",
+    inputs("x: int32"),
+    outputs("y: double"),
+    shape = "unchanged"
+)]
 struct Widen;
 
 #[kernel(op = Widen)]
@@ -30,7 +38,12 @@ fn widen(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 /// `y = 100 / x` on int32, an error for a zero (`try_unary_to`).
-#[register_op(name = "Ew>Divide", inputs("x: int32"), outputs("y: int32"), shape = "unchanged")]
+#[register_op(
+    name = "Ew>Divide",
+    inputs("x: int32"),
+    outputs("y: int32"),
+    shape = "unchanged"
+)]
 struct Divide;
 
 #[kernel(op = Divide)]
@@ -67,13 +80,23 @@ struct Pick;
 
 #[kernel(op = Pick)]
 fn pick(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.ternary([0, 1, 2], 0, 3, |c: &bool, a: &Vec<u8>, b: &Vec<u8>| {
-        if *c { a.clone() } else { b.clone() }
-    })
+    ctx.ternary(
+        [0, 1, 2],
+        0,
+        3,
+        |c: &bool, a: &Vec<u8>, b: &Vec<u8>| {
+            if *c { a.clone() } else { b.clone() }
+        },
+    )
 }
 
 /// Panics at element `x == 12345` (in one block of many).
-#[register_op(name = "Ew>PanicAt", inputs("x: float"), outputs("y: float"), shape = "unchanged")]
+#[register_op(
+    name = "Ew>PanicAt",
+    inputs("x: float"),
+    outputs("y: float"),
+    shape = "unchanged"
+)]
 struct PanicAt;
 
 #[kernel(op = PanicAt)]
@@ -120,7 +143,11 @@ fn unary_works_in_place_on_a_handed_over_input_and_leaves_a_shared_one_alone() {
 
     let shared = run(&runtime, "Ew>AddOne", vec![input.clone()]).unwrap();
     assert_ne!(shared.as_slice::<f32>().unwrap().as_ptr(), ptr);
-    assert_eq!(input.as_slice::<f32>().unwrap()[7], 7.0, "the input is unchanged");
+    assert_eq!(
+        input.as_slice::<f32>().unwrap()[7],
+        7.0,
+        "the input is unchanged"
+    );
     assert_eq!(shared.as_slice::<f32>().unwrap()[7], 8.0);
 
     let moved = run(&runtime, "Ew>AddOne", vec![input]).unwrap();
@@ -150,24 +177,35 @@ fn split_work_gives_the_single_threaded_result_for_every_helper() {
         assert_eq!(got, expected, "{op}");
         assert_eq!(got.dims(), [n], "{op}");
     }
-    let picked = run(&two, "Ew>Pick", vec![
-        Tensor::from_vec([2], vec![true, false]).unwrap(),
-        Tensor::strings([2], ["x", "y"]).unwrap(),
-        Tensor::strings([2], ["p", "q"]).unwrap(),
-    ])
+    let picked = run(
+        &two,
+        "Ew>Pick",
+        vec![
+            Tensor::from_vec([2], vec![true, false]).unwrap(),
+            Tensor::strings([2], ["x", "y"]).unwrap(),
+            Tensor::strings([2], ["p", "q"]).unwrap(),
+        ],
+    )
     .unwrap();
     assert_eq!(picked, Tensor::strings([2], ["x", "q"]).unwrap());
 }
 
 #[test]
 fn the_first_failing_element_is_the_error_however_the_work_is_split() {
-    for runtime in [Runtime::new().with_threads(Arc::new(ThreadPool::single())), two_threads()] {
+    for runtime in [
+        Runtime::new().with_threads(Arc::new(ThreadPool::single())),
+        two_threads(),
+    ] {
         let mut values = vec![1i32; 200_000];
         values[150_000] = 0;
         values[10] = 0;
         values[11] = 0;
-        let err = run(&runtime, "Ew>Divide", vec![Tensor::from_vec([200_000], values).unwrap()])
-            .unwrap_err();
+        let err = run(
+            &runtime,
+            "Ew>Divide",
+            vec![Tensor::from_vec([200_000], values).unwrap()],
+        )
+        .unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument);
         assert_eq!(err.message(), "cannot divide by 0");
     }
@@ -181,7 +219,8 @@ fn a_panic_in_one_block_is_an_internal_error_and_the_pool_stays_usable() {
     assert_eq!(err.code(), Code::Internal, "{err}");
     assert!(err.message().contains("element 12345 is cursed"), "{err}");
     assert!(
-        err.to_string().contains("in kernel panic_at of op Ew>PanicAt"),
+        err.to_string()
+            .contains("in kernel panic_at of op Ew>PanicAt"),
         "{err}"
     );
     // The same pool, again, many times.
@@ -231,12 +270,17 @@ fn an_output_too_big_to_count_or_to_hold_is_an_error_naming_op_output_and_shape(
     let tiny = Runtime::new().with_allocator(HostAllocator::new(
         AllocatorConfig::default().max_tensor_bytes(4),
     ));
-    let err = run(&tiny, "Ew>Widen", vec![Tensor::from_vec([2], vec![1i32, 2]).unwrap()])
-        .unwrap_err();
+    let err = run(
+        &tiny,
+        "Ew>Widen",
+        vec![Tensor::from_vec([2], vec![1i32, 2]).unwrap()],
+    )
+    .unwrap_err();
     assert_eq!(err.code(), Code::ResourceExhausted, "{err}");
     assert!(
-        err.message()
-            .starts_with("op Ew>Widen (node 'Ew>Widen'): output 0 ('y'): allocating a double tensor of shape [2]"),
+        err.message().starts_with(
+            "op Ew>Widen (node 'Ew>Widen'): output 0 ('y'): allocating a double tensor of shape [2]"
+        ),
         "{err}"
     );
 }

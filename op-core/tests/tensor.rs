@@ -411,8 +411,17 @@ fn check_lifecycle<T: Element>(dims: &[usize], values: Vec<T>) -> Result<(), Tes
     let n = values.len();
     let from_vec = Tensor::from_vec(dims, values.clone()).unwrap();
     let mut allocated = Tensor::zeros(T::DTYPE, dims).unwrap();
-    prop_assert!(allocated.as_slice::<T>().unwrap().iter().all(|v| *v == T::default()));
-    allocated.as_slice_mut::<T>().unwrap().clone_from_slice(&values);
+    prop_assert!(
+        allocated
+            .as_slice::<T>()
+            .unwrap()
+            .iter()
+            .all(|v| *v == T::default())
+    );
+    allocated
+        .as_slice_mut::<T>()
+        .unwrap()
+        .clone_from_slice(&values);
 
     for t in [from_vec, allocated] {
         prop_assert_eq!(t.dtype(), T::DTYPE);
@@ -458,12 +467,9 @@ fn check_lifecycle<T: Element>(dims: &[usize], values: Vec<T>) -> Result<(), Tes
 
 /// A shape of rank 0 to 6 (4 under Miri; zero-size dims included) and `n` values of
 /// `strategy`, `n` its element count.
-fn shape_and_values<S: Strategy>(
+fn shape_and_values<S: Strategy + Clone>(
     strategy: S,
-) -> impl Strategy<Value = (Vec<usize>, Vec<S::Value>)>
-where
-    S: Clone,
-{
+) -> impl Strategy<Value = (Vec<usize>, Vec<S::Value>)> {
     let (max_dim, max_rank) = if cfg!(miri) { (3, 4) } else { (4, 6) };
     prop::collection::vec(0usize..max_dim, 0..=max_rank).prop_flat_map(move |dims| {
         let n = dims.iter().product::<usize>();
@@ -534,7 +540,10 @@ fn element_counts_that_overflow_are_errors_not_panics() {
             Tensor::from_vec(&dims, vec![1u8]).unwrap_err(),
             Tensor::strings(&dims, ["a"]).unwrap_err(),
             Tensor::zeros(DType::F32, &dims).unwrap_err(),
-            Tensor::from_vec([1], vec![1u8]).unwrap().reshape(&dims).unwrap_err(),
+            Tensor::from_vec([1], vec![1u8])
+                .unwrap()
+                .reshape(&dims)
+                .unwrap_err(),
         ] {
             assert_eq!(err.code(), Code::InvalidArgument, "{dims:?}: {err}");
             assert_eq!(err.message(), shape.message(), "{dims:?}");
@@ -543,7 +552,10 @@ fn element_counts_that_overflow_are_errors_not_panics() {
     // A count that fits but whose bytes do not.
     let err = Tensor::zeros(DType::F64, [1 << 61]).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument, "{err}");
-    assert!(err.message().contains("more bytes than fit in memory"), "{err}");
+    assert!(
+        err.message().contains("more bytes than fit in memory"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -565,5 +577,8 @@ fn tensors_past_the_allocator_limit_are_resource_exhausted_not_aborts() {
 #[test]
 fn host_tensors_are_on_the_cpu() {
     assert_eq!(Tensor::scalar(1.0f32).device(), op_core::Device::CPU);
-    assert_eq!(Tensor::zeros(DType::I8, [100_000]).unwrap().device(), op_core::Device::CPU);
+    assert_eq!(
+        Tensor::zeros(DType::I8, [100_000]).unwrap().device(),
+        op_core::Device::CPU
+    );
 }
