@@ -578,7 +578,14 @@ impl<'a> KernelContext<'a> {
                 candidate.dtype()
             )));
         }
-        let tensor = self.take_input(input);
+        let mut tensor = self.take_input(input);
+        if tensor.is_shared() {
+            // Copy now, from the runtime's allocator, rather than on the
+            // kernel's first write.
+            tensor = tensor
+                .unshared_copy(&self.state.allocator)
+                .map_err(|e| self.output_error(index, e))?;
+        }
         Ok(self.outputs[index].insert(tensor))
     }
 

@@ -220,3 +220,15 @@ proptest! {
         prop_assert_eq!(out[0].as_slice::<i32>().unwrap(), &expected[..]);
     }
 }
+
+#[test]
+fn a_handed_over_input_is_doubled_in_place_and_a_shared_one_is_kept() {
+    let input = Tensor::from_vec([1000], vec![1.5f32; 1000]).unwrap();
+    let ptr = input.as_slice::<f32>().unwrap().as_ptr();
+    let doubled = Example::call(&input).run().unwrap();
+    assert_ne!(doubled.as_slice::<f32>().unwrap().as_ptr(), ptr);
+    assert_eq!(input.as_slice::<f32>().unwrap()[0], 1.5);
+    let in_place = Example::call(input).run().unwrap();
+    assert_eq!(in_place.as_slice::<f32>().unwrap().as_ptr(), ptr);
+    assert_eq!(in_place, doubled);
+}

@@ -382,3 +382,26 @@ proptest! {
         prop_assert_eq!(t.as_slice::<i32>().unwrap(), &values[..]);
     }
 }
+
+#[test]
+fn a_shared_input_is_copied_from_the_runtimes_allocator() {
+    use op_core::Runtime;
+    use op_core::allocator::{AllocatorConfig, HostAllocator};
+
+    let alloc = HostAllocator::new(AllocatorConfig::default());
+    let runtime = Runtime::new().with_allocator(alloc.clone());
+    let t = ints(&[100_000], vec![5; 100_000]);
+    let out = ZeroOut::call(&t).run_on(&runtime).unwrap();
+    assert_eq!(t.as_slice::<i32>().unwrap()[1], 5, "the input is unchanged");
+    assert_eq!(out.as_slice::<i32>().unwrap()[..3], [5, 0, 0]);
+    // The runtime's allocator holds the copy (in a size class of at least
+    // its 400,000 bytes).
+    let in_use = alloc.stats().bytes_in_use;
+    assert!((400_000..=500_000).contains(&in_use), "{in_use}");
+    drop(out);
+    // Handed over, the input is zeroed in place: no allocation.
+    let ptr = t.as_slice::<i32>().unwrap().as_ptr();
+    let out = ZeroOut::call(t).run_on(&runtime).unwrap();
+    assert_eq!(out.as_slice::<i32>().unwrap().as_ptr(), ptr);
+    assert_eq!(alloc.stats().bytes_in_use, 0);
+}

@@ -464,6 +464,22 @@ impl Tensor {
     }
 
     #[inline]
+    /// A copy of this tensor in a buffer of its own, from `alloc` when the
+    /// elements are plain.
+    pub(crate) fn unshared_copy(&self, alloc: &HostAllocator) -> Result<Tensor> {
+        struct Copy<'a>(&'a Tensor, &'a HostAllocator);
+        impl ElementVisitor for Copy<'_> {
+            type Output = Result<HostData>;
+            fn visit<T: Element>(self) -> Result<HostData> {
+                copy_values(self.0.as_slice::<T>()?, self.1)
+            }
+        }
+        let data = visit(self.dtype, Copy(self, alloc))
+            .ok_or_else(|| Error::internal("a variant tensor exists"))?
+            .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
+        Ok(Tensor::host(self.dtype, self.shape.clone(), data))
+    }
+
     fn check_dtype<T: Element>(&self) -> Result<()> {
         if self.dtype == T::DTYPE {
             Ok(())
