@@ -18,7 +18,7 @@
 //! - `ours::prepared_moved`: `PreparedOp::run(vec![input])` where `input` is
 //!   a fresh tensor per iteration (made by divan's `with_inputs`, untimed)
 //!   moved into the call, so a kernel may forward its buffer to the output
-//!   and double it in place. (Today's `Example` kernel always allocates.)
+//!   and double it in place (`Example` does, through `KernelContext::unary`).
 //!   The inputs are made outside the timing but freed inside it (by the call,
 //!   or with the output they became), so the allocator's returning and
 //!   re-faulting of pages counts here and not in the shared-input variants.
@@ -36,20 +36,26 @@
 //! - `baseline::double_vec`: `times_two(src)`, doubling into a new `Vec`
 //!   with no framework around it.
 //!
-//! The doubling is one function everywhere but in `candle::mul_scalar`:
-//! `op_kernels::example::times_two` (`x + x`, collected into a new `Vec`),
-//! which `Example`'s kernel, the `Double` custom op and `double_vec` all call.
-//! So the gaps between `double_vec`, `ours::*` and `candle::custom_op` are the
-//! frameworks' own costs: dispatch and tensor wrapping.
+//! The arithmetic is `x + x` everywhere but in `candle::mul_scalar`:
+//! `op_kernels::example::times_two` (collected into a new `Vec`) in the
+//! `Double` custom op and `double_vec`, and the same per-element function
+//! (`Double::double`) in `Example`'s kernel, which writes into an output
+//! from the runtime's allocator (or the input's own buffer) and splits large
+//! inputs over the intra-op threads (two on this machine). So the gaps
+//! between `double_vec`, `ours::*` and `candle::custom_op` are the
+//! frameworks' own costs and choices: dispatch, tensor wrapping, where the
+//! output's memory comes from, and threads.
 //!
 //! At `n = 1` the figures are the per-call overhead; at 1e6 (4 MB) and 1e7
 //! (40 MB) they are bandwidth plus the cost of a fresh output buffer (all but
-//! `copy` allocate one). On Linux with glibc, 40 MB is above malloc's largest
-//! mmap threshold (32 MiB), so at 1e7 every output is a new mapping whose
-//! pages fault in on first write and are unmapped on drop; at 1e6 a freed
-//! buffer is usually reused. Every variant checks its output once before it
-//! is timed. The machine is noisy: read the figures as ratios against each
-//! other from the same run (ours/candle, ours/copy), not as absolutes.
+//! `copy` and `ours::prepared_moved` make one). On Linux with glibc, 40 MB is
+//! above malloc's largest mmap threshold (32 MiB), so at 1e7 every output
+//! from the system allocator is a new mapping whose pages fault in on first
+//! write and are unmapped on drop; ours come from the runtime's caching
+//! allocator, which keeps the buffer the previous output gave back. Every
+//! variant checks its output once before it is timed. The machine is noisy:
+//! read the figures as ratios against each other from the same run
+//! (ours/candle, ours/copy), not as absolutes.
 //!
 //! Run with (from the repository root):
 //!
