@@ -108,6 +108,12 @@ pub(crate) mod private {
         /// The elements, for writing, if `data` holds this type.
         fn host_mut(data: &mut HostData) -> Option<&mut [Self]>;
 
+        /// The elements, if `data` holds them as raw bytes (plain types).
+        fn in_bytes(data: &HostData) -> Option<&[Self]>;
+
+        /// The elements, for writing, if `data` holds them as raw bytes.
+        fn in_bytes_mut(data: &mut HostData) -> Option<&mut [Self]>;
+
         /// `values` as host data, without copying them.
         fn wrap_vec(values: Vec<Self>) -> HostData;
 
@@ -215,31 +221,18 @@ pub(crate) mod private {
         Ok(values)
     }
 
-    /// The parts of [`Sealed`] that differ between plain and other types.
+    /// The parts of [`Sealed`] that differ between plain and other types:
+    /// plain ones may also live in raw bytes (inline or a block).
     macro_rules! storage_impl {
-        (pod $variant:ident: $ty:ty) => {
+        (pod $ty:ty) => {
             const POD: bool = true;
 
-            fn host(data: &HostData) -> Option<&[Self]> {
-                match data {
-                    HostData::Vec(VecData::$variant(v)) => Some(v),
-                    HostData::Shared(s) => match &**s {
-                        SharedArray::$variant(a) => a.as_slice(),
-                        _ => None,
-                    },
-                    _ => pod_slice(data),
-                }
+            fn in_bytes(data: &HostData) -> Option<&[Self]> {
+                pod_slice(data)
             }
 
-            fn host_mut(data: &mut HostData) -> Option<&mut [Self]> {
-                match data {
-                    HostData::Vec(VecData::$variant(v)) => Some(v),
-                    HostData::Shared(s) => match &mut **s {
-                        SharedArray::$variant(a) => a.as_slice_mut(),
-                        _ => None,
-                    },
-                    _ => pod_slice_mut(data),
-                }
+            fn in_bytes_mut(data: &mut HostData) -> Option<&mut [Self]> {
+                pod_slice_mut(data)
             }
 
             fn inline(values: &[Self]) -> Option<HostData> {
@@ -251,29 +244,15 @@ pub(crate) mod private {
                 allocate_pod::<$ty>(alloc, len, zeroed)
             }
         };
-        (other $variant:ident: $ty:ty) => {
+        (other $ty:ty) => {
             const POD: bool = false;
 
-            fn host(data: &HostData) -> Option<&[Self]> {
-                match data {
-                    HostData::Vec(VecData::$variant(v)) => Some(v),
-                    HostData::Shared(s) => match &**s {
-                        SharedArray::$variant(a) => a.as_slice(),
-                        _ => None,
-                    },
-                    _ => None,
-                }
+            fn in_bytes(_: &HostData) -> Option<&[Self]> {
+                None
             }
 
-            fn host_mut(data: &mut HostData) -> Option<&mut [Self]> {
-                match data {
-                    HostData::Vec(VecData::$variant(v)) => Some(v),
-                    HostData::Shared(s) => match &mut **s {
-                        SharedArray::$variant(a) => a.as_slice_mut(),
-                        _ => None,
-                    },
-                    _ => None,
-                }
+            fn in_bytes_mut(_: &mut HostData) -> Option<&mut [Self]> {
+                None
             }
 
             fn inline(_: &[Self]) -> Option<HostData> {
@@ -329,7 +308,29 @@ pub(crate) mod private {
 
             $(
                 impl Sealed for $ty {
-                    storage_impl!($kind $variant: $ty);
+                    storage_impl!($kind $ty);
+
+                    fn host(data: &HostData) -> Option<&[Self]> {
+                        match data {
+                            HostData::Vec(VecData::$variant(v)) => Some(v),
+                            HostData::Shared(s) => match &**s {
+                                SharedArray::$variant(a) => a.as_slice(),
+                                _ => None,
+                            },
+                            _ => Self::in_bytes(data),
+                        }
+                    }
+
+                    fn host_mut(data: &mut HostData) -> Option<&mut [Self]> {
+                        match data {
+                            HostData::Vec(VecData::$variant(v)) => Some(v),
+                            HostData::Shared(s) => match &mut **s {
+                                SharedArray::$variant(a) => a.as_slice_mut(),
+                                _ => None,
+                            },
+                            _ => Self::in_bytes_mut(data),
+                        }
+                    }
 
                     fn wrap_vec(values: Vec<Self>) -> HostData {
                         HostData::Vec(VecData::$variant(values))
