@@ -137,7 +137,7 @@ pub struct SimpleHashTable<K, V> {
     table: RwLock<Map<K, V>>,
 }
 
-impl<K: TableKey, V> Default for SimpleHashTable<K, V> {
+impl<K, V> Default for SimpleHashTable<K, V> {
     fn default() -> Self {
         SimpleHashTable {
             table: RwLock::new(FlatTable::with_hasher(RandomState::default())),
