@@ -115,12 +115,24 @@ pub trait TableKey: TableElement + Eq + Hash {}
 
 impl<T: TableElement + Eq + Hash> TableKey for T {}
 
-/// The rough cost of one lookup in a batch, in CPU cycles, for
-/// [`ThreadPool::shard_slice`]: about what a lookup costs on one thread in
-/// a table much larger than the caches (20 ns at 2.5 GHz,
-/// `benches/hash_table.rs`), so that a batch is split over threads when it
-/// has a few hundred keys or more.
-const LOOKUP_COST: usize = 50;
+/// The bytes of a table above which a lookup is taken to miss the caches
+/// (for [`lookup_cost`]).
+const CACHED_TABLE_BYTES: usize = 8 << 20;
+
+/// The rough cost of one lookup of a batch in `table`, in CPU cycles, for
+/// [`ThreadPool::shard_slice`], as measured on one thread (at 2.45 GHz):
+/// about 5 ns (12 cycles) in a table that the caches hold (up to 100,000
+/// `(i64, f32)` entries, 2.6 MB), about 16 ns (40 cycles) in one of
+/// 1,000,000 (32 MB, `benches/hash_table.rs`), where each lookup waits on
+/// memory. So a batch is split over threads from about 1,700 keys in a
+/// small table, 500 in a large one.
+fn lookup_cost<K, V>(table: &Map<K, V>) -> usize {
+    if table.allocation_size() <= CACHED_TABLE_BYTES {
+        12
+    } else {
+        40
+    }
+}
 
 /// The map of a [`SimpleHashTable`].
 type Map<K, V> = FlatTable<K, V, RandomState>;
@@ -159,6 +171,15 @@ fn check_lengths(keys: usize, values: usize) -> Result<()> {
         "keys and values must have one length, but there are {keys} key(s) and {values} value(s)"
     );
     Ok(())
+}
+
+/// The value of each key in `table`, or `default`, in the keys' order.
+fn find_all<K: TableKey, V: TableElement>(table: &Map<K, V>, keys: &[K], default: &V) -> Vec<V> {
+    let mut values = Vec::with_capacity(keys.len());
+    table.find_each(keys, |_, value| {
+        values.push(value.unwrap_or(default).clone());
+    });
+    values
 }
 
 impl<K: TableKey, V: TableElement> SimpleHashTable<K, V> {
@@ -248,11 +269,7 @@ impl<K: TableKey, V: TableElement> SimpleHashTable<K, V> {
     /// The keys a few positions ahead of each lookup are hashed and their
     /// slots prefetched, so that the lookups' cache misses overlap.
     pub fn find_many(&self, keys: &[K], default: &V) -> Vec<V> {
-        let mut values = Vec::with_capacity(keys.len());
-        self.read().find_each(keys, |_, value| {
-            values.push(value.unwrap_or(default).clone());
-        });
-        values
+        find_all(&self.read(), keys, default)
     }
 
     /// As [`find_many`](Self::find_many), with the keys split over
@@ -261,13 +278,14 @@ impl<K: TableKey, V: TableElement> SimpleHashTable<K, V> {
     /// thread looks up a contiguous block of the keys into its block of the
     /// output.
     pub fn find_many_on(&self, threads: &ThreadPool, keys: &[K], default: &V) -> Vec<V> {
-        if threads.num_blocks(keys.len(), LOOKUP_COST) <= 1 {
-            return self.find_many(keys, default);
-        }
         let table = self.read();
         let table: &Map<K, V> = &table;
+        let cost = lookup_cost(table);
+        if threads.num_blocks(keys.len(), cost) <= 1 {
+            return find_all(table, keys, default);
+        }
         let mut values = vec![default.clone(); keys.len()];
-        threads.shard_slice(&mut values, LOOKUP_COST, |offset, block| {
+        threads.shard_slice(&mut values, cost, |offset, block| {
             let keys = &keys[offset..offset + block.len()];
             table.find_each(keys, |i, value| {
                 if let Some(value) = value {

@@ -166,15 +166,6 @@ impl<K, V, S> FlatTable<K, V, S> {
             hasher,
         }
     }
-}
-
-impl<K: Eq + Hash + Default, V: Default, S: BuildHasher> FlatTable<K, V, S> {
-    /// An empty table with room for `len` entries, hashing with `hasher`.
-    pub(crate) fn with_capacity_and_hasher(len: usize, hasher: S) -> Self {
-        let mut table = Self::with_hasher(hasher);
-        table.reserve(len);
-        table
-    }
 
     /// The number of entries.
     pub(crate) fn len(&self) -> usize {
@@ -184,6 +175,15 @@ impl<K: Eq + Hash + Default, V: Default, S: BuildHasher> FlatTable<K, V, S> {
     /// The bytes of the group array.
     pub(crate) fn allocation_size(&self) -> usize {
         size_of_val::<[Group<K, V>]>(&self.groups)
+    }
+}
+
+impl<K: Eq + Hash + Default, V: Default, S: BuildHasher> FlatTable<K, V, S> {
+    /// An empty table with room for `len` entries, hashing with `hasher`.
+    pub(crate) fn with_capacity_and_hasher(len: usize, hasher: S) -> Self {
+        let mut table = Self::with_hasher(hasher);
+        table.reserve(len);
+        table
     }
 
     /// The number of slots.
