@@ -632,6 +632,7 @@ mod tests {
         assert_eq!(slots_for(7), 16);
         assert_eq!(slots_for(1_000_000), 1 << 21);
         assert_eq!(size_of::<Group<i64, f32>>(), 64);
+        assert_eq!(size_of::<Group<i64, f64>>(), 128);
     }
 
     #[test]
