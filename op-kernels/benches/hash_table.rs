@@ -14,16 +14,25 @@
 //!   and output, with a perfect "hash" and no probing.
 //! - `baseline_memcpy`: a copy of the output's 4 MB (`slice.to_vec()`).
 //!
-//! The table (one table, made and filled through the ops):
+//! The table (one table, made and filled through the ops on a runtime
+//! whose intra-op pool has one thread, so that these rows measure one
+//! thread):
 //!
 //! - `resource_find_many`: `SimpleHashTable::find_many`, the resource's
-//!   direct batch method (one read lock).
+//!   direct batch method (one read lock, the calling thread only).
 //! - `op_prepared`: `Examples>SimpleHashTableFindMany` prepared once, run
 //!   with `PreparedOp::run(vec![handle, keys, default])` (the keys tensor is
 //!   shared, not copied); the output is a tensor.
 //! - `op_call`: the same op through `OpCall` (the per-thread cache).
 //! - `typed_find_many`: `SimpleHashTableHandle::find_many(&keys)`, which
 //!   copies the keys into a tensor and runs the op.
+//!
+//! Threads: `op_threads(n)` is `op_prepared` on a runtime of its own whose
+//! pool has `n` threads (`Runtime::with_threads`), with a table of its own
+//! filled the same way; the kernel splits the keys into contiguous blocks
+//! over the pool (`ThreadPool::shard_slice`) under one read lock. Rows
+//! `1` and `2` show the scaling (the machine has two cores, so `2` shares
+//! them with whatever else runs).
 //!
 //! The alternatives considered for the map, each a bare map of the same
 //! entries with the same loop:
@@ -35,8 +44,10 @@
 //! - `hashbrown_hashmap`: `hashbrown::HashMap` with foldhash `fast` (what
 //!   `hashbrown::HashMap::new()` uses).
 //! - `hash_table_blocked::<H>`: `hashbrown::HashTable<(i64, f32)>`, hashing
-//!   a block of 128 keys before probing for them, as the resource does, for
-//!   foldhash `fast` and FxHash.
+//!   a block of 128 keys before probing for them, for foldhash `fast` and
+//!   FxHash: the resource's previous map and loop (`FoldhashFast`), without
+//!   the lock. hashbrown does not say where a key's bucket is, so this loop
+//!   cannot prefetch; the resource's own table (`resource_find_many`) can.
 //!
 //! The output is dropped inside the timed closure. The machine is noisy
 //! (two cores shared with other work, and a last-level cache shared with
@@ -51,10 +62,11 @@
 //! ```
 
 use std::hash::BuildHasher;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box, black_box_drop};
+use op_core::threads::ThreadPool;
 use op_core::{DType, Op, OpCall, Runtime, Tensor};
 use op_kernels::simple_hash_table::{SimpleHashTableFindMany, SimpleHashTableHandle};
 
@@ -101,16 +113,31 @@ fn shuffled(n: usize) -> Vec<i64> {
 /// The keys looked up by every variant, in the same order.
 static KEYS: LazyLock<Vec<i64>> = LazyLock::new(|| shuffled(ENTRIES));
 
-/// The table under test, made and filled through the ops.
-static TABLE: LazyLock<SimpleHashTableHandle<'static, i64, f32>> = LazyLock::new(|| {
-    let table = SimpleHashTableHandle::new(DEFAULT).expect("(int64, float) has kernels");
+/// A runtime whose kernels run on `threads` threads (a pool of its own).
+fn runtime_with(threads: usize) -> Runtime {
+    let pool = ThreadPool::new(threads).expect("a thread pool");
+    Runtime::new().with_threads(Arc::new(pool))
+}
+
+/// The runtime of [`TABLE`]: one thread, so that the op variants measure
+/// what the op adds to one thread's lookups.
+static SINGLE: LazyLock<Runtime> = LazyLock::new(|| runtime_with(1));
+
+/// A table on `runtime`, made and filled through the ops.
+fn filled_table(runtime: &Runtime) -> SimpleHashTableHandle<'_, i64, f32> {
+    let table =
+        SimpleHashTableHandle::new_on(runtime, DEFAULT).expect("(int64, float) has kernels");
     let keys: Vec<i64> = (0..ENTRIES as i64).collect();
     let values: Vec<f32> = keys.iter().map(|k| value_of(*k)).collect();
     table
         .insert_many(&keys, &values)
         .expect("as many values as keys");
     table
-});
+}
+
+/// The table under test, on [`SINGLE`].
+static TABLE: LazyLock<SimpleHashTableHandle<'static, i64, f32>> =
+    LazyLock::new(|| filled_table(&SINGLE));
 
 fn items() -> ItemsCount {
     ItemsCount::new(ENTRIES)
@@ -166,17 +193,17 @@ fn resource_find_many(bencher: Bencher) {
     });
 }
 
-/// The FindMany op, prepared once.
-#[divan::bench(sample_count = SAMPLES)]
-fn op_prepared(bencher: Bencher) {
-    let prepared = Runtime::global()
+/// Benchmarks the FindMany op on `table`, prepared once on its runtime.
+fn bench_prepared(bencher: Bencher, table: &SimpleHashTableHandle<'_, i64, f32>) {
+    let prepared = table
+        .runtime()
         .prepare(
             SimpleHashTableFindMany::NAME,
             &[DType::Resource.into(), DType::I64.into(), DType::F32.into()],
             &[],
         )
         .expect("FindMany has an (int64, float) kernel");
-    let handle = TABLE.handle().clone();
+    let handle = table.handle().clone();
     let keys = Tensor::from_vec([ENTRIES], KEYS.clone()).expect("a vector");
     let default = Tensor::scalar(DEFAULT);
     let run = || {
@@ -190,6 +217,20 @@ fn op_prepared(bencher: Bencher) {
         .bench_local(|| black_box_drop(run()));
 }
 
+/// The FindMany op, prepared once.
+#[divan::bench(sample_count = SAMPLES)]
+fn op_prepared(bencher: Bencher) {
+    bench_prepared(bencher, &TABLE);
+}
+
+/// The FindMany op, prepared once, on a runtime of its own with `threads`
+/// intra-op threads (and a table of its own).
+#[divan::bench(sample_count = SAMPLES, args = [1, 2])]
+fn op_threads(bencher: Bencher, threads: usize) {
+    let runtime = runtime_with(threads);
+    bench_prepared(bencher, &filled_table(&runtime));
+}
+
 /// The FindMany op through `OpCall` (a per-thread cache hit).
 #[divan::bench(sample_count = SAMPLES)]
 fn op_call(bencher: Bencher) {
@@ -201,7 +242,7 @@ fn op_call(bencher: Bencher) {
             .input(&handle)
             .input(&keys)
             .input(&default)
-            .run()
+            .run_on(&SINGLE)
             .expect("FindMany runs")
     };
     check(run()[0].as_slice::<f32>().expect("float values"));

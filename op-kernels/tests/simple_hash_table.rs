@@ -16,6 +16,7 @@ use std::time::Duration;
 use op_core::checkpoint::{Checkpoint, Saveable};
 use op_core::resource::Resource;
 use op_core::shape_inference::testing::ShapeTest;
+use op_core::threads::ThreadPool;
 use op_core::{Code, DType, OpCall, Registry, ResourceHandle, Runtime, Tensor};
 use op_kernels::simple_hash_table::{
     SimpleHashTable, SimpleHashTableHandle, TableElement, TableKey,
@@ -934,17 +935,29 @@ enum Step {
     Remove(i32),
     InsertMany(Vec<(i32, i32)>),
     Import(Vec<(i32, i32)>),
+    Find(i32),
+    FindMany(Vec<i32>),
+    /// Exports the table and checks the export against the model.
+    Export,
+}
+
+/// Few distinct keys, so that inserts replace and removes find keys: `0..40`,
+/// and eight keys whose low 24 bits are all zero (they collide in the low
+/// bits, where a weak hash would put them in one slot).
+fn key() -> impl Strategy<Value = i32> + Clone {
+    prop_oneof![4 => 0..40i32, 1 => (0..8i32).prop_map(|k| k << 24)]
 }
 
 fn step() -> impl Strategy<Value = Step> {
-    // Few distinct keys, so that inserts replace and removes find keys.
-    let key = 0..40i32;
-    let pairs = proptest::collection::vec((0..40i32, any::<i32>()), 0..80);
+    let pairs = proptest::collection::vec((key(), any::<i32>()), 0..80);
     prop_oneof![
-        4 => (key.clone(), any::<i32>()).prop_map(|(k, v)| Step::Insert(k, v)),
-        3 => key.prop_map(Step::Remove),
+        4 => (key(), any::<i32>()).prop_map(|(k, v)| Step::Insert(k, v)),
+        3 => key().prop_map(Step::Remove),
         2 => pairs.clone().prop_map(Step::InsertMany),
         1 => pairs.prop_map(Step::Import),
+        1 => key().prop_map(Step::Find),
+        1 => proptest::collection::vec(key(), 0..60).prop_map(Step::FindMany),
+        1 => Just(Step::Export),
     ]
 }
 
@@ -972,10 +985,22 @@ proptest! {
                     table.import(&keys, &values).unwrap();
                     model = pairs.into_iter().collect();
                 }
+                Step::Find(k) => prop_assert_eq!(table.find(&k, &-7), *model.get(&k).unwrap_or(&-7)),
+                Step::FindMany(keys) => {
+                    let expected: Vec<i32> = keys.iter().map(|k| *model.get(k).unwrap_or(&-7)).collect();
+                    prop_assert_eq!(table.find_many(&keys, &-7), expected);
+                }
+                Step::Export => {
+                    let (keys, values) = table.export();
+                    prop_assert_eq!(keys.len(), model.len());
+                    let exported: HashMap<i32, i32> = keys.into_iter().zip(values).collect();
+                    prop_assert_eq!(&exported, &model);
+                }
             }
             prop_assert_eq!(table.len(), model.len());
         }
-        let all: Vec<i32> = (-1..41).collect();
+        let mut all: Vec<i32> = (-1..41).collect();
+        all.extend((0..9).map(|k| k << 24));
         let expected: Vec<i32> = all.iter().map(|k| *model.get(k).unwrap_or(&-7)).collect();
         prop_assert_eq!(table.find_many(&all, &-7), expected.clone());
         let singles: Vec<i32> = all.iter().map(|k| table.find(k, &-7)).collect();
@@ -1349,6 +1374,53 @@ fn batch_updates_and_reads_are_atomic() {
     }
     run_jobs(jobs, Duration::from_secs(60));
     assert_eq!(table.table().unwrap().len(), N as usize * 2);
+}
+
+/// FindMany splits a big batch over the runtime's intra-op threads: through
+/// a runtime of 2 threads it gives exactly what one thread gives, for
+/// values on the heap (strings) too.
+#[test]
+fn find_many_on_two_threads_gives_the_single_threaded_result() {
+    op_kernels::link();
+    let pool = Arc::new(ThreadPool::new(2).unwrap());
+    let two = Runtime::new().with_threads(pool.clone());
+    // Half of the queried keys are in the table, in no particular order.
+    let queries: Vec<i64> = (0..100_000).map(|i| i * 7919 % 200_000).collect();
+    assert!(pool.num_blocks(queries.len(), 1) > 1, "the batch is split");
+    let keys: Vec<i64> = (0..100_000).map(|k| k * 2).collect();
+
+    let floats = SimpleHashTableHandle::<i64, f32>::new_on(&two, -1.0).unwrap();
+    let values: Vec<f32> = keys.iter().map(|k| *k as f32 * 0.5).collect();
+    floats.insert_many(&keys, &values).unwrap();
+    let found = floats.find_many(&queries).unwrap();
+    let table = floats.table().unwrap();
+    assert_eq!(found, table.find_many(&queries, &-1.0));
+    assert_eq!(found, table.find_many_on(&pool, &queries, &-1.0));
+    let expected: Vec<f32> = queries
+        .iter()
+        .map(|k| if k % 2 == 0 { *k as f32 * 0.5 } else { -1.0 })
+        .collect();
+    assert_eq!(found, expected);
+
+    let strings = SimpleHashTableHandle::<i64, Vec<u8>>::new_on(&two, bytes("none")).unwrap();
+    let values: Vec<Vec<u8>> = keys.iter().map(|k| k.to_string().into_bytes()).collect();
+    strings.insert_many(&keys, &values).unwrap();
+    let found = strings.find_many(&queries).unwrap();
+    assert_eq!(
+        found,
+        strings.table().unwrap().find_many(&queries, &bytes("none"))
+    );
+    let expected: Vec<Vec<u8>> = queries
+        .iter()
+        .map(|k| {
+            if k % 2 == 0 {
+                k.to_string().into_bytes()
+            } else {
+                bytes("none")
+            }
+        })
+        .collect();
+    assert_eq!(found, expected);
 }
 
 /// The watchdog of the thread tests: a thread that never finishes fails
