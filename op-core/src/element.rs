@@ -82,6 +82,7 @@ pub trait Element:
 /// to the crate.
 pub(crate) mod private {
     use std::fmt;
+    use std::sync::Arc;
 
     use ndarray::{ArcArray, IxDyn};
     use op_spec::DType;
@@ -90,7 +91,7 @@ pub(crate) mod private {
         Complex64, Complex128, QInt8, QInt16, QInt32, QUInt8, QUInt16, ResourceHandle, bf16, f16,
     };
     use crate::allocator::HostAllocator;
-    use crate::tensor::storage::{HostData, Inline};
+    use crate::tensor::storage::{HostData, Inline, Storage};
     use crate::{Error, Result};
 
     /// Gets an element type's values in and out of [`HostData`];
@@ -108,11 +109,17 @@ pub(crate) mod private {
         /// The elements, for writing, if `data` holds this type.
         fn host_mut(data: &mut HostData) -> Option<&mut [Self]>;
 
-        /// The elements, if `data` holds them as raw bytes (plain types).
-        fn in_bytes(data: &HostData) -> Option<&[Self]>;
+        /// `bytes` (aligned for any element type) as elements: for plain
+        /// types, which may live in raw bytes; `None` for the others.
+        fn in_raw(bytes: &[u8]) -> Option<&[Self]>;
 
-        /// The elements, for writing, if `data` holds them as raw bytes.
-        fn in_bytes_mut(data: &mut HostData) -> Option<&mut [Self]>;
+        /// `bytes` as elements, for writing (plain types).
+        fn in_raw_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
+
+        /// `values` copied inside a tensor when plain and at most
+        /// [`SMALL_BYTES`](crate::tensor::storage::SMALL_BYTES); `None`
+        /// otherwise.
+        fn small(values: &[Self]) -> Option<Storage>;
 
         /// `values` as host data, without copying them.
         fn wrap_vec(values: Vec<Self>) -> HostData;
@@ -130,12 +137,12 @@ pub(crate) mod private {
         /// enough and plain; `None` otherwise.
         fn inline(values: &[Self]) -> Option<HostData>;
 
-        /// `len` elements from `alloc`: zeros (the `Default` value) if
-        /// `zeroed`, else zeros or what an earlier tensor wrote, for a
-        /// caller that writes every element before reading any (only
-        /// plain types ever hold an earlier tensor's values: the others
-        /// always start at `Default`).
-        fn allocate(alloc: &HostAllocator, len: usize, zeroed: bool) -> Result<HostData>;
+        /// `len` elements: inside the tensor when plain and small, else
+        /// from `alloc`; zeros (the `Default` value) if `zeroed`, else
+        /// zeros or what an earlier tensor wrote, for a caller that writes
+        /// every element before reading any (only plain types ever hold an
+        /// earlier tensor's values: the others always start at `Default`).
+        fn allocate(alloc: &HostAllocator, len: usize, zeroed: bool) -> Result<Storage>;
 
         /// Formats one element for `Tensor`'s `Debug`.
         fn fmt_element(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
@@ -156,23 +163,21 @@ pub(crate) mod private {
         };
     }
 
-    /// The plain elements of an inline or block buffer.
-    fn pod_slice<T: bytemuck::Pod>(data: &HostData) -> Option<&[T]> {
-        let bytes = match data {
-            HostData::Inline(inline) => inline.bytes(),
-            HostData::Block(block) => block.bytes(),
-            _ => return None,
-        };
-        bytemuck::try_cast_slice(bytes).ok()
+    /// The raw bytes of an inline or block buffer.
+    fn raw_bytes(data: &HostData) -> Option<&[u8]> {
+        match data {
+            HostData::Inline(inline) => Some(inline.bytes()),
+            HostData::Block(block) => Some(block.bytes()),
+            _ => None,
+        }
     }
 
-    fn pod_slice_mut<T: bytemuck::Pod>(data: &mut HostData) -> Option<&mut [T]> {
-        let bytes = match data {
-            HostData::Inline(inline) => inline.bytes_mut(),
-            HostData::Block(block) => block.bytes_mut(),
-            _ => return None,
-        };
-        bytemuck::try_cast_slice_mut(bytes).ok()
+    fn raw_bytes_mut(data: &mut HostData) -> Option<&mut [u8]> {
+        match data {
+            HostData::Inline(inline) => Some(inline.bytes_mut()),
+            HostData::Block(block) => Some(block.bytes_mut()),
+            _ => None,
+        }
     }
 
     /// The byte size of `len` elements of `T`, or `InvalidArgument`.
@@ -187,23 +192,24 @@ pub(crate) mod private {
             })
     }
 
-    /// `len` plain elements: inline when small, else a block of `alloc`.
+    /// `len` plain elements: inside the tensor, or inline in its
+    /// reference count's allocation, when small; else a block of `alloc`.
     fn allocate_pod<T: bytemuck::Pod>(
         alloc: &HostAllocator,
         len: usize,
         zeroed: bool,
-    ) -> Result<HostData> {
+    ) -> Result<Storage> {
         let size = byte_size::<T>(len)?;
         alloc.check_size(size)?;
-        if let Some(inline) = Inline::zeroed(size) {
-            return Ok(HostData::Inline(inline));
+        if let Some(small) = Storage::small_zeroed(size) {
+            return Ok(small);
         }
-        let block = if zeroed {
-            alloc.allocate_zeroed(size)?
-        } else {
-            alloc.allocate_for_overwrite(size)?
+        let data = match Inline::zeroed(size) {
+            Some(inline) => HostData::Inline(inline),
+            None if zeroed => HostData::Block(alloc.allocate_zeroed(size)?),
+            None => HostData::Block(alloc.allocate_for_overwrite(size)?),
         };
-        Ok(HostData::Block(block))
+        Ok(Storage::Host(Arc::new(data)))
     }
 
     /// `len` default elements in a `Vec`, allocated fallibly and within
@@ -227,12 +233,19 @@ pub(crate) mod private {
         (pod $ty:ty) => {
             const POD: bool = true;
 
-            fn in_bytes(data: &HostData) -> Option<&[Self]> {
-                pod_slice(data)
+            #[inline]
+            fn in_raw(bytes: &[u8]) -> Option<&[Self]> {
+                bytemuck::try_cast_slice(bytes).ok()
             }
 
-            fn in_bytes_mut(data: &mut HostData) -> Option<&mut [Self]> {
-                pod_slice_mut(data)
+            #[inline]
+            fn in_raw_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
+                bytemuck::try_cast_slice_mut(bytes).ok()
+            }
+
+            #[inline]
+            fn small(values: &[Self]) -> Option<Storage> {
+                Storage::small_copy(bytemuck::cast_slice(values))
             }
 
             fn inline(values: &[Self]) -> Option<HostData> {
@@ -240,18 +253,22 @@ pub(crate) mod private {
                 Inline::copy_of(bytes).map(HostData::Inline)
             }
 
-            fn allocate(alloc: &HostAllocator, len: usize, zeroed: bool) -> Result<HostData> {
+            fn allocate(alloc: &HostAllocator, len: usize, zeroed: bool) -> Result<Storage> {
                 allocate_pod::<$ty>(alloc, len, zeroed)
             }
         };
         (other $ty:ty) => {
             const POD: bool = false;
 
-            fn in_bytes(_: &HostData) -> Option<&[Self]> {
+            fn in_raw(_: &[u8]) -> Option<&[Self]> {
                 None
             }
 
-            fn in_bytes_mut(_: &mut HostData) -> Option<&mut [Self]> {
+            fn in_raw_mut(_: &mut [u8]) -> Option<&mut [Self]> {
+                None
+            }
+
+            fn small(_: &[Self]) -> Option<Storage> {
                 None
             }
 
@@ -259,8 +276,9 @@ pub(crate) mod private {
                 None
             }
 
-            fn allocate(alloc: &HostAllocator, len: usize, _zeroed: bool) -> Result<HostData> {
-                allocate_vec::<$ty>(alloc, len).map(Self::wrap_vec)
+            fn allocate(alloc: &HostAllocator, len: usize, _zeroed: bool) -> Result<Storage> {
+                let values = allocate_vec::<$ty>(alloc, len)?;
+                Ok(Storage::Host(Arc::new(Self::wrap_vec(values))))
             }
         };
     }
@@ -317,7 +335,7 @@ pub(crate) mod private {
                                 SharedArray::$variant(a) => a.as_slice(),
                                 _ => None,
                             },
-                            _ => Self::in_bytes(data),
+                            _ => raw_bytes(data).and_then(Self::in_raw),
                         }
                     }
 
@@ -328,7 +346,7 @@ pub(crate) mod private {
                                 SharedArray::$variant(a) => a.as_slice_mut(),
                                 _ => None,
                             },
-                            _ => Self::in_bytes_mut(data),
+                            _ => raw_bytes_mut(data).and_then(Self::in_raw_mut),
                         }
                     }
 

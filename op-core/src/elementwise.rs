@@ -45,7 +45,7 @@ use std::sync::Mutex;
 
 use crate::context::KernelContext;
 use crate::element::Element;
-use crate::tensor::{Tensor, allocation_failed};
+use crate::tensor::Tensor;
 use crate::{Code, Error, Result, TensorShape};
 
 /// `output[i] = f(&input[i])` for every `i` of the shorter of the two.
@@ -263,12 +263,11 @@ impl KernelContext<'_> {
         fill: impl Fn(usize, &mut [U]) + Sync,
     ) -> Result<Tensor> {
         self.expect_output_dtype::<U>(output)?;
-        let mut data = U::allocate(self.allocator(), shape.num_elements(), false)
-            .map_err(|e| self.output_error(output, allocation_failed(U::DTYPE, shape, e)))?;
-        let values = U::host_mut(&mut data)
-            .ok_or_else(|| Error::internal("a fresh buffer does not hold its dtype"))?;
-        self.threads().shard_slice(values, cost_per_element, fill);
-        Ok(Tensor::host(U::DTYPE, shape.clone(), data))
+        let threads = self.threads();
+        Tensor::allocate_filled::<U>(self.allocator(), shape, |values| {
+            threads.shard_slice(values, cost_per_element, fill);
+        })
+        .map_err(|e| self.output_error(output, e))
     }
 
     /// The shape the inputs `indices` share, or an `InvalidArgument` error

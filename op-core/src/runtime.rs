@@ -17,7 +17,6 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use op_spec::{AttrValue, DType, OpDef};
 use rustc_hash::{FxHashMap, FxHasher};
-use smallvec::SmallVec;
 
 use crate::allocator::HostAllocator;
 use crate::context::KernelContext;
@@ -445,7 +444,11 @@ impl PreparedOp {
                 outputs.len()
             )));
         }
-        outputs.fill(None);
+        // What the slots held before goes now (a fresh array of `None`s,
+        // the usual case, has nothing to drop).
+        if outputs.iter().any(Option::is_some) {
+            outputs.fill(None);
+        }
         let input_shapes: Option<Vec<PartialShape>> = self.shape_check.map(|_| {
             inputs
                 .iter()
@@ -608,9 +611,7 @@ impl PreparedOp {
 #[derive(Clone, Debug)]
 pub struct OpCall<'a> {
     op: &'a str,
-    /// Inline for up to four tensors: a typed wrapper's call allocates
-    /// nothing but its outputs.
-    inputs: SmallVec<[Tensor; 4]>,
+    inputs: Vec<Tensor>,
     /// Per input arg: `None` for a single tensor, `Some(n)` for a list of n.
     /// Empty while every input arg is a single tensor (no allocation).
     args: Vec<Option<usize>>,
@@ -623,7 +624,10 @@ impl<'a> OpCall<'a> {
     pub fn new(op: &'a str) -> Self {
         OpCall {
             op,
-            inputs: SmallVec::new(),
+            // Most ops have at most four inputs; `run` gives the same Vec
+            // back holding the outputs. (Inline storage would make the
+            // builder's moves cost more than this one allocation.)
+            inputs: Vec::with_capacity(4),
             args: Vec::new(),
             attrs: Vec::new(),
             node_name: None,
@@ -679,25 +683,21 @@ impl<'a> OpCall<'a> {
         // borrowed, without touching its reference count. A kernel that
         // calls ops itself borrows the cache again, which shared borrows
         // allow (its misses then go uncached).
-        let hash = self.request_hash(runtime.id);
-        if let Some(entry) = CallCache::lookup(hash, runtime.id, &self) {
-            return entry
-                .prepared
-                .run(std::mem::take(&mut self.inputs).into_vec());
+        if let Some(entry) = CallCache::lookup(runtime.id, &self) {
+            return entry.prepared.run(std::mem::take(&mut self.inputs));
         }
         let prepared = self.prepared(runtime)?;
-        prepared.run(self.inputs.into_vec())
+        prepared.run(self.inputs)
     }
 
-    /// Runs on `runtime`, returning the `N` outputs as an array without
-    /// allocating anything but the outputs themselves: what the typed
-    /// wrappers call. An `Internal` error if the op has not `N` outputs.
+    /// Runs on `runtime`, returning the `N` outputs as an array, with no
+    /// `Vec` of outputs: what the typed wrappers call. An `Internal` error
+    /// if the op has not `N` outputs.
     #[doc(hidden)]
     pub fn run_on_array<const N: usize>(mut self, runtime: &Runtime) -> Result<[Tensor; N]> {
-        let hash = self.request_hash(runtime.id);
         let cached: Rc<CacheEntry>;
         let fresh: Arc<PreparedOp>;
-        let op: &PreparedOp = match CallCache::lookup(hash, runtime.id, &self) {
+        let op: &PreparedOp = match CallCache::lookup(runtime.id, &self) {
             Some(entry) => {
                 cached = entry;
                 &cached.prepared
@@ -729,7 +729,7 @@ impl<'a> OpCall<'a> {
     /// Runs on `runtime`; returns the outputs grouped by output arg.
     pub fn run_grouped_on(self, runtime: &Runtime) -> Result<Vec<Vec<Tensor>>> {
         let prepared = self.prepared(runtime)?;
-        let mut flat = prepared.run(self.inputs.into_vec())?.into_iter();
+        let mut flat = prepared.run(self.inputs)?.into_iter();
         let groups = (0..prepared.op.outputs.len())
             .map(|arg| {
                 let len = prepared.node.output_arg_range(arg).map_or(0, |r| r.len());
@@ -742,10 +742,10 @@ impl<'a> OpCall<'a> {
     /// The prepared node for this call, from the per-thread cache when
     /// this thread made the same request before.
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
-        let hash = self.request_hash(runtime.id);
-        if let Some(entry) = CallCache::lookup(hash, runtime.id, self) {
+        if let Some(entry) = CallCache::lookup(runtime.id, self) {
             return Ok(entry.prepared.clone());
         }
+        let hash = self.request_hash(runtime.id);
         let prepared =
             runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
         CallCache::insert(hash, CachedRequest::new(runtime.id, self), prepared.clone());
@@ -825,7 +825,6 @@ struct CallCache {
 
 /// A request and its prepared op.
 struct CacheEntry {
-    hash: u64,
     request: CachedRequest,
     prepared: Arc<PreparedOp>,
 }
@@ -835,19 +834,20 @@ thread_local! {
 }
 
 impl CallCache {
-    /// The entry for `call` on runtime `runtime`, if this thread has one.
-    /// The entry is a cheap (non-atomic) clone, so the cache is not
-    /// borrowed while its op runs: a kernel that calls ops itself uses the
-    /// cache too.
-    fn lookup(hash: u64, runtime: u64, call: &OpCall<'_>) -> Option<Rc<CacheEntry>> {
+    /// The entry for `call` on runtime `runtime`, if this thread has one:
+    /// the last one found if it matches (a loop calling one op over and
+    /// over needs no hash), else by the request's hash. The entry is a
+    /// cheap (non-atomic) clone, so the cache is not borrowed while its op
+    /// runs: a kernel that calls ops itself uses the cache too.
+    fn lookup(runtime: u64, call: &OpCall<'_>) -> Option<Rc<CacheEntry>> {
         CALL_CACHE.with(|cache| {
             let mut cache = cache.try_borrow_mut().ok()?;
             if let Some(last) = &cache.last
-                && last.hash == hash
                 && last.request.matches(runtime, call)
             {
                 return Some(last.clone());
             }
+            let hash = call.request_hash(runtime);
             let found = cache
                 .by_hash
                 .get(&hash)?
@@ -869,11 +869,7 @@ impl CallCache {
             if cache.by_hash.len() >= CALL_CACHE_LIMIT {
                 cache.by_hash.clear();
             }
-            let entry = Rc::new(CacheEntry {
-                hash,
-                request,
-                prepared,
-            });
+            let entry = Rc::new(CacheEntry { request, prepared });
             cache.by_hash.entry(hash).or_default().push(entry.clone());
             cache.last = Some(entry);
         });

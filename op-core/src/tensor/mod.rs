@@ -13,7 +13,7 @@ use crate::element::Element;
 use crate::element::private::{ElementVisitor, visit};
 use crate::error::{Code, Error, Result};
 use crate::shape::TensorShape;
-use storage::{HostData, Storage};
+use storage::{HostData, Storage, small_bytes, small_bytes_mut};
 
 /// A dynamically typed tensor of any rank: the values that ops consume and
 /// produce.
@@ -121,9 +121,21 @@ impl Tensor {
     /// assert_eq!(t.scalar_value::<bool>().unwrap(), true);
     /// ```
     pub fn scalar<T: Element>(value: T) -> Tensor {
-        let data =
-            T::inline(std::slice::from_ref(&value)).unwrap_or_else(|| T::wrap_vec(vec![value]));
-        Tensor::host(T::DTYPE, TensorShape::scalar(), data)
+        let storage = match T::small(std::slice::from_ref(&value)) {
+            Some(small) => small,
+            None => {
+                let data = match T::inline(std::slice::from_ref(&value)) {
+                    Some(inline) => inline,
+                    None => T::wrap_vec(vec![value]),
+                };
+                Storage::Host(Arc::new(data))
+            }
+        };
+        Tensor {
+            dtype: T::DTYPE,
+            shape: TensorShape::scalar(),
+            storage,
+        }
     }
 
     /// A tensor of shape `shape` holding `data` in row-major order, without
@@ -224,19 +236,43 @@ impl Tensor {
             zeroed: bool,
         }
         impl ElementVisitor for Allocate<'_> {
-            type Output = Result<HostData>;
-            fn visit<T: Element>(self) -> Result<HostData> {
+            type Output = Result<Storage>;
+            fn visit<T: Element>(self) -> Result<Storage> {
                 T::allocate(self.alloc, self.len, self.zeroed)
             }
         }
         let shape = TensorShape::try_new(dims)?;
         let len = shape.num_elements();
-        let data = visit(dtype, Allocate { alloc, len, zeroed })
+        let storage = visit(dtype, Allocate { alloc, len, zeroed })
             .ok_or_else(|| {
                 Error::unimplemented(format!("tensors of dtype {dtype} are not supported"))
             })?
             .map_err(|e| allocation_failed(dtype, &shape, e))?;
-        Ok(Tensor::host(dtype, shape, data))
+        Ok(Tensor {
+            dtype,
+            shape,
+            storage,
+        })
+    }
+
+    /// A tensor of `T` and shape `shape` from `alloc`, for overwriting
+    /// (see [`allocate`](Self::allocate)), after `fill` ran on its
+    /// elements: how kernels' elementwise outputs are made. Small ones are
+    /// filled before any reference count exists.
+    pub(crate) fn allocate_filled<T: Element>(
+        alloc: &HostAllocator,
+        shape: &TensorShape,
+        fill: impl FnOnce(&mut [T]),
+    ) -> Result<Tensor> {
+        let storage = T::allocate(alloc, shape.num_elements(), false)
+            .map_err(|e| allocation_failed(T::DTYPE, shape, e))?;
+        let mut tensor = Tensor {
+            dtype: T::DTYPE,
+            shape: shape.clone(),
+            storage,
+        };
+        fill(tensor.as_slice_mut::<T>()?);
+        Ok(tensor)
     }
 
     /// The element type.
@@ -278,7 +314,7 @@ impl Tensor {
     /// memory.
     pub fn device(&self) -> Device {
         match &self.storage {
-            Storage::Host(_) => Device::CPU,
+            Storage::Small { .. } | Storage::Host(_) => Device::CPU,
             Storage::Device(buffer) => buffer.device(),
         }
     }
@@ -289,6 +325,8 @@ impl Tensor {
     #[inline]
     pub fn is_unique(&self) -> bool {
         match &self.storage {
+            // A clone of a small tensor is a copy.
+            Storage::Small { .. } => true,
             Storage::Host(data) => Arc::strong_count(data) == 1 && data.is_exclusive(),
             Storage::Device(_) => false,
         }
@@ -370,8 +408,12 @@ impl Tensor {
     #[inline]
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
         self.check_dtype::<T>()?;
-        let data = self.host_data()?;
-        T::host(data)
+        let values = match &self.storage {
+            Storage::Small { len, bits } => T::in_raw(small_bytes(*len, bits)),
+            Storage::Host(data) => T::host(data),
+            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+        };
+        values
             .filter(|values| values.len() == self.num_elements())
             .ok_or_else(|| self.broken("the buffer does not hold the tensor's elements"))
     }
@@ -383,9 +425,18 @@ impl Tensor {
     #[inline]
     pub fn as_slice_mut<T: Element>(&mut self) -> Result<&mut [T]> {
         self.check_dtype::<T>()?;
+        let shared = match &mut self.storage {
+            Storage::Host(data) => !Arc::get_mut(data).is_some_and(|d| d.is_exclusive()),
+            Storage::Small { .. } => false,
+            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+        };
+        if shared {
+            // Copy on write, from the global allocator.
+            self.storage = copy_values(self.as_slice::<T>()?, HostAllocator::global())
+                .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
+        }
         let len = self.num_elements();
-        let data = self.unique_host_data::<T>()?;
-        match T::host_mut(data) {
+        match values_mut::<T>(&mut self.storage) {
             Some(values) if values.len() == len => Ok(values),
             _ => Err(Error::internal(
                 "tensor storage does not hold the tensor's elements",
@@ -403,6 +454,9 @@ impl Tensor {
         self.check_dtype::<T>()?;
         let dims = IxDyn(self.shape.dims());
         let values = match self.storage {
+            Storage::Small { len, bits } => T::in_raw(small_bytes(len, &bits))
+                .ok_or_else(|| Error::internal("a small tensor does not hold its dtype"))?
+                .to_vec(),
             Storage::Host(data) => match Arc::try_unwrap(data) {
                 Ok(data) => match T::into_vec(data) {
                     Ok(values) => values,
@@ -469,15 +523,19 @@ impl Tensor {
     pub(crate) fn unshared_copy(&self, alloc: &HostAllocator) -> Result<Tensor> {
         struct Copy<'a>(&'a Tensor, &'a HostAllocator);
         impl ElementVisitor for Copy<'_> {
-            type Output = Result<HostData>;
-            fn visit<T: Element>(self) -> Result<HostData> {
+            type Output = Result<Storage>;
+            fn visit<T: Element>(self) -> Result<Storage> {
                 copy_values(self.0.as_slice::<T>()?, self.1)
             }
         }
-        let data = visit(self.dtype, Copy(self, alloc))
+        let storage = visit(self.dtype, Copy(self, alloc))
             .ok_or_else(|| Error::internal("a variant tensor exists"))?
             .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
-        Ok(Tensor::host(self.dtype, self.shape.clone(), data))
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            storage,
+        })
     }
 
     fn check_dtype<T: Element>(&self) -> Result<()> {
@@ -488,33 +546,8 @@ impl Tensor {
         }
     }
 
-    /// The host memory, or a `FailedPrecondition` error.
-    #[inline]
-    fn host_data(&self) -> Result<&HostData> {
-        match &self.storage {
-            Storage::Host(data) => Ok(data),
-            Storage::Device(buffer) => Err(not_on_host(buffer.device())),
-        }
-    }
-
     fn host_values<T: Element>(data: &HostData) -> Result<&[T]> {
         T::host(data).ok_or_else(|| Error::internal("tensor storage does not hold its dtype"))
-    }
-
-    /// The host memory for writing: copied first unless this tensor alone
-    /// holds it.
-    #[inline]
-    fn unique_host_data<T: Element>(&mut self) -> Result<&mut HostData> {
-        let data = match &mut self.storage {
-            Storage::Host(data) => data,
-            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
-        };
-        if !Arc::get_mut(data).is_some_and(|d| d.is_exclusive()) {
-            let values = Self::host_values::<T>(data)?;
-            let copy = copy_values(values, HostAllocator::global())?;
-            *data = Arc::new(copy);
-        }
-        Arc::get_mut(data).ok_or_else(|| Error::internal("a fresh copy is shared"))
     }
 
     /// A broken invariant: the tensor's buffer and shape disagree.
@@ -527,20 +560,34 @@ impl Tensor {
     }
 }
 
-/// A copy of `values`, inline when small, else from `alloc` (plain types) or
-/// in a `Vec`.
-fn copy_values<T: Element>(values: &[T], alloc: &HostAllocator) -> Result<HostData> {
+/// The elements of `storage`, which its tensor alone holds, for writing;
+/// `None` if it does not hold `T` or is shared.
+#[inline]
+fn values_mut<T: Element>(storage: &mut Storage) -> Option<&mut [T]> {
+    match storage {
+        Storage::Small { len, bits } => T::in_raw_mut(small_bytes_mut(*len, bits)),
+        Storage::Host(data) => Arc::get_mut(data).and_then(T::host_mut),
+        Storage::Device(_) => None,
+    }
+}
+
+/// A copy of `values`: inside the tensor or inline when small, else from
+/// `alloc` (plain types) or in a `Vec`.
+fn copy_values<T: Element>(values: &[T], alloc: &HostAllocator) -> Result<Storage> {
+    if let Some(small) = T::small(values) {
+        return Ok(small);
+    }
     if let Some(inline) = T::inline(values) {
-        return Ok(inline);
+        return Ok(Storage::Host(Arc::new(inline)));
     }
     if !T::POD {
-        return Ok(T::wrap_vec(values.to_vec()));
+        return Ok(Storage::Host(Arc::new(T::wrap_vec(values.to_vec()))));
     }
-    let mut data = T::allocate(alloc, values.len(), false)?;
-    T::host_mut(&mut data)
+    let mut storage = T::allocate(alloc, values.len(), false)?;
+    values_mut::<T>(&mut storage)
         .ok_or_else(|| Error::internal("a fresh buffer does not hold its dtype"))?
         .clone_from_slice(values);
-    Ok(data)
+    Ok(storage)
 }
 
 /// `e`, from allocating a tensor of `dtype` and `shape`, saying so.

@@ -1,9 +1,15 @@
 //! Where a tensor's elements live: [`Storage`] is host memory or device
 //! memory, in the manner of candle's `Storage::{Cpu, Cuda}`.
 //!
-//! Host memory is one reference-counted [`HostData`] (one allocation holds
-//! the count and the bookkeeping, and for small plain tensors the elements
-//! too). Its variants are the ways a tensor comes by its elements:
+//! Plain tensors of at most 8 bytes (scalars, the commonest tensors: shapes,
+//! indices, counters) keep their elements inside the tensor itself,
+//! [`Storage::Small`], like a string's small-string optimization: making,
+//! cloning and dropping one allocates nothing and touches no reference
+//! count, and a clone is a copy (so it is never shared).
+//!
+//! Other host memory is one reference-counted [`HostData`] (one allocation
+//! holds the count and the bookkeeping, and for small plain tensors the
+//! elements too). Its variants are the ways a tensor comes by its elements:
 //!
 //! | variant | from | elements |
 //! | --- | --- | --- |
@@ -25,17 +31,21 @@ use crate::element::private::{SharedArray, VecData};
 
 /// A tensor's memory.
 #[derive(Clone)]
-pub(crate) enum Storage {
+pub enum Storage {
+    /// Up to [`SMALL_BYTES`] of plain elements inside the tensor: the first
+    /// `len` bytes of `bits`. (Two fields, not a struct, so that the tag
+    /// shares their first word and the storage stays 16 bytes.)
+    Small { len: u8, bits: u64 },
     /// Host memory.
     Host(Arc<HostData>),
     /// Memory on a device (not the host). Made only by tests until the GPU
     /// kernels' allocator makes it.
-    #[cfg_attr(not(test), expect(dead_code))]
     Device(DeviceBuffer),
 }
 
-/// Host memory (see the [module docs](self)). Public only so that the sealed
-/// `Element` trait can name it; the module is private to the crate.
+/// Host memory (see the [module docs](self)). Public, like [`Storage`], only
+/// so that the sealed `Element` trait can name it; the module is private to
+/// the crate.
 pub enum HostData {
     /// Plain elements inside the reference count's own allocation.
     Inline(Inline),
@@ -59,12 +69,51 @@ impl HostData {
     }
 }
 
-/// The most bytes a tensor keeps inline: four `double`s, sixteen `float`s.
-pub(crate) const INLINE_BYTES: usize = 64;
+/// The most bytes a tensor keeps inside itself ([`Storage::Small`]).
+pub(crate) const SMALL_BYTES: usize = 8;
+
+impl Storage {
+    /// `len` zero bytes inside the tensor, if they fit.
+    #[inline]
+    pub(crate) fn small_zeroed(len: usize) -> Option<Storage> {
+        (len <= SMALL_BYTES).then_some(Storage::Small {
+            len: len as u8,
+            bits: 0,
+        })
+    }
+
+    /// A copy of `bytes` inside the tensor, if they fit.
+    #[inline]
+    pub(crate) fn small_copy(bytes: &[u8]) -> Option<Storage> {
+        let mut storage = Storage::small_zeroed(bytes.len())?;
+        if let Storage::Small { len, bits } = &mut storage {
+            small_bytes_mut(*len, bits).copy_from_slice(bytes);
+        }
+        Some(storage)
+    }
+}
+
+/// The `len` bytes of a small tensor's `bits` (8-byte aligned, so they can
+/// be viewed as any plain element type).
+#[inline]
+pub(crate) fn small_bytes(len: u8, bits: &u64) -> &[u8] {
+    &bytemuck::bytes_of(bits)[..usize::from(len)]
+}
+
+/// The `len` bytes of a small tensor's `bits`, for writing.
+#[inline]
+pub(crate) fn small_bytes_mut(len: u8, bits: &mut u64) -> &mut [u8] {
+    &mut bytemuck::bytes_of_mut(bits)[..usize::from(len)]
+}
+
+/// The most bytes a tensor keeps inline: four `double`s, eight `float`s.
+/// No larger than the biggest other variant, so inline storage costs no
+/// memory.
+pub(crate) const INLINE_BYTES: usize = 32;
 
 /// Up to [`INLINE_BYTES`] bytes of plain elements, aligned for any element
-/// type.
-#[repr(C, align(16))]
+/// type (8 bytes: `double`, `int64`, `complex128`).
+#[repr(C, align(8))]
 pub struct Inline {
     bytes: [u8; INLINE_BYTES],
     len: u8,
@@ -107,7 +156,7 @@ impl Inline {
 /// records the device and nothing else, and only this crate's tests make
 /// one, to check that host accessors refuse it with an error.
 #[derive(Clone, Debug)]
-pub(crate) struct DeviceBuffer {
+pub struct DeviceBuffer {
     device: Device,
 }
 
@@ -121,5 +170,20 @@ impl DeviceBuffer {
     /// The device holding the memory.
     pub(crate) fn device(&self) -> Device {
         self.device
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_data_is_small() {
+        // The count and the bookkeeping are one allocation of this size
+        // plus two counts; inline elements cost nothing extra.
+        assert_eq!(size_of::<HostData>(), 48);
+        // Small elements fit beside the tag: a tensor is no bigger for them.
+        assert_eq!(size_of::<Storage>(), 16);
+        assert_eq!(size_of::<crate::Tensor>(), 64);
     }
 }
