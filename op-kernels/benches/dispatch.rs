@@ -15,8 +15,8 @@
 //!   which finds the prepared op in the per-thread cache (a hit on every
 //!   call after the first).
 //! - `typed_wrapper`: the generated wrapper, `Example::call(&input).run()`
-//!   (an `OpCall` underneath, its inputs held inline and its output placed
-//!   with `PreparedOp::run_into`: no allocation but the output's).
+//!   (an `OpCall` underneath, its output placed in an array with
+//!   `PreparedOp::run_into`: no `Vec` of outputs).
 //!
 //! The output is dropped inside the timed closure, so each figure is the
 //! whole cost of one call. The machine is noisy: read the figures as ratios
