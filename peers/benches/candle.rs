@@ -6,7 +6,9 @@
 //! have the same byte counter, `2 * 4 * n` (bytes read plus bytes written),
 //! and divan's `bytes/s` columns compare directly. Outputs are dropped inside
 //! the timed closure: a variant that allocates its output also pays for
-//! freeing it. The variants:
+//! freeing it. Two groups run every variant: `one_element` (n = 1, a fixed
+//! 100 calls per sample) and `bandwidth` (1e6 and 1e7); a variant
+//! `ours::prepared` below is `ours_prepared` in both. The variants:
 //!
 //! - `ours::prepared`: `PreparedOp::run(vec![input.clone()])` on `Example`
 //!   prepared once with `Runtime::global().prepare("Example", &[F32], &[])`:
@@ -46,8 +48,8 @@
 //! frameworks' own costs and choices: dispatch, tensor wrapping, where the
 //! output's memory comes from, and threads.
 //!
-//! At `n = 1` the figures are the per-call overhead; at 1e6 (4 MB) and 1e7
-//! (40 MB) they are bandwidth plus the cost of a fresh output buffer (all but
+//! In `one_element` the figures are the per-call overhead; in `bandwidth`,
+//! at 1e6 (4 MB) and 1e7 (40 MB), they are bandwidth plus the cost of a fresh output buffer (all but
 //! `copy` and `ours::prepared_moved` make one). On Linux with glibc, 40 MB is
 //! above malloc's largest mmap threshold (32 MiB), so at 1e7 every output
 //! from the system allocator is a new mapping whose pages fault in on first
@@ -75,13 +77,94 @@ fn main() {
     divan::main();
 }
 
-/// The element counts: one element (per-call overhead), then 1e6 and 1e7
-/// (4 MB and 40 MB: bandwidth).
-const SIZES: [usize; 3] = [1, 1_000_000, 10_000_000];
+/// The element counts of the bandwidth variants: 1e6 and 1e7 (4 MB and
+/// 40 MB).
+const SIZES: [usize; 2] = [1_000_000, 10_000_000];
 
-/// Samples per benchmark: twice divan's default 100, to steady the medians
-/// on a noisy machine.
+/// Samples per bandwidth benchmark: twice divan's default 100, to steady the
+/// medians on a noisy machine.
 const SAMPLES: u32 = 200;
+
+/// One element: the per-call overhead of every variant, timed as
+/// `op-kernels`' dispatch bench times it: a fixed 100 calls per sample and
+/// 1000 samples. (Left to itself, divan's tuning sometimes gives the first
+/// variant it times one call per sample, which measures the timer.)
+mod one_element {
+    use super::*;
+
+    const SAMPLES: u32 = 1000;
+    const CALLS: u32 = 100;
+
+    #[divan::bench(sample_count = SAMPLES, sample_size = CALLS)]
+    fn ours_prepared(bencher: Bencher) {
+        ours::prepared(bencher, 1);
+    }
+
+    #[divan::bench(sample_count = SAMPLES, sample_size = CALLS)]
+    fn ours_op_call(bencher: Bencher) {
+        ours::op_call(bencher, 1);
+    }
+
+    #[divan::bench(sample_count = SAMPLES, sample_size = CALLS)]
+    fn ours_prepared_moved(bencher: Bencher) {
+        ours::prepared_moved(bencher, 1);
+    }
+
+    #[divan::bench(sample_count = SAMPLES, sample_size = CALLS)]
+    fn candle_custom_op(bencher: Bencher) {
+        candle::custom_op(bencher, 1);
+    }
+
+    #[divan::bench(sample_count = SAMPLES, sample_size = CALLS)]
+    fn candle_mul_scalar(bencher: Bencher) {
+        candle::mul_scalar(bencher, 1);
+    }
+
+    #[divan::bench(sample_count = SAMPLES, sample_size = CALLS)]
+    fn baseline_double_vec(bencher: Bencher) {
+        baseline::double_vec(bencher, 1);
+    }
+}
+
+/// 1e6 and 1e7 elements: bandwidth, with divan's own calls per sample.
+mod bandwidth {
+    use super::*;
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn ours_prepared(bencher: Bencher, n: usize) {
+        ours::prepared(bencher, n);
+    }
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn ours_op_call(bencher: Bencher, n: usize) {
+        ours::op_call(bencher, n);
+    }
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn ours_prepared_moved(bencher: Bencher, n: usize) {
+        ours::prepared_moved(bencher, n);
+    }
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn candle_custom_op(bencher: Bencher, n: usize) {
+        candle::custom_op(bencher, n);
+    }
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn candle_mul_scalar(bencher: Bencher, n: usize) {
+        candle::mul_scalar(bencher, n);
+    }
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn baseline_copy(bencher: Bencher, n: usize) {
+        baseline::copy(bencher, n);
+    }
+
+    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
+    fn baseline_double_vec(bencher: Bencher, n: usize) {
+        baseline::double_vec(bencher, n);
+    }
+}
 
 /// The input values for `n` elements (varied, so nothing is constant-folded).
 fn values(n: usize) -> Vec<f32> {
@@ -121,8 +204,7 @@ mod ours {
     }
 
     /// The cached-kernel path, with a shared input.
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn prepared(bencher: Bencher, n: usize) {
+    pub(super) fn prepared(bencher: Bencher, n: usize) {
         let input = input(values(n));
         let prepared = &**PREPARED;
         check(doubled(&prepared.run(vec![input.clone()]).unwrap()), n);
@@ -136,8 +218,7 @@ mod ours {
     }
 
     /// The eager path, with a shared input.
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn op_call(bencher: Bencher, n: usize) {
+    pub(super) fn op_call(bencher: Bencher, n: usize) {
         let input = input(values(n));
         // The first call creates the kernel and fills this thread's cache.
         let outputs = OpCall::new("Example").input(&input).run().unwrap();
@@ -153,8 +234,7 @@ mod ours {
     }
 
     /// The cached-kernel path, with each input moved in (forwardable).
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn prepared_moved(bencher: Bencher, n: usize) {
+    pub(super) fn prepared_moved(bencher: Bencher, n: usize) {
         let values = values(n);
         let prepared = &**PREPARED;
         check(
@@ -206,8 +286,7 @@ mod candle {
     }
 
     /// A user-defined op: `CustomOp1` through `apply_op1`.
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn custom_op(bencher: Bencher, n: usize) {
+    pub(super) fn custom_op(bencher: Bencher, n: usize) {
         let input = input(n);
         check(
             &input.apply_op1(Double).unwrap().to_vec1::<f32>().unwrap(),
@@ -220,8 +299,7 @@ mod candle {
     }
 
     /// The builtin: `&tensor * 2.0`, that is `tensor.affine(2.0, 0.0)`.
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn mul_scalar(bencher: Bencher, n: usize) {
+    pub(super) fn mul_scalar(bencher: Bencher, n: usize) {
         let input = input(n);
         check(&(&input * 2.0).unwrap().to_vec1::<f32>().unwrap(), n);
         bencher.counter(bytes(n)).bench_local(|| {
@@ -236,8 +314,7 @@ mod baseline {
     use super::*;
 
     /// The memory traffic alone: copy into a buffer that already exists.
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn copy(bencher: Bencher, n: usize) {
+    pub(super) fn copy(bencher: Bencher, n: usize) {
         let src = values(n);
         // A clone, not `vec![0.0; n]`: its pages are already touched.
         let mut dst = src.clone();
@@ -247,8 +324,7 @@ mod baseline {
     }
 
     /// The computation alone: double into a new `Vec`.
-    #[divan::bench(args = SIZES, sample_count = SAMPLES)]
-    fn double_vec(bencher: Bencher, n: usize) {
+    pub(super) fn double_vec(bencher: Bencher, n: usize) {
         let src = values(n);
         check(&times_two(&src), n);
         bencher.counter(bytes(n)).bench_local(|| {
