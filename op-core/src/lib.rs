@@ -21,6 +21,8 @@
 //!   inputs and checked.
 //! - [`Tensor`], [`TensorShape`], [`Element`]: dynamically typed
 //!   n-dimensional arrays backed by ndarray.
+//! - `checkpoint` (the default feature `checkpoint`): saving and restoring
+//!   resources as safetensors files, with a checksum per tensor.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
 //!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
 //!
@@ -39,6 +41,7 @@
 //! ```
 
 pub mod allocator;
+#[cfg(feature = "checkpoint")]
 pub mod checkpoint;
 pub mod context;
 mod device;

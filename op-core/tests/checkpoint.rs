@@ -2,6 +2,8 @@
 //! read, atomic writes (a writer killed mid-write), and typed errors for
 //! truncated, corrupted and mismatched files.
 
+#![cfg(feature = "checkpoint")]
+
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
