@@ -40,6 +40,8 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+#[doc(hidden)]
+pub mod __private;
 pub mod allocator;
 #[cfg(feature = "checkpoint")]
 pub mod checkpoint;

@@ -14,6 +14,7 @@ use crate::parse::{
     AttrOptions, FlagArgs, FnOpArgs, KernelArgs, OpRef, RawExpr, RegisterOpArgs, TypesArg,
     take_attr_options,
 };
+use crate::runtime_path::RuntimePath;
 use crate::spec::{Flags, OpSpec, Spanned as SpannedText, camel_case, doc_comment};
 
 fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
@@ -43,6 +44,8 @@ pub struct CheckedOp {
     pub wrapper: Option<syn::Ident>,
     /// The shape function, if any.
     pub shape_fn: Option<ShapeFnModel>,
+    /// Where generated code finds the runtime.
+    pub runtime: RuntimePath,
 }
 
 /// Where an op's shape function comes from.
@@ -237,6 +240,7 @@ pub fn register_op(
         unit,
         wrapper,
         shape_fn,
+        runtime: RuntimePath::new(args.krate.as_ref().map(|k| &k.0)),
     })
 }
 
@@ -615,6 +619,8 @@ pub struct CheckedKernel {
     pub types: TypeCombos,
     pub host_memory: Vec<syn::LitStr>,
     pub body: KernelBody,
+    /// Where generated code finds the runtime.
+    pub runtime: RuntimePath,
 }
 
 pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKernel> {
@@ -732,6 +738,7 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
         types: types.unwrap_or_else(TypeCombos::none),
         host_memory: args.host_memory.0.clone(),
         body,
+        runtime: RuntimePath::new(args.krate.as_ref().map(|k| &k.0)),
     })
 }
 
@@ -1439,6 +1446,7 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
             fields,
             wrapper: None,
             shape_fn,
+            runtime: RuntimePath::new(args.krate.as_ref().map(|k| &k.0)),
         },
         function: item.clone(),
         params,

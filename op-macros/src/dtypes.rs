@@ -6,6 +6,8 @@ use op_spec::{DType, TypeClass};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
+use crate::runtime_path::RuntimePath;
+
 /// `(Rust name, dtype)`: the names accepted besides the spec names.
 const RUST_NAMES: &[(&str, DType)] = &[
     ("f32", DType::F32),
@@ -59,7 +61,7 @@ pub fn suggest_type_name(name: &str) -> Option<&'static str> {
 }
 
 /// The Rust element type of `dtype`, by absolute path.
-pub fn rust_type(dtype: DType, span: Span) -> TokenStream {
+pub fn rust_type(dtype: DType, span: Span, rt: &RuntimePath) -> TokenStream {
     let path = match dtype {
         DType::F32 => quote!(f32),
         DType::F64 => quote!(f64),
@@ -73,16 +75,16 @@ pub fn rust_type(dtype: DType, span: Span) -> TokenStream {
         DType::U64 => quote!(u64),
         DType::Bool => quote!(bool),
         DType::String => quote!(::std::vec::Vec<u8>),
-        DType::F16 => quote!(::op_core::f16),
-        DType::BF16 => quote!(::op_core::bf16),
-        DType::Complex64 => quote!(::op_core::Complex64),
-        DType::Complex128 => quote!(::op_core::Complex128),
-        DType::QInt8 => quote!(::op_core::QInt8),
-        DType::QUInt8 => quote!(::op_core::QUInt8),
-        DType::QInt16 => quote!(::op_core::QInt16),
-        DType::QUInt16 => quote!(::op_core::QUInt16),
-        DType::QInt32 => quote!(::op_core::QInt32),
-        DType::Resource => quote!(::op_core::ResourceHandle),
+        DType::F16 => quote!(#rt::f16),
+        DType::BF16 => quote!(#rt::bf16),
+        DType::Complex64 => quote!(#rt::Complex64),
+        DType::Complex128 => quote!(#rt::Complex128),
+        DType::QInt8 => quote!(#rt::QInt8),
+        DType::QUInt8 => quote!(#rt::QUInt8),
+        DType::QInt16 => quote!(#rt::QInt16),
+        DType::QUInt16 => quote!(#rt::QUInt16),
+        DType::QInt32 => quote!(#rt::QInt32),
+        DType::Resource => quote!(#rt::ResourceHandle),
         DType::Variant => quote!(()),
     };
     respan(path, span)
@@ -100,10 +102,10 @@ pub fn rust_name(dtype: DType) -> &'static str {
     }
 }
 
-/// `::op_core::DType::F32`.
-pub fn dtype_path(dtype: DType, span: Span) -> TokenStream {
+/// `::op_core::__private::DType::F32` (through `rt`).
+pub fn dtype_path(dtype: DType, span: Span, rt: &RuntimePath) -> TokenStream {
     let variant = syn::Ident::new(&format!("{dtype:?}"), span);
-    quote::quote_spanned!(span=> ::op_core::DType::#variant)
+    quote::quote_spanned!(span=> #rt::DType::#variant)
 }
 
 /// The dtype of a Rust element type written in a signature (`f32`,

@@ -1,5 +1,7 @@
-//! Stage 3: code generation from checked models. Generated code names the
-//! runtime by absolute path (`::op_core::...`).
+//! Stage 3: code generation from checked models. Generated code reaches the
+//! runtime only through the model's [`RuntimePath`] (`::op_core::__private`
+//! unless the macro was given `crate = "..."`), bound to `rt` in each
+//! function below and written `#rt::Item`.
 
 use op_spec::{ArgType, AttrDef, AttrKind, DType, ListValue, OpDef};
 use proc_macro2::{Span, TokenStream};
@@ -12,6 +14,7 @@ use crate::check::{
 };
 use crate::dtypes;
 use crate::parse::OpRef;
+use crate::runtime_path::RuntimePath;
 
 /// An identifier for `name`, raw when `name` is a keyword (`in` → `r#in`).
 fn ident(name: &str, span: Span) -> syn::Ident {
@@ -26,6 +29,7 @@ fn ident(name: &str, span: Span) -> syn::Ident {
 
 /// The `Op` and `OpAttrs` impls, the registration and the typed wrapper.
 pub fn op_items(op: &CheckedOp) -> TokenStream {
+    let rt = &op.runtime;
     let CheckedOp {
         ident: ty,
         spec,
@@ -73,12 +77,12 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
                 Some(ListValue::Type(types)) => {
                     let paths = types
                         .iter()
-                        .map(|d| dtypes::dtype_path(*d, Span::call_site()));
+                        .map(|d| dtypes::dtype_path(*d, Span::call_site(), rt));
                     quote!(::core::option::Option::Some(&[#(#paths),*]))
                 }
                 _ => quote!(::core::option::Option::None),
             };
-            quote!(::op_core::TypeAttrSignature { name: #attr_name, allowed: #allowed })
+            quote!(#rt::TypeAttrSignature { name: #attr_name, allowed: #allowed })
         });
     let input_names = def.inputs.iter().map(|a| &a.name);
     let output_names = def.outputs.iter().map(|a| &a.name);
@@ -100,24 +104,24 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
     let shape_fn = match &op.shape_fn {
         None => quote!(::core::option::Option::None),
         Some(crate::check::ShapeFnModel::Library(name)) => {
-            quote!(::core::option::Option::Some(::op_core::shape_inference::library::#name))
+            quote!(::core::option::Option::Some(#rt::shape_library::#name))
         }
         Some(crate::check::ShapeFnModel::Custom(expr)) => {
             quote!(::core::option::Option::Some(#expr))
         }
     };
     quote! {
-        impl ::op_core::Op for #ty {
+        impl #rt::Op for #ty {
             const NAME: &'static str = #name;
-            const SIGNATURE: ::op_core::OpSignature = ::op_core::OpSignature {
+            const SIGNATURE: #rt::OpSignature = #rt::OpSignature {
                 type_attrs: &[#(#type_attrs),*],
                 inputs: &[#(#input_names),*],
                 outputs: &[#(#output_names),*],
                 resource_inputs: &[#(#resource_inputs),*],
                 resource_outputs: &[#(#resource_outputs),*],
             };
-            fn op_def() -> ::core::result::Result<::op_core::OpDef, ::op_core::SpecErrors> {
-                ::op_core::OpDefBuilder::new(#name)
+            fn op_def() -> ::core::result::Result<#rt::OpDef, #rt::SpecErrors> {
+                #rt::OpDefBuilder::new(#name)
                     #(.attr(#attrs))*
                     #(.input(#inputs))*
                     #(.output(#outputs))*
@@ -128,16 +132,16 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
             }
         }
 
-        impl ::op_core::OpAttrs for #ty {
-            fn from_node(node: &::op_core::Node) -> ::op_core::Result<Self> {
+        impl #rt::OpAttrs for #ty {
+            fn from_node(node: &#rt::Node) -> #rt::Result<Self> {
                 ::core::result::Result::Ok(#construct)
             }
         }
 
-        ::op_core::inventory::submit! {
-            ::op_core::OpRegistration {
+        #rt::inventory::submit! {
+            #rt::OpRegistration {
                 name: #name,
-                build: <#ty as ::op_core::Op>::op_def,
+                build: <#ty as #rt::Op>::op_def,
                 shape_fn: #shape_fn,
                 file: ::core::file!(),
                 line: ::core::line!(),
@@ -150,28 +154,28 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
 
 /// The Rust type of a wrapper parameter for an attr of `attr`'s type, and
 /// how it becomes an `AttrValue`.
-fn attr_param(attr: &AttrDef) -> (TokenStream, TokenStream) {
+fn attr_param(attr: &AttrDef, rt: &RuntimePath) -> (TokenStream, TokenStream) {
     let value = quote!(value);
-    let plain = |ty: TokenStream| (ty, quote!(::op_core::AttrValue::from(#value)));
+    let plain = |ty: TokenStream| (ty, quote!(#rt::AttrValue::from(#value)));
     match (attr.ty.kind, attr.ty.is_list) {
         (AttrKind::Int, false) => plain(quote!(i64)),
         (AttrKind::Float, false) => plain(quote!(f32)),
         (AttrKind::Bool, false) => plain(quote!(bool)),
-        (AttrKind::Type, false) => plain(quote!(::op_core::DType)),
-        (AttrKind::Shape, false) => plain(quote!(::op_core::ShapeValue)),
+        (AttrKind::Type, false) => plain(quote!(#rt::DType)),
+        (AttrKind::Shape, false) => plain(quote!(#rt::ShapeValue)),
         (AttrKind::String, false) => (
             quote!(impl ::core::convert::Into<::std::string::String>),
-            quote!(::op_core::AttrValue::from(::core::convert::Into::<::std::string::String>::into(#value))),
+            quote!(#rt::AttrValue::from(::core::convert::Into::<::std::string::String>::into(#value))),
         ),
         (AttrKind::Int, true) => plain(quote!(::std::vec::Vec<i64>)),
         (AttrKind::Float, true) => plain(quote!(::std::vec::Vec<f32>)),
         (AttrKind::Bool, true) => plain(quote!(::std::vec::Vec<bool>)),
-        (AttrKind::Type, true) => plain(quote!(::std::vec::Vec<::op_core::DType>)),
+        (AttrKind::Type, true) => plain(quote!(::std::vec::Vec<#rt::DType>)),
         (AttrKind::String, true) => plain(quote!(::std::vec::Vec<::std::string::String>)),
-        (AttrKind::Shape, true) => plain(quote!(::std::vec::Vec<::op_core::ShapeValue>)),
+        (AttrKind::Shape, true) => plain(quote!(::std::vec::Vec<#rt::ShapeValue>)),
         _ => (
-            quote!(impl ::core::convert::Into<::op_core::AttrValue>),
-            quote!(::core::convert::Into::<::op_core::AttrValue>::into(#value)),
+            quote!(impl ::core::convert::Into<#rt::AttrValue>),
+            quote!(::core::convert::Into::<#rt::AttrValue>::into(#value)),
         ),
     }
 }
@@ -274,6 +278,7 @@ fn wrapper_doc(def: &OpDef, required: &[&AttrDef], optional: &[&AttrDef]) -> Str
 /// The typed wrapper: `Op::call(inputs, required attrs) -> OpCallBuilder`
 /// with a setter per optional attr and `run()`, plus the snake_case function.
 fn wrapper(op: &CheckedOp) -> TokenStream {
+    let rt = &op.runtime;
     let CheckedOp {
         ident: ty,
         vis,
@@ -306,17 +311,17 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
     for arg in &def.inputs {
         let param = ident(&arg.name, span);
         if arg.is_list() {
-            params.push(quote!(#param: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<::op_core::Tensor>>));
+            params.push(quote!(#param: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<#rt::Tensor>>));
             setup.push(quote!(.input_list(#param)));
         } else {
-            params.push(quote!(#param: impl ::core::convert::Into<::op_core::Tensor>));
+            params.push(quote!(#param: impl ::core::convert::Into<#rt::Tensor>));
             setup.push(quote!(.input(#param)));
         }
         args.push(param);
     }
     for attr in &required {
         let param = ident(&attr.name, span);
-        let (pty, convert) = attr_param(attr);
+        let (pty, convert) = attr_param(attr, rt);
         let attr_name = &attr.name;
         params.push(quote!(#param: #pty));
         setup.push(quote!(.attr(#attr_name, { let value = #param; #convert })));
@@ -324,7 +329,7 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
     }
     let setters = optional.iter().map(|attr| {
         let method = ident(&attr.name, span);
-        let (pty, convert) = attr_param(attr);
+        let (pty, convert) = attr_param(attr, rt);
         let attr_name = &attr.name;
         let default = attr
             .default_value
@@ -361,21 +366,21 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         let names: Vec<syn::Ident> = (0..n).map(|i| format_ident!("output_{}", i)).collect();
         let types = lists.iter().map(|l| {
             if *l {
-                quote!(::std::vec::Vec<::op_core::Tensor>)
+                quote!(::std::vec::Vec<#rt::Tensor>)
             } else {
-                quote!(::op_core::Tensor)
+                quote!(#rt::Tensor)
             }
         });
         let values = names.iter().zip(&lists).map(|(name, l)| {
             if *l || !grouped {
                 quote!(#name)
             } else {
-                quote!(::op_core::runtime::single_output(#name)?)
+                quote!(#rt::single_output(#name)?)
             }
         });
         let value = one_or_tuple(values.collect());
         let unpack = if grouped {
-            quote!(::op_core::runtime::outputs_array::<_, #n>(self.call.run_grouped_on(runtime)?)?)
+            quote!(#rt::outputs_array::<_, #n>(self.call.run_grouped_on(runtime)?)?)
         } else {
             quote!(self.call.run_on_array::<#n>(runtime)?)
         };
@@ -404,13 +409,13 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         #[doc = #call_doc]
         #[must_use = "an op call does nothing until `run()`"]
         #vis struct #call_ty {
-            call: ::op_core::OpCall<'static>,
+            call: #rt::OpCall<'static>,
         }
 
         impl #ty {
             #[doc = #doc]
             #vis fn call(#(#params),*) -> #call_ty {
-                #call_ty { call: ::op_core::OpCall::new(#name) #(#setup)* }
+                #call_ty { call: #rt::OpCall::new(#name) #(#setup)* }
             }
         }
 
@@ -424,12 +429,12 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
             }
 
             /// Runs the op on the global runtime ([`op_core::Runtime::global`]).
-            #vis fn run(self) -> ::op_core::Result<#out_ty> {
-                self.run_on(::op_core::Runtime::global())
+            #vis fn run(self) -> #rt::Result<#out_ty> {
+                self.run_on(#rt::Runtime::global())
             }
 
             /// Runs the op on `runtime`.
-            #vis fn run_on(self, runtime: &::op_core::Runtime) -> ::op_core::Result<#out_ty> #finish
+            #vis fn run_on(self, runtime: &#rt::Runtime) -> #rt::Result<#out_ty> #finish
         }
 
         #snake
@@ -460,11 +465,12 @@ struct Registration {
 }
 
 fn op_checks(k: &CheckedKernel) -> TokenStream {
+    let rt = &k.runtime;
     let OpRef::Path(path) = &k.op else {
         return TokenStream::new();
     };
     let op_text = quote!(#path).to_string().replace(' ', "");
-    let signature = quote!(<#path as ::op_core::Op>::SIGNATURE);
+    let signature = quote!(<#path as #rt::Op>::SIGNATURE);
     let mut checks = Vec::new();
     for (i, (attr, attr_span)) in k.types.attrs.iter().enumerate() {
         let message = if k.types.named.get(i).copied().unwrap_or(true) {
@@ -477,7 +483,7 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
             )
         };
         checks.push(quote_spanned! {*attr_span=>
-            const _: () = if !::op_core::op::has_type_attr(&#signature, #attr) {
+            const _: () = if !#rt::has_type_attr(&#signature, #attr) {
                 ::core::panic!(#message)
             };
         });
@@ -493,10 +499,10 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
                 dtypes::rust_name(dtype),
                 dtype.spec_name()
             );
-            let path = dtypes::dtype_path(dtype, span);
+            let path = dtypes::dtype_path(dtype, span, rt);
             checks.push(quote_spanned! {span=>
-                const _: () = if ::op_core::op::has_type_attr(&#signature, #attr)
-                    && !::op_core::op::type_attr_allows(&#signature, #attr, #path)
+                const _: () = if #rt::has_type_attr(&#signature, #attr)
+                    && !#rt::type_attr_allows(&#signature, #attr, #path)
                 {
                     ::core::panic!(#message)
                 };
@@ -520,9 +526,9 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
                 "input `{name}` of op `{op_text}` is not a `resource`: a `#[resource]` parameter receives the resource that a `resource` input's handle refers to; read other inputs from `ctx`"
             );
             checks.push(quote_spanned! {input.span()=>
-                const _: () = if !::op_core::op::has_input(&#signature, #input) {
+                const _: () = if !#rt::has_input(&#signature, #input) {
                     ::core::panic!(#missing)
-                } else if !::op_core::op::has_resource_input(&#signature, #input) {
+                } else if !#rt::has_resource_input(&#signature, #input) {
                     ::core::panic!(#not_resource)
                 };
             });
@@ -534,7 +540,7 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
                 "op `{op_text}` has no `resource` output 0: a kernel returns `Arc<R>` (an owning handle in output 0) only for an op whose first output is a `resource`"
             );
             checks.push(quote_spanned! {ty.span()=>
-                const _: () = if !::op_core::op::first_output_is_resource(&#signature) {
+                const _: () = if !#rt::first_output_is_resource(&#signature) {
                     ::core::panic!(#message)
                 };
             });
@@ -546,7 +552,7 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
             arg.value()
         );
         checks.push(quote_spanned! {arg.span()=>
-            const _: () = if !::op_core::op::has_arg(&#signature, #arg) {
+            const _: () = if !#rt::has_arg(&#signature, #arg) {
                 ::core::panic!(#message)
             };
         });
@@ -559,7 +565,11 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
 /// handle, calls the function with the attrs and resources in its order,
 /// and stores what it returns (`op_core::kernel::KernelReturn`) in output
 /// 0 unless that is `()`.
-fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> TokenStream {
+fn kernel_fn_adapter(
+    item: &syn::ItemFn,
+    signature: &KernelFnSignature,
+    rt: &RuntimePath,
+) -> TokenStream {
     let f = &item.sig.ident;
     let generics = &item.sig.generics;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
@@ -585,7 +595,7 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
                 // adapter's hygiene, or a kernel written inside a
                 // `macro_rules!` would not find it.
                 let fetch = quote_spanned! {ty.span()=>
-                    ::op_core::KernelContext::resource_by_name::<#ty>
+                    #rt::KernelContext::resource_by_name::<#ty>
                 };
                 fetches.push(quote! {
                     let #var = #fetch(ctx, #input)?;
@@ -597,8 +607,7 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
     let call = quote!(#f #turbofish(ctx, #(#args),*));
     let body = match &signature.returns {
         Some(ty) => {
-            let store =
-                quote_spanned! {ty.span()=> <#ty as ::op_core::kernel::KernelReturn>::store};
+            let store = quote_spanned! {ty.span()=> <#ty as #rt::KernelReturn>::store};
             quote! {
                 let __output = #call?;
                 #store(__output, ctx)
@@ -609,9 +618,9 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
     quote! {
         #[allow(non_snake_case, unused_variables)]
         fn __kernel_adapter #impl_generics (
-            ctx: &mut ::op_core::KernelContext<'_>,
+            ctx: &mut #rt::KernelContext<'_>,
             attrs: &#attrs_ty,
-        ) -> ::op_core::Result<()> #where_clause {
+        ) -> #rt::Result<()> #where_clause {
             #(#fetches)*
             #body
         }
@@ -621,6 +630,7 @@ fn kernel_fn_adapter(item: &syn::ItemFn, signature: &KernelFnSignature) -> Token
 /// `#[kernel]`: the item, compile-time checks against the op, and one
 /// registration per type combination.
 pub fn kernel(k: &CheckedKernel) -> TokenStream {
+    let rt = &k.runtime;
     let combos: Vec<Vec<DType>> = if k.types.combos.is_empty() {
         vec![Vec::new()]
     } else {
@@ -641,7 +651,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
     let rust_types = |combo: &[DType]| -> Vec<TokenStream> {
         combo
             .iter()
-            .map(|d| dtypes::rust_type(*d, Span::call_site()))
+            .map(|d| dtypes::rust_type(*d, Span::call_site(), rt))
             .collect()
     };
     let type_list = |combo: &[DType]| {
@@ -663,7 +673,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
                 Some(attrs) => quote!(#attrs),
                 None => quote!(()),
             };
-            let support = kernel_fn_adapter(item, signature);
+            let support = kernel_fn_adapter(item, signature, rt);
             let regs = combos
                 .iter()
                 .map(|combo| {
@@ -671,7 +681,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
                     let tys = if generic { rust_types(combo) } else { Vec::new() };
                     let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
                     let create = quote! {
-                        |construction| ::op_core::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #turbofish)
+                        |construction| #rt::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #turbofish)
                     };
                     Registration {
                         constraints: constraints(combo),
@@ -695,15 +705,15 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
                 other => quote!(#other).to_string(),
             };
             let support = quote! {
-                impl #impl_generics ::op_core::OpKernel for #self_ty #where_clause {
-                    fn compute(&self, ctx: &mut ::op_core::KernelContext<'_>) -> ::op_core::Result<()> {
+                impl #impl_generics #rt::OpKernel for #self_ty #where_clause {
+                    fn compute(&self, ctx: &mut #rt::KernelContext<'_>) -> #rt::Result<()> {
                         <#self_ty>::compute(self, ctx)
                     }
                 }
                 #[allow(non_snake_case)]
                 fn __create_kernel #impl_generics (
-                    construction: &::op_core::KernelConstruction<'_>,
-                ) -> ::op_core::Result<::std::boxed::Box<dyn ::op_core::OpKernel>> #where_clause {
+                    construction: &#rt::KernelConstruction<'_>,
+                ) -> #rt::Result<::std::boxed::Box<dyn #rt::OpKernel>> #where_clause {
                     ::core::result::Result::Ok(::std::boxed::Box::new(<#self_ty>::new(construction)?))
                 }
             };
@@ -733,7 +743,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
     };
 
     let op_name = match &k.op {
-        OpRef::Path(p) => quote!(<#p as ::op_core::Op>::NAME),
+        OpRef::Path(p) => quote!(<#p as #rt::Op>::NAME),
         OpRef::Name(s) => quote!(#s),
     };
     let device = format_ident!("{}", k.device.variant_name());
@@ -741,15 +751,15 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
     let checks = op_checks(k);
     let submits = registrations.iter().map(|r| {
         let constraints = r.constraints.iter().map(|(attr, dtype)| {
-            let path = dtypes::dtype_path(*dtype, Span::call_site());
-            quote!(::op_core::TypeConstraint { attr: #attr, dtype: #path })
+            let path = dtypes::dtype_path(*dtype, Span::call_site(), rt);
+            quote!(#rt::TypeConstraint { attr: #attr, dtype: #path })
         });
         let (name, create) = (&r.name, &r.create);
         quote! {
-            ::op_core::inventory::submit! {
-                ::op_core::KernelRegistration {
+            #rt::inventory::submit! {
+                #rt::KernelRegistration {
                     op: #op_name,
-                    device: ::op_core::DeviceType::#device,
+                    device: #rt::DeviceType::#device,
                     constraints: &[#(#constraints),*],
                     host_memory: &[#(#host_memory),*],
                     name: #name,
@@ -773,6 +783,7 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
 /// `#[op]`: the function, the op struct and items, the kernel adapter and
 /// one kernel per type combination.
 pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
+    let rt = &f.op.runtime;
     let CheckedFnOp {
         op,
         function,
@@ -823,7 +834,7 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
                         let #ident = ctx.input_arg(#k)?
                             .iter()
                             .map(|t| t.view::<#ety>())
-                            .collect::<::op_core::Result<::std::vec::Vec<_>>>()?;
+                            .collect::<#rt::Result<::std::vec::Vec<_>>>()?;
                     });
                     args.push(quote!(&#ident));
                 } else {
@@ -855,16 +866,16 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
     for g in &generic_names {
         where_clause
             .predicates
-            .push(syn::parse_quote!(#g: ::op_core::Element));
+            .push(syn::parse_quote!(#g: #rt::Element));
     }
     let params_decl = &generics.params;
     let call = quote!(#fn_ident #turbofish(#(#args),*));
     let result = if *fallible { quote!(#call?) } else { call };
     let to_tensor = |out: &crate::check::FnOutput, value: TokenStream| {
         if out.scalar {
-            quote!(::op_core::Tensor::scalar(#value))
+            quote!(#rt::Tensor::scalar(#value))
         } else {
-            quote!(::op_core::Tensor::from_array(#value))
+            quote!(#rt::Tensor::from_array(#value))
         }
     };
     let sets = if outputs.len() == 1 {
@@ -885,9 +896,9 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
     let adapter_fn = quote! {
         #[allow(non_snake_case, clippy::needless_borrow, clippy::multiple_bound_locations)]
         fn #adapter<#params_decl>(
-            ctx: &mut ::op_core::KernelContext<'_>,
+            ctx: &mut #rt::KernelContext<'_>,
             attrs: &#op_ty,
-        ) -> ::op_core::Result<()> #where_clause {
+        ) -> #rt::Result<()> #where_clause {
             let _ = attrs;
             let result = {
                 #(#reads)*
@@ -908,11 +919,11 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
     };
     let name = &op.def.name;
     let submits = combos.iter().map(|combo| {
-        let tys: Vec<TokenStream> = combo.iter().map(|d| dtypes::rust_type(*d, Span::call_site())).collect();
+        let tys: Vec<TokenStream> = combo.iter().map(|d| dtypes::rust_type(*d, Span::call_site(), rt)).collect();
         let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
         let constraints = types.attrs.iter().zip(combo).map(|((attr, _), dtype)| {
-            let path = dtypes::dtype_path(*dtype, Span::call_site());
-            quote!(::op_core::TypeConstraint { attr: #attr, dtype: #path })
+            let path = dtypes::dtype_path(*dtype, Span::call_site(), rt);
+            quote!(#rt::TypeConstraint { attr: #attr, dtype: #path })
         });
         let names: Vec<&str> = combo.iter().map(|d| dtypes::rust_name(*d)).collect();
         let kernel_name = if names.is_empty() {
@@ -921,14 +932,14 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
             format!("{fn_ident}::<{}>", names.join(", "))
         };
         quote! {
-            ::op_core::inventory::submit! {
-                ::op_core::KernelRegistration {
+            #rt::inventory::submit! {
+                #rt::KernelRegistration {
                     op: #name,
-                    device: ::op_core::DeviceType::Cpu,
+                    device: #rt::DeviceType::Cpu,
                     constraints: &[#(#constraints),*],
                     host_memory: &[],
                     name: #kernel_name,
-                    create: |construction| ::op_core::FnKernel::<#op_ty>::create(construction, #adapter #turbofish),
+                    create: |construction| #rt::FnKernel::<#op_ty>::create(construction, #adapter #turbofish),
                     file: ::core::file!(),
                     line: ::core::line!(),
                 }

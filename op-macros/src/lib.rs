@@ -20,6 +20,7 @@
 use proc_macro::TokenStream;
 use proc_macro2::Span;
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token, bracketed};
@@ -28,6 +29,7 @@ mod check;
 mod dtypes;
 mod expand;
 mod parse;
+mod runtime_path;
 mod spec;
 
 /// Declares an op on a struct whose fields are its typed attrs.
@@ -268,29 +270,34 @@ pub fn op_def(input: TokenStream) -> TokenStream {
             // errors of its own on top of the real ones.
             let errors = e.write_errors();
             let name = &registration.name;
-            quote!({ #errors ::op_core::OpDefBuilder::new(#name) }).into()
+            let rt = &registration.runtime;
+            quote!({ #errors #rt::OpDefBuilder::new(#name) }).into()
         }
     }
 }
 
-/// The parsed `op_def!` input: `name: "...", attrs: [...], inputs: [...], outputs: [...], stateful: true`.
+/// The parsed `op_def!` input: `name: "...", attrs: [...], inputs: [...],
+/// outputs: [...], stateful: true, crate: "facade::op_core"`.
 struct Registration {
     name: LitStr,
     attrs: Vec<LitStr>,
     inputs: Vec<LitStr>,
     outputs: Vec<LitStr>,
     stateful: bool,
+    runtime: runtime_path::RuntimePath,
 }
 
-const KEYS: [&str; 5] = ["name", "attrs", "inputs", "outputs", "stateful"];
+const KEYS: [&str; 6] = ["name", "attrs", "inputs", "outputs", "stateful", "crate"];
 
 impl Parse for Registration {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut name = None;
         let (mut attrs, mut inputs, mut outputs, mut stateful) =
             (Vec::new(), Vec::new(), Vec::new(), false);
+        let mut krate = None;
         while !input.is_empty() {
-            let key: Ident = input.parse()?;
+            // `crate` is a keyword, so not an `Ident` to a plain parse.
+            let key = Ident::parse_any(input)?;
             input.parse::<Token![:]>()?;
             let list = |input: ParseStream<'_>| -> syn::Result<Vec<LitStr>> {
                 let content;
@@ -305,6 +312,13 @@ impl Parse for Registration {
                 "inputs" => inputs = list(input)?,
                 "outputs" => outputs = list(input)?,
                 "stateful" => stateful = input.parse::<syn::LitBool>()?.value,
+                "crate" => {
+                    let path: LitStr = input.parse()?;
+                    krate = Some(
+                        path.parse::<syn::Path>()
+                            .map_err(|_| syn::Error::new(path.span(), parse::CRATE_HELP))?,
+                    );
+                }
                 other => {
                     let hint = op_spec::suggest::closest(other, KEYS)
                         .map(|k| format!("did you mean `{k}`? "))
@@ -312,7 +326,7 @@ impl Parse for Registration {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown key `{other}`: {hint}the keys are name, attrs, inputs, outputs and stateful"
+                            "unknown key `{other}`: {hint}the keys are name, attrs, inputs, outputs, stateful and crate"
                         ),
                     ));
                 }
@@ -333,6 +347,7 @@ impl Parse for Registration {
             inputs,
             outputs,
             stateful,
+            runtime: runtime_path::RuntimePath::new(krate.as_ref()),
         })
     }
 }
@@ -359,10 +374,11 @@ impl Registration {
             inputs,
             outputs,
             stateful,
+            runtime: rt,
         } = self;
         let stateful = stateful.then(|| quote!(.set_is_stateful()));
         quote! {
-            ::op_core::OpDefBuilder::new(#name)
+            #rt::OpDefBuilder::new(#name)
                 #(.attr(#attrs))*
                 #(.input(#inputs))*
                 #(.output(#outputs))*

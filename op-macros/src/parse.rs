@@ -150,12 +150,12 @@ const FLAG_KEYS: [&str; 6] = [
 
 /// The keys of `#[register_op(...)]`.
 pub const REGISTER_OP_KEYS: &[&str] = &[
-    "name", "attrs", "inputs", "outputs", "wrapper", "shape", "shape_fn",
+    "name", "attrs", "inputs", "outputs", "wrapper", "shape", "shape_fn", "crate",
 ];
 /// The keys of `#[op(...)]`.
-pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs", "shape", "shape_fn"];
+pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs", "shape", "shape_fn", "crate"];
 /// The keys of `#[kernel(...)]`.
-pub const KERNEL_KEYS: &[&str] = &["op", "device", "types", "host_memory"];
+pub const KERNEL_KEYS: &[&str] = &["op", "device", "types", "host_memory", "crate"];
 /// The keys of `#[attr(...)]`.
 pub const ATTR_KEYS: &[&str] = &["name", "default", "min", "one_of"];
 /// The keys of `#[resource(...)]`.
@@ -277,6 +277,27 @@ impl FromMeta for RawExpr {
     }
 }
 
+/// How to write `crate = "..."`, for errors.
+pub const CRATE_HELP: &str = "`crate` takes the path of a crate that re-exports op-core, in a string: `crate = \"my_facade::op_core\"`";
+
+/// `crate = "facade::op_core"`: where generated code finds op-core, its
+/// tokens spanned at the string so that an error about the path (no
+/// `__private` there) points at it.
+#[derive(Clone, Debug)]
+pub struct CratePath(pub syn::Path);
+
+impl FromMeta for CratePath {
+    fn from_value(value: &syn::Lit) -> darling::Result<Self> {
+        match value {
+            syn::Lit::Str(s) => s
+                .parse::<syn::Path>()
+                .map(CratePath)
+                .map_err(|_| darling::Error::custom(CRATE_HELP).with_span(s)),
+            other => Err(darling::Error::custom(CRATE_HELP).with_span(other)),
+        }
+    }
+}
+
 /// `#[register_op(...)]`.
 #[derive(Debug, FromMeta)]
 pub struct RegisterOpArgs {
@@ -295,6 +316,10 @@ pub struct RegisterOpArgs {
     pub shape_fn: Option<syn::Expr>,
     #[darling(flatten)]
     pub flags: FlagArgs,
+    /// `crate = "facade::op_core"`: where generated code finds op-core,
+    /// for a crate that re-exports it (default `::op_core`).
+    #[darling(rename = "crate")]
+    pub krate: Option<CratePath>,
 }
 
 /// `#[op(...)]`.
@@ -312,6 +337,10 @@ pub struct FnOpArgs {
     pub shape_fn: Option<syn::Expr>,
     #[darling(flatten)]
     pub flags: FlagArgs,
+    /// `crate = "facade::op_core"`: where generated code finds op-core,
+    /// for a crate that re-exports it (default `::op_core`).
+    #[darling(rename = "crate")]
+    pub krate: Option<CratePath>,
 }
 
 /// `#[kernel(...)]`.
@@ -323,6 +352,10 @@ pub struct KernelArgs {
     pub types: Vec<TypesArg>,
     #[darling(default)]
     pub host_memory: StrList,
+    /// `crate = "facade::op_core"`: where generated code finds op-core,
+    /// for a crate that re-exports it (default `::op_core`).
+    #[darling(rename = "crate")]
+    pub krate: Option<CratePath>,
 }
 
 /// The op a kernel implements: its Rust type (checked at compile time) or

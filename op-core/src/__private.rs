@@ -1,0 +1,28 @@
+//! What the macros' generated code uses, in one place (pyo3's `impl_`,
+//! serde's `__private`): not part of the public API, and free to change
+//! with the macros.
+//!
+//! Generated code names everything as `::op_core::__private::Item`, or
+//! `<facade>::__private::Item` when a macro's `crate = "facade::op_core"`
+//! argument names a crate that re-exports op-core; so a facade needs to
+//! re-export only `op_core` itself.
+
+pub use ::inventory;
+
+pub use crate::context::KernelContext;
+pub use crate::element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
+pub use crate::error::Result;
+pub use crate::kernel::{FnKernel, KernelConstruction, KernelReturn, OpAttrs, OpKernel};
+pub use crate::node::Node;
+pub use crate::op::checks::{
+    first_output_is_resource, has_arg, has_input, has_resource_input, has_type_attr,
+    type_attr_allows,
+};
+pub use crate::op::{Op, OpSignature, TypeAttrSignature};
+pub use crate::registry::{KernelRegistration, OpRegistration, TypeConstraint};
+pub use crate::resource_handle::ResourceHandle;
+pub use crate::runtime::{OpCall, Runtime, outputs_array, single_output};
+pub use crate::shape_inference::library as shape_library;
+pub use crate::tensor::Tensor;
+pub use half::{bf16, f16};
+pub use op_spec::{AttrValue, DType, DeviceType, OpDef, OpDefBuilder, ShapeValue, SpecErrors};
