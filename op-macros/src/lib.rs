@@ -75,18 +75,18 @@ mod spec;
 #[proc_macro_attribute]
 pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemStruct);
-    let args = match parse::args::<parse::RegisterOpArgs>(
+    let parsed = parse::args::<parse::RegisterOpArgs>(
         args.into(),
         "#[register_op(...)]",
         parse::REGISTER_OP_KEYS,
         true,
-    ) {
-        Ok(args) => args,
-        Err(e) => return with_item(e, quote!(#item)),
+    );
+    let Some(args) = parsed.value else {
+        return with_item(parsed.errors, quote!(#item));
     };
     match check::register_op(&args, &mut item) {
-        Ok(op) => expand::register_op(&item, &op).into(),
-        Err(e) => with_item(e, quote!(#item)),
+        Ok(op) => with_code(parsed.errors, expand::register_op(&item, &op)),
+        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
     }
 }
 
@@ -142,18 +142,14 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::Item);
-    let args = match parse::args::<parse::KernelArgs>(
-        args.into(),
-        "#[kernel(...)]",
-        parse::KERNEL_KEYS,
-        false,
-    ) {
-        Ok(args) => args,
-        Err(e) => return with_item(e, quote!(#item)),
+    let parsed =
+        parse::args::<parse::KernelArgs>(args.into(), "#[kernel(...)]", parse::KERNEL_KEYS, false);
+    let Some(args) = parsed.value else {
+        return with_item(parsed.errors, quote!(#item));
     };
     match check::kernel(&args, item.clone()) {
-        Ok(k) => expand::kernel(&k).into(),
-        Err(e) => with_item(e, quote!(#item)),
+        Ok(k) => with_code(parsed.errors, expand::kernel(&k)),
+        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
     }
 }
 
@@ -185,23 +181,45 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemFn);
-    let args =
-        match parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]", parse::FN_OP_KEYS, true) {
-            Ok(args) => args,
-            Err(e) => return with_item(e, quote!(#item)),
-        };
+    let parsed = parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]", parse::FN_OP_KEYS, true);
+    let Some(args) = parsed.value else {
+        return with_item(parsed.errors, quote!(#item));
+    };
     match check::fn_op(&args, &mut item) {
-        Ok(f) => expand::fn_op(&f).into(),
-        Err(e) => with_item(e, quote!(#item)),
+        Ok(f) => with_code(parsed.errors, expand::fn_op(&f)),
+        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
     }
 }
 
 /// The errors, followed by the item as written (minus our helper
 /// attributes), so that code using the item reports no errors of its own.
-fn with_item(errors: darling::Error, item: proc_macro2::TokenStream) -> TokenStream {
-    let errors = errors.write_errors();
+fn with_item(errors: Vec<darling::Error>, item: proc_macro2::TokenStream) -> TokenStream {
+    let errors = darling::Error::multiple(errors).write_errors();
     let item = strip_attr_helpers(item);
     quote!(#errors #item).into()
+}
+
+/// The errors of arguments that were skipped (an unknown key), followed by
+/// the code generated from the rest: the author sees the mistake, and code
+/// using the op compiles as if it were fixed.
+fn with_code(errors: Vec<darling::Error>, code: proc_macro2::TokenStream) -> TokenStream {
+    if errors.is_empty() {
+        return code.into();
+    }
+    let errors = darling::Error::multiple(errors).write_errors();
+    quote!(#errors #code).into()
+}
+
+/// The errors to show when checking failed after arguments were skipped:
+/// the skipped arguments' alone, since the check's errors may only follow
+/// from them (`typs(f32)` misspelt, then "no `types(...)`"). Fixing them
+/// shows any others.
+fn first_errors(skipped: Vec<darling::Error>, check: darling::Error) -> Vec<darling::Error> {
+    if skipped.is_empty() {
+        vec![check]
+    } else {
+        skipped
+    }
 }
 
 /// Removes the `#[attr(...)]` and `#[resource(...)]` helper attributes,

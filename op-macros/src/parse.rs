@@ -180,22 +180,51 @@ fn unknown_key(path: &syn::Path, key: &str, what: &str, keys: &[&str]) -> darlin
     .with_span(path)
 }
 
+/// Arguments parsed as far as they would go: `value` is `None` only when
+/// nothing usable was left, and `errors` holds every mistake found. A typo
+/// in one key leaves the others parsed, so the macro can still generate
+/// its code and the author sees one error, not that error and the ones
+/// that missing code would cause.
+pub struct Recovered<T> {
+    pub value: Option<T>,
+    pub errors: Vec<darling::Error>,
+}
+
+impl<T> Recovered<T> {
+    /// The arguments if there was no mistake at all, else every error.
+    pub fn strict(self) -> darling::Result<T> {
+        match self.value {
+            Some(value) if self.errors.is_empty() => Ok(value),
+            _ => Err(darling::Error::multiple(self.errors)),
+        }
+    }
+}
+
 /// Arguments of `#[what(...)]` parsed into `T`, with unknown keys reported
-/// by name with a suggestion, and spec lists written without quotes caught
-/// before they become syntax errors.
+/// by name with a suggestion (and skipped), and spec lists written without
+/// quotes caught before they become syntax errors.
 pub fn args<T: FromMeta>(
     tokens: proc_macro2::TokenStream,
     what: &str,
     keys: &[&str],
     flags: bool,
-) -> darling::Result<T> {
-    unquoted_strings(&tokens)?;
-    let items = NestedMeta::parse_meta_list(tokens)?;
+) -> Recovered<T> {
+    let failed = |e: darling::Error| Recovered {
+        value: None,
+        errors: vec![e],
+    };
+    if let Err(e) = unquoted_strings(&tokens) {
+        return failed(e);
+    }
+    let items = match NestedMeta::parse_meta_list(tokens) {
+        Ok(items) => items,
+        Err(e) => return failed(e.into()),
+    };
     let mut all: Vec<&str> = keys.to_vec();
     if flags {
         all.extend(FLAG_KEYS);
     }
-    let mut errors = darling::Error::accumulator();
+    let mut errors = Vec::new();
     let mut known = Vec::new();
     for item in items {
         let path = match &item {
@@ -221,9 +250,14 @@ pub fn args<T: FromMeta>(
             errors.push(unknown_key(path, &key, what, &all));
         }
     }
-    let parsed = errors.handle(T::from_list(&known));
-    errors.finish()?;
-    Ok(parsed.expect("no errors, so it parsed"))
+    let value = match T::from_list(&known) {
+        Ok(value) => Some(value),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    Recovered { value, errors }
 }
 
 /// Catches `inputs(x: float)` (a spec without its quotes), which would
@@ -549,7 +583,7 @@ fn take_helper_attr<T: FromMeta + Default>(
         }
         let options = match &attr.meta {
             syn::Meta::Path(_) => Ok(T::default()),
-            syn::Meta::List(list) => args(list.tokens.clone(), &what, keys, false),
+            syn::Meta::List(list) => args(list.tokens.clone(), &what, keys, false).strict(),
             meta @ syn::Meta::NameValue(_) => {
                 Err(darling::Error::custom(name_value).with_span(meta))
             }
