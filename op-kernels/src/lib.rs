@@ -12,7 +12,7 @@
 //! | [`StringToNumber`](string_to_number::StringToNumber) | kernel generic over the output type attr `out_type` |
 //! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
-//! | the hash table ops ([`simple_hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
+//! | the hash table ops ([`hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
 //!
@@ -30,13 +30,17 @@
 //! `use op_kernels as _;`.
 
 pub mod example;
+pub mod hash_table;
 pub mod list;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
-pub mod simple_hash_table;
 pub mod string_to_number;
 pub mod variable;
 pub mod zero_out;
+
+/// The hash table ops under their module's former name: the same items as
+/// [`hash_table`].
+pub use hash_table as simple_hash_table;
 
 /// Makes sure this crate, and so its ops and kernels, is linked into the
 /// program. Call it once (e.g. first thing in `main` or in a test) if

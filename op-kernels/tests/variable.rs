@@ -436,7 +436,7 @@ fn a_handle_to_another_resource_type_is_invalid_argument() {
             &err,
             &[
                 "input 0 ('resource'): resource handle",
-                "refers to a op_kernels::simple_hash_table::SimpleHashTable<i64, f32>, not a op_kernels::variable::Var",
+                "refers to a op_kernels::hash_table::SimpleHashTable<i64, f32>, not a op_kernels::variable::Var",
             ],
         );
     }
@@ -505,7 +505,7 @@ fn destroy_works_for_any_named_resource() {
     let mgr = rt.resource_manager();
     let table = op_kernels::simple_hash_table::SimpleHashTable::<i32, i32>::new();
     mgr.create("", "t", table).unwrap();
-    type Table = op_kernels::simple_hash_table::SimpleHashTable<i32, i32>;
+    type Table = op_kernels::hash_table::SimpleHashTable<i32, i32>;
     let handle = ResourceHandle::named::<Table>(op_core::Device::CPU, "localhost", "t");
     op_kernels::link();
     destroy(&rt, &Tensor::scalar(handle.clone()), false).unwrap();
