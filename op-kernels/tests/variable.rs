@@ -247,7 +247,7 @@ fn reading_a_variable_never_assigned_is_an_error_naming_it() {
         &err,
         &[
             "op ReadVariableOp (node 'ReadVariableOp'): variable 'never' in container 'localhost' was never assigned, or was destroyed",
-            "resource 'never' of type op_kernels::variable::Var does not exist in container 'localhost'",
+            "resource 'never' of type op_kernels::variable::resource::Var does not exist in container 'localhost'",
         ],
     );
     let err = read(&rt, &handle_op(&rt, "box", "never", DType::F32), DType::F32).unwrap_err();
@@ -418,7 +418,7 @@ fn var_is_initialized_before_and_after() {
         &err,
         &[
             "op VarIsInitializedOp (node 'VarIsInitializedOp'): input 0 ('resource')",
-            "not a op_kernels::variable::Var",
+            "not a op_kernels::variable::resource::Var",
         ],
     );
 }
@@ -436,7 +436,7 @@ fn a_handle_to_another_resource_type_is_invalid_argument() {
             &err,
             &[
                 "input 0 ('resource'): resource handle",
-                "refers to a op_kernels::hash_table::SimpleHashTable<i64, f32>, not a op_kernels::variable::Var",
+                "refers to a op_kernels::hash_table::SimpleHashTable<i64, f32>, not a op_kernels::variable::resource::Var",
             ],
         );
     }
@@ -480,7 +480,7 @@ fn destroy_a_named_variable() {
         &err,
         &[
             "op DestroyResourceOp (node 'DestroyResourceOp'): cannot destroy resource 'doomed' (ignore_lookup_error=false)",
-            "resource 'doomed' of type op_kernels::variable::Var does not exist in container 'localhost'",
+            "resource 'doomed' of type op_kernels::variable::resource::Var does not exist in container 'localhost'",
         ],
     );
 
