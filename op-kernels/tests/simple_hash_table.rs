@@ -266,7 +266,7 @@ fn a_table_used_with_other_dtypes_is_invalid_argument() {
     assert_contains(
         &err,
         &[
-            "not a op_kernels::hash_table::SimpleHashTable<i32, f32>",
+            "not a op_kernels::hash_table::resource::SimpleHashTable<i32, f32>",
             "SimpleHashTable<i64, f32>",
         ],
     );
@@ -280,7 +280,7 @@ fn a_table_used_with_other_dtypes_is_invalid_argument() {
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_contains(
         &err,
-        &["not a op_kernels::hash_table::SimpleHashTable<i64, f64>"],
+        &["not a op_kernels::hash_table::resource::SimpleHashTable<i64, f64>"],
     );
     // A key of the wrong type for the node is caught before any kernel.
     let err = OpCall::new(FIND)
@@ -868,7 +868,7 @@ fn batch_op_errors_name_the_op_and_the_argument() {
         &[
             "op Examples>SimpleHashTableFindMany",
             "input 0 ('resource_handle')",
-            "not a op_kernels::hash_table::SimpleHashTable<i32, f32>",
+            "not a op_kernels::hash_table::resource::SimpleHashTable<i32, f32>",
         ],
     );
     let handles = Tensor::from_vec(

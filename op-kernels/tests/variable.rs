@@ -436,7 +436,7 @@ fn a_handle_to_another_resource_type_is_invalid_argument() {
             &err,
             &[
                 "input 0 ('resource'): resource handle",
-                "refers to a op_kernels::hash_table::SimpleHashTable<i64, f32>, not a op_kernels::variable::resource::Var",
+                "refers to a op_kernels::hash_table::resource::SimpleHashTable<i64, f32>, not a op_kernels::variable::resource::Var",
             ],
         );
     }
