@@ -18,9 +18,7 @@ use op_core::resource::Resource;
 use op_core::shape_inference::testing::ShapeTest;
 use op_core::threads::ThreadPool;
 use op_core::{Code, DType, OpCall, Registry, ResourceHandle, Runtime, Tensor};
-use op_kernels::simple_hash_table::{
-    SimpleHashTable, SimpleHashTableHandle, TableElement, TableKey,
-};
+use op_kernels::hash_table::{SimpleHashTable, SimpleHashTableHandle, TableElement, TableKey};
 use proptest::prelude::*;
 
 mod common;

@@ -13,7 +13,7 @@ use op_core::checkpoint::Saveable;
 use op_core::resource::Resource;
 use op_core::shape_inference::testing::ShapeTest;
 use op_core::{Code, DType, OpCall, Registry, ResourceHandle, Result, Runtime, ShapeValue, Tensor};
-use op_kernels::simple_hash_table::SimpleHashTableHandle;
+use op_kernels::hash_table::SimpleHashTableHandle;
 use op_kernels::variable::{Var, Variable};
 
 mod common;
@@ -503,7 +503,7 @@ fn destroy_works_for_any_named_resource() {
     // A handle that names its type deletes that type's entry.
     let rt = Runtime::new();
     let mgr = rt.resource_manager();
-    let table = op_kernels::simple_hash_table::SimpleHashTable::<i32, i32>::new();
+    let table = op_kernels::hash_table::SimpleHashTable::<i32, i32>::new();
     mgr.create("", "t", table).unwrap();
     type Table = op_kernels::hash_table::SimpleHashTable<i32, i32>;
     let handle = ResourceHandle::named::<Table>(op_core::Device::CPU, "localhost", "t");

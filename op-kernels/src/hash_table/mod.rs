@@ -29,7 +29,7 @@
 //! export and import ops.
 //!
 //! ```
-//! use op_kernels::simple_hash_table::SimpleHashTableHandle;
+//! use op_kernels::hash_table::SimpleHashTableHandle;
 //!
 //! let table = SimpleHashTableHandle::<i32, f32>::new(-999.0)?;
 //! assert_eq!(table.find(1)?, -999.0);
