@@ -23,6 +23,19 @@
 //! output shapes without running a kernel, and in debug builds the runtime
 //! checks every kernel's outputs against it.
 //!
+//! # Layout
+//!
+//! One module (a folder) per op family, each divided the same way, one
+//! concept per file: `ops.rs` declares the ops (`#[register_op]`, `#[op]`)
+//! and their shape functions, `cpu.rs` holds the CPU kernels, `math.rs` the
+//! plain arithmetic over elements and slices that every device's kernels
+//! share, `resource.rs` the resource type the ops' handles reach, and
+//! `client.rs` the typed API over the ops. A family has only the files it
+//! needs; its `mod.rs` says which, and re-exports the public items, so they
+//! are named by family whichever file holds them
+//! (`op_kernels::hash_table::SimpleHashTableHandle`). The hash table's
+//! module was `simple_hash_table`; [`simple_hash_table`] still names it.
+//!
 //! # Linking
 //!
 //! A program sees these ops only if it names this crate (see
