@@ -15,7 +15,7 @@
 use std::process::ExitCode;
 
 use op_core::checkpoint::Checkpoint;
-use op_kernels::simple_hash_table::SimpleHashTableHandle;
+use op_kernels::hash_table::SimpleHashTableHandle;
 
 /// The name of the table in the checkpoint: its tensors are `table/keys`
 /// and `table/values`.

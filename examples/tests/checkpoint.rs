@@ -4,7 +4,7 @@
 
 use op_core::checkpoint::{self, Checkpoint};
 use op_core::{DType, Runtime, ShapeValue, Tensor};
-use op_kernels::simple_hash_table::SimpleHashTableHandle;
+use op_kernels::hash_table::SimpleHashTableHandle;
 use op_kernels::variable::Variable;
 
 fn temp_path(name: &str) -> std::path::PathBuf {

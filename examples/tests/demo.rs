@@ -24,7 +24,7 @@ fn demo_shows_definition_kernels_and_errors() {
         "table.find_many([1, 2, 3]) = [0.5, -1.0, 1.5]",
         "saved [\"table/keys\", \"table/values\", \"weights/value\"]",
         "restored: table.find(1) = 0.5, weights = [4.0, 5.0, 6.0]",
-        "input 0 ('resource_handle'): resource handle '_anonymous_0' refers to a op_kernels::simple_hash_table::SimpleHashTable<i64, f32>, not a op_kernels::simple_hash_table::SimpleHashTable<i32, f32>",
+        "input 0 ('resource_handle'): resource handle '_anonymous_0' refers to a op_kernels::hash_table::resource::SimpleHashTable<i64, f32>, not a op_kernels::hash_table::resource::SimpleHashTable<i32, f32>",
     ] {
         assert!(
             stdout.contains(expected),

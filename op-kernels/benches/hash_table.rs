@@ -68,7 +68,7 @@ use divan::counter::ItemsCount;
 use divan::{Bencher, black_box, black_box_drop};
 use op_core::threads::ThreadPool;
 use op_core::{DType, Op, OpCall, Runtime, Tensor};
-use op_kernels::simple_hash_table::{SimpleHashTableFindMany, SimpleHashTableHandle};
+use op_kernels::hash_table::{SimpleHashTableFindMany, SimpleHashTableHandle};
 
 fn main() {
     op_kernels::link();

@@ -12,7 +12,7 @@
 //! | [`StringToNumber`](string_to_number::StringToNumber) | kernel generic over the output type attr `out_type` |
 //! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
-//! | the hash table ops ([`simple_hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
+//! | the hash table ops ([`hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
 //!
@@ -23,6 +23,19 @@
 //! output shapes without running a kernel, and in debug builds the runtime
 //! checks every kernel's outputs against it.
 //!
+//! # Layout
+//!
+//! One module (a folder) per op family, each divided the same way, one
+//! concept per file: `ops.rs` declares the ops (`#[register_op]`, `#[op]`)
+//! and their shape functions, `cpu.rs` holds the CPU kernels, `math.rs` the
+//! plain arithmetic over elements and slices that every device's kernels
+//! share, `resource.rs` the resource type the ops' handles reach, and
+//! `client.rs` the typed API over the ops. A family has only the files it
+//! needs; its `mod.rs` says which, and re-exports the public items, so they
+//! are named by family whichever file holds them
+//! (`op_kernels::hash_table::SimpleHashTableHandle`). The hash table's
+//! module was `simple_hash_table`; [`simple_hash_table`] still names it.
+//!
 //! # Linking
 //!
 //! A program sees these ops only if it names this crate (see
@@ -30,13 +43,17 @@
 //! `use op_kernels as _;`.
 
 pub mod example;
+pub mod hash_table;
 pub mod list;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
-pub mod simple_hash_table;
 pub mod string_to_number;
 pub mod variable;
 pub mod zero_out;
+
+/// The hash table ops under their module's former name: the same items as
+/// [`hash_table`].
+pub use hash_table as simple_hash_table;
 
 /// Makes sure this crate, and so its ops and kernels, is linked into the
 /// program. Call it once (e.g. first thing in `main` or in a test) if

@@ -72,6 +72,29 @@ fn every_op_is_registered_with_its_kernels() {
 }
 
 #[test]
+fn every_op_is_declared_in_its_familys_ops_and_its_kernels_are_in_cpu() {
+    op_kernels::link();
+    let registry = Registry::global();
+    for (name, _) in OPS {
+        let entry = registry.op(name).unwrap();
+        let ops = entry.registration().file;
+        let family = ops
+            .strip_prefix("op-kernels/src/")
+            .and_then(|f| f.strip_suffix("/ops.rs"))
+            .unwrap_or_else(|| panic!("{name} is declared in {ops}, not a family's ops.rs"));
+        // `#[op]` makes the kernel with the op, in ops.rs.
+        let kernels = if *name == "MultipleInsAndOuts" {
+            ops.to_owned()
+        } else {
+            format!("op-kernels/src/{family}/cpu.rs")
+        };
+        for k in entry.kernels() {
+            assert_eq!(k.file, kernels, "kernel {} of {name}", k.name);
+        }
+    }
+}
+
+#[test]
 fn the_listing_names_every_op_and_kernel() {
     op_kernels::link();
     let registry = Registry::global();

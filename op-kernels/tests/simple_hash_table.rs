@@ -18,9 +18,7 @@ use op_core::resource::Resource;
 use op_core::shape_inference::testing::ShapeTest;
 use op_core::threads::ThreadPool;
 use op_core::{Code, DType, OpCall, Registry, ResourceHandle, Runtime, Tensor};
-use op_kernels::simple_hash_table::{
-    SimpleHashTable, SimpleHashTableHandle, TableElement, TableKey,
-};
+use op_kernels::hash_table::{SimpleHashTable, SimpleHashTableHandle, TableElement, TableKey};
 use proptest::prelude::*;
 
 mod common;
@@ -266,7 +264,7 @@ fn a_table_used_with_other_dtypes_is_invalid_argument() {
     assert_contains(
         &err,
         &[
-            "not a op_kernels::simple_hash_table::SimpleHashTable<i32, f32>",
+            "not a op_kernels::hash_table::resource::SimpleHashTable<i32, f32>",
             "SimpleHashTable<i64, f32>",
         ],
     );
@@ -280,7 +278,7 @@ fn a_table_used_with_other_dtypes_is_invalid_argument() {
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_contains(
         &err,
-        &["not a op_kernels::simple_hash_table::SimpleHashTable<i64, f64>"],
+        &["not a op_kernels::hash_table::resource::SimpleHashTable<i64, f64>"],
     );
     // A key of the wrong type for the node is caught before any kernel.
     let err = OpCall::new(FIND)
@@ -868,7 +866,7 @@ fn batch_op_errors_name_the_op_and_the_argument() {
         &[
             "op Examples>SimpleHashTableFindMany",
             "input 0 ('resource_handle')",
-            "not a op_kernels::simple_hash_table::SimpleHashTable<i32, f32>",
+            "not a op_kernels::hash_table::resource::SimpleHashTable<i32, f32>",
         ],
     );
     let handles = Tensor::from_vec(

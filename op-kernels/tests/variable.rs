@@ -13,7 +13,7 @@ use op_core::checkpoint::Saveable;
 use op_core::resource::Resource;
 use op_core::shape_inference::testing::ShapeTest;
 use op_core::{Code, DType, OpCall, Registry, ResourceHandle, Result, Runtime, ShapeValue, Tensor};
-use op_kernels::simple_hash_table::SimpleHashTableHandle;
+use op_kernels::hash_table::SimpleHashTableHandle;
 use op_kernels::variable::{Var, Variable};
 
 mod common;
@@ -247,7 +247,7 @@ fn reading_a_variable_never_assigned_is_an_error_naming_it() {
         &err,
         &[
             "op ReadVariableOp (node 'ReadVariableOp'): variable 'never' in container 'localhost' was never assigned, or was destroyed",
-            "resource 'never' of type op_kernels::variable::Var does not exist in container 'localhost'",
+            "resource 'never' of type op_kernels::variable::resource::Var does not exist in container 'localhost'",
         ],
     );
     let err = read(&rt, &handle_op(&rt, "box", "never", DType::F32), DType::F32).unwrap_err();
@@ -418,7 +418,7 @@ fn var_is_initialized_before_and_after() {
         &err,
         &[
             "op VarIsInitializedOp (node 'VarIsInitializedOp'): input 0 ('resource')",
-            "not a op_kernels::variable::Var",
+            "not a op_kernels::variable::resource::Var",
         ],
     );
 }
@@ -436,7 +436,7 @@ fn a_handle_to_another_resource_type_is_invalid_argument() {
             &err,
             &[
                 "input 0 ('resource'): resource handle",
-                "refers to a op_kernels::simple_hash_table::SimpleHashTable<i64, f32>, not a op_kernels::variable::Var",
+                "refers to a op_kernels::hash_table::resource::SimpleHashTable<i64, f32>, not a op_kernels::variable::resource::Var",
             ],
         );
     }
@@ -480,7 +480,7 @@ fn destroy_a_named_variable() {
         &err,
         &[
             "op DestroyResourceOp (node 'DestroyResourceOp'): cannot destroy resource 'doomed' (ignore_lookup_error=false)",
-            "resource 'doomed' of type op_kernels::variable::Var does not exist in container 'localhost'",
+            "resource 'doomed' of type op_kernels::variable::resource::Var does not exist in container 'localhost'",
         ],
     );
 
@@ -503,9 +503,9 @@ fn destroy_works_for_any_named_resource() {
     // A handle that names its type deletes that type's entry.
     let rt = Runtime::new();
     let mgr = rt.resource_manager();
-    let table = op_kernels::simple_hash_table::SimpleHashTable::<i32, i32>::new();
+    let table = op_kernels::hash_table::SimpleHashTable::<i32, i32>::new();
     mgr.create("", "t", table).unwrap();
-    type Table = op_kernels::simple_hash_table::SimpleHashTable<i32, i32>;
+    type Table = op_kernels::hash_table::SimpleHashTable<i32, i32>;
     let handle = ResourceHandle::named::<Table>(op_core::Device::CPU, "localhost", "t");
     op_kernels::link();
     destroy(&rt, &Tensor::scalar(handle.clone()), false).unwrap();

@@ -8,7 +8,7 @@
 use examples::{ClipByValue, L2Norm};
 use op_core::checkpoint::Checkpoint;
 use op_core::{DType, OpCall, Registry, Tensor};
-use op_kernels::simple_hash_table::SimpleHashTableHandle;
+use op_kernels::hash_table::SimpleHashTableHandle;
 use op_kernels::variable::Variable;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

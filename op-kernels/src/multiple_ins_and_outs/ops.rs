@@ -1,5 +1,4 @@
-//! `MultipleInsAndOuts`, declared with `#[op]`: the function's signature is
-//! the op's spec.
+//! The declaration of `MultipleInsAndOuts`, which is also its CPU kernel.
 
 use op_core::Result;
 use op_core::ndarray::{ArrayD, ArrayViewD};

@@ -1,12 +1,14 @@
-//! The guide's list ops: inputs and outputs that are lists of tensors.
-//!
-//! The guide declares them without saying what they compute; ours pass a
-//! list through unchanged (`list(type)` in and out) or add same-shaped
-//! tensors elementwise (`N * T` in, one `T` out).
+//! The CPU kernels of the list ops: each passes its list through
+//! ([`pass_list_through`]) or adds its tensors ([`add_list`]).
 
 use std::ops::Add;
 
-use op_core::{Code, Element, KernelContext, Result, Tensor, kernel, op_requires, register_op};
+use op_core::{Code, Element, KernelContext, Result, Tensor, kernel, op_requires};
+
+use super::ops::{
+    IntListInputExample, ListTypeRestrictionExample, MinLengthIntListExample,
+    MinimumLengthPolymorphicListExample, PolymorphicListExample, SameListInputExample,
+};
 
 /// Copies input list `in` to output list `out` (the buffers are shared).
 fn pass_list_through(ctx: &mut KernelContext<'_>) -> Result<()> {
@@ -69,84 +71,30 @@ fn add_list<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.set_output(0, output)
 }
 
-/// Returns its list of tensors, of any types, unchanged.
-#[register_op(
-    attrs("T: list(type)"),
-    inputs("in: T"),
-    outputs("out: T"),
-    shape = "pass_through"
-)]
-pub struct PolymorphicListExample;
-
 #[kernel(op = PolymorphicListExample)]
 fn polymorphic_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
     pass_list_through(ctx)
 }
-
-/// Returns its list of float and double tensors unchanged.
-#[register_op(
-    attrs("T: list({float, double})"),
-    inputs("in: T"),
-    outputs("out: T"),
-    shape = "pass_through"
-)]
-pub struct ListTypeRestrictionExample;
 
 #[kernel(op = ListTypeRestrictionExample)]
 fn list_type_restriction_example(ctx: &mut KernelContext<'_>) -> Result<()> {
     pass_list_through(ctx)
 }
 
-/// Adds `N` int32 tensors of one shape.
-#[register_op(
-    attrs("N: int"),
-    inputs("in: N * int32"),
-    outputs("out: int32"),
-    shape = "merge_inputs"
-)]
-pub struct IntListInputExample;
-
 #[kernel(op = IntListInputExample)]
 fn int_list_input_example(ctx: &mut KernelContext<'_>) -> Result<()> {
     add_list::<i32>(ctx)
 }
-
-/// Adds `N` tensors of one type and one shape.
-#[register_op(
-    attrs("N: int", "T: type"),
-    inputs("in: N * T"),
-    outputs("out: T"),
-    shape = "merge_inputs"
-)]
-pub struct SameListInputExample;
 
 #[kernel(op = SameListInputExample, types(realnumbertype))]
 fn same_list_input_example<T: ListAdd>(ctx: &mut KernelContext<'_>) -> Result<()> {
     add_list::<T>(ctx)
 }
 
-/// Adds at least two int32 tensors of one shape.
-#[register_op(
-    attrs("N: int >= 2"),
-    inputs("in: N * int32"),
-    outputs("out: int32"),
-    shape = "merge_inputs"
-)]
-pub struct MinLengthIntListExample;
-
 #[kernel(op = MinLengthIntListExample)]
 fn min_length_int_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {
     add_list::<i32>(ctx)
 }
-
-/// Returns its list of at least three tensors unchanged.
-#[register_op(
-    attrs("T: list(type) >= 3"),
-    inputs("in: T"),
-    outputs("out: T"),
-    shape = "pass_through"
-)]
-pub struct MinimumLengthPolymorphicListExample;
 
 #[kernel(op = MinimumLengthPolymorphicListExample)]
 fn minimum_length_polymorphic_list_example(ctx: &mut KernelContext<'_>) -> Result<()> {

@@ -1,0 +1,15 @@
+//! `StringToNumber`: a kernel generic over the type attr of its output.
+//!
+//! The files:
+//!
+//! - `ops.rs`: the op, [`StringToNumber`].
+//! - `math.rs`: the conversion of one string, [`parse`], shared by every
+//!   kernel.
+//! - `cpu.rs`: the CPU kernel.
+
+mod cpu;
+mod math;
+mod ops;
+
+pub use math::parse;
+pub use ops::*;
