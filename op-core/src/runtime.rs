@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use op_spec::{AttrValue, DType, OpDef};
 use rustc_hash::{FxHashMap, FxHasher};
@@ -68,9 +68,17 @@ use crate::{Device, Error, Result};
 /// ```
 pub struct Runtime {
     registry: Arc<Registry>,
+    /// Unique among all runtimes ever made (never reused): what the
+    /// per-thread call caches key their entries by.
     id: u64,
     /// One slot per node key; a slot's lock is held while its kernel is
     /// created, so each kernel is created once, while other nodes proceed.
+    ///
+    /// The runtime owns its prepared ops here: the per-thread call caches
+    /// hold only `Weak`s, so dropping the runtime frees its kernels and,
+    /// through them, its device state and resources. No slot is removed or
+    /// emptied while the runtime lives: a call cache relies on that to use
+    /// its `Weak` without upgrading it (see [`CacheEntry::op`]).
     prepared: Mutex<HashMap<String, Arc<PreparedSlot>>>,
     /// Whether each call checks its outputs' shapes against the op's shape
     /// function.
@@ -684,7 +692,7 @@ impl<'a> OpCall<'a> {
         // calls ops itself borrows the cache again, which shared borrows
         // allow (its misses then go uncached).
         if let Some(entry) = CallCache::lookup(runtime.id, &self) {
-            return entry.prepared.run(std::mem::take(&mut self.inputs));
+            return entry.op(runtime).run(std::mem::take(&mut self.inputs));
         }
         let prepared = self.prepared(runtime)?;
         prepared.run(self.inputs)
@@ -700,7 +708,7 @@ impl<'a> OpCall<'a> {
         let op: &PreparedOp = match CallCache::lookup(runtime.id, &self) {
             Some(entry) => {
                 cached = entry;
-                &cached.prepared
+                cached.op(runtime)
             }
             None => {
                 fresh = self.prepared(runtime)?;
@@ -742,13 +750,21 @@ impl<'a> OpCall<'a> {
     /// The prepared node for this call, from the per-thread cache when
     /// this thread made the same request before.
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
-        if let Some(entry) = CallCache::lookup(runtime.id, self) {
-            return Ok(entry.prepared.clone());
+        if let Some(prepared) =
+            CallCache::lookup(runtime.id, self).and_then(|entry| entry.prepared.upgrade())
+        {
+            return Ok(prepared);
         }
         let hash = self.request_hash(runtime.id);
+        // The runtime's own `Arc` (it keeps it in its slot while it lives):
+        // the cache holds a `Weak` to it.
         let prepared =
             runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
-        CallCache::insert(hash, CachedRequest::new(runtime.id, self), prepared.clone());
+        CallCache::insert(
+            hash,
+            CachedRequest::new(runtime.id, self),
+            Arc::downgrade(&prepared),
+        );
         Ok(prepared)
     }
 
@@ -824,9 +840,36 @@ struct CallCache {
 }
 
 /// A request and its prepared op.
+///
+/// The op is held weakly: its runtime owns it, so that dropping the
+/// runtime frees its kernels and resources even while threads that called
+/// it keep their caches. An entry of a dropped runtime matches no live
+/// runtime (ids are never reused) and costs only its request and the op's
+/// empty allocation until the cache starts afresh.
 struct CacheEntry {
     request: CachedRequest,
-    prepared: Arc<PreparedOp>,
+    prepared: Weak<PreparedOp>,
+}
+
+impl CacheEntry {
+    /// The prepared op, for a call on `runtime`, which this entry matched:
+    /// a plain reference, no reference count touched (a hit costs no
+    /// atomic operation, and threads calling one op share no counter).
+    fn op<'a>(&'a self, runtime: &'a Runtime) -> &'a PreparedOp {
+        assert_eq!(
+            self.request.runtime, runtime.id,
+            "a call cache entry used for another runtime"
+        );
+        // SAFETY: this entry was made (in `OpCall::prepared`) from the
+        // `Arc` that `runtime.prepare_node` returned, which is the one
+        // kept in the runtime's slot for the node; the entry's runtime id
+        // is `runtime`'s (checked above; ids are unique and never reused).
+        // The runtime never removes or empties a slot while it lives, and
+        // it lives for `'a`, as does this `Weak`, which keeps the
+        // allocation. So the strong count stays at least 1 for `'a` and
+        // the pointer is to a live `PreparedOp`, only ever shared.
+        unsafe { &*self.prepared.as_ptr() }
+    }
 }
 
 thread_local! {
@@ -859,7 +902,7 @@ impl CallCache {
         })
     }
 
-    fn insert(hash: u64, request: CachedRequest, prepared: Arc<PreparedOp>) {
+    fn insert(hash: u64, request: CachedRequest, prepared: Weak<PreparedOp>) {
         CALL_CACHE.with(|cache| {
             // Busy only if a kernel prepares an op while the cache is being
             // updated around it: that request simply goes uncached.

@@ -937,3 +937,32 @@ fn shape_functions() {
         "input 0 ('resource') has shape [3], which must be rank 0 but is rank 1",
     );
 }
+
+/// The report's case: a worker thread makes runtimes in turn, each with a
+/// named variable used through the typed API, and drops each one. Its
+/// call cache must not keep a dropped runtime's variable alive.
+#[test]
+fn a_dropped_runtime_frees_its_named_variable_while_the_thread_lives() {
+    std::thread::spawn(|| {
+        for round in 0..3i64 {
+            let rt = Runtime::new();
+            let variable = Variable::named_on(&rt, "", "big", DType::I64, scalar_shape()).unwrap();
+            variable.assign(Tensor::scalar(round)).unwrap();
+            variable.assign(Tensor::scalar(round + 1)).unwrap();
+            assert_eq!(
+                variable.read().unwrap().scalar_value::<i64>().unwrap(),
+                round + 1
+            );
+            let var = Arc::downgrade(&rt.resource_manager().lookup::<Var>("", "big").unwrap());
+            drop(variable);
+            assert!(var.upgrade().is_some(), "the manager holds it");
+            drop(rt);
+            assert!(
+                var.upgrade().is_none(),
+                "round {round}: freed with its runtime"
+            );
+        }
+    })
+    .join()
+    .unwrap();
+}
