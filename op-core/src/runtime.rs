@@ -10,7 +10,6 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
@@ -28,6 +27,7 @@ use crate::resource::ResourceMgr;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::threads::ThreadPool;
+use crate::unwind::catch_panic;
 use crate::{Device, Error, Result};
 
 /// Selects, creates and caches kernels for one device over one registry.
@@ -258,14 +258,11 @@ impl Runtime {
                 registration.describe()
             )
         };
-        let kernel = match catch_unwind(AssertUnwindSafe(|| (registration.create)(&construction))) {
+        let kernel = match catch_panic(|| (registration.create)(&construction)) {
             Ok(Ok(kernel)) => kernel,
             Ok(Err(error)) => return Err(error.with_context(frame())),
-            Err(panic) => {
-                return Err(
-                    Error::internal(format!("panicked: {}", panic_message(&*panic)))
-                        .with_context(frame()),
-                );
+            Err(message) => {
+                return Err(Error::internal(format!("panicked: {message}")).with_context(frame()));
             }
         };
         let prepared = Arc::new(PreparedOp {
@@ -318,14 +315,6 @@ fn node_key(node: &Node, node_name: &str) -> String {
         let _ = write!(key, "|{name}={value}");
     }
     key
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(a panic payload that is not a string)")
 }
 
 /// A node with its kernel, ready to run any number of times from any
@@ -472,17 +461,14 @@ impl PreparedOp {
                 outputs,
                 &self.state,
             );
-            catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
+            catch_panic(|| self.kernel.compute(&mut ctx))
         };
         match result {
             Ok(Ok(())) => {}
             Ok(Err(error)) => return Err(error.with_context(self.context_frame())),
-            Err(panic) => {
-                return Err(Error::internal(format!(
-                    "kernel panicked: {}",
-                    panic_message(&*panic)
-                ))
-                .with_context(self.context_frame()));
+            Err(message) => {
+                return Err(Error::internal(format!("kernel panicked: {message}"))
+                    .with_context(self.context_frame()));
             }
         }
         if let Some(missing) = outputs.iter().position(Option::is_none) {
@@ -507,22 +493,35 @@ impl PreparedOp {
         outputs: &[Option<Tensor>],
     ) -> Result<()> {
         let shapes: Vec<String> = input_shapes.iter().map(ToString::to_string).collect();
-        let inferred = shape_inference::InferenceContext::new(
-            &self.op,
-            &self.node,
-            &self.node_name,
-            input_shapes,
-            &[],
-        )
-        .and_then(|mut c| shape_fn(&mut c).map(|()| c.output_shapes()))
-        .map_err(|e| {
+        let rejected = |e: Error| {
             Error::internal(format!(
                 "the kernel accepted input shapes {}, but the op's shape function rejects them: {}",
                 shapes.join(", "),
                 e.message()
             ))
             .with_context(self.context_frame())
-        })?;
+        };
+        let mut c = shape_inference::InferenceContext::new(
+            &self.op,
+            &self.node,
+            &self.node_name,
+            input_shapes,
+            &[],
+        )
+        .map_err(rejected)?;
+        // A shape function that panics is a bug in the op: an error for the
+        // caller, not a panic in it.
+        let inferred = match catch_panic(|| shape_fn(&mut c)) {
+            Ok(Ok(())) => c.output_shapes(),
+            Ok(Err(e)) => return Err(rejected(e)),
+            Err(message) => {
+                return Err(Error::internal(format!(
+                    "the op's shape function panicked on input shapes {}: {message}",
+                    shapes.join(", ")
+                ))
+                .with_context(self.context_frame()));
+            }
+        };
         for (i, (output, expected)) in outputs.iter().zip(&inferred).enumerate() {
             let Some(output) = output else { continue };
             if !expected.is_compatible_with(output.dims()) {

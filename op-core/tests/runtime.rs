@@ -831,6 +831,77 @@ fn a_panicking_kernel_constructor_becomes_an_internal_error() {
     assert_eq!(out[0].scalar_value::<f32>().unwrap(), 2.0);
 }
 
+/// A panic payload whose `Drop` panics too: dropping it must not let that
+/// second panic out of the runtime.
+struct PanicsOnDrop;
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("the payload's drop panicked");
+    }
+}
+
+/// Panics with a `PanicsOnDrop` payload when created (`at_create`) or when
+/// run.
+fn create_bad_payload(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
+    if c.get_attr::<bool>("at_create")? {
+        std::panic::panic_any(PanicsOnDrop);
+    }
+    FnKernel::<()>::create(c, |_, _| std::panic::panic_any(PanicsOnDrop))
+}
+
+static BAD_PAYLOAD: OpRegistration = OpRegistration {
+    shape_fn: None,
+    name: "BadPayload",
+    build: || {
+        OpDefBuilder::new("BadPayload")
+            .attr("at_create: bool = false")
+            .output("y: int32")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 90,
+};
+static BAD_PAYLOAD_KERNEL: KernelRegistration = KernelRegistration {
+    op: "BadPayload",
+    device: op_core::DeviceType::Cpu,
+    constraints: &[],
+    host_memory: &[],
+    name: "bad_payload",
+    create: create_bad_payload,
+    file: "tests/runtime.rs",
+    line: 91,
+};
+
+#[test]
+fn a_panic_payload_whose_drop_panics_stays_contained() {
+    // A registry of its own: `REGISTRY`'s ops are counted elsewhere.
+    let rt = Runtime::with_registry(Arc::new(Registry::new(
+        [&BAD_PAYLOAD],
+        [&BAD_PAYLOAD_KERNEL],
+    )));
+    for at_create in [false, true] {
+        let err = OpCall::new("BadPayload")
+            .attr("at_create", at_create)
+            .run_on(&rt)
+            .unwrap_err();
+        assert_eq!(err.code(), Code::Internal, "{err}");
+        assert_contains(
+            &err,
+            &[
+                "panicked: (a panic payload that is not a string)",
+                "BadPayload",
+            ],
+        );
+        // The typed path (an array of outputs) contains it alike.
+        let err = OpCall::new("BadPayload")
+            .attr("at_create", at_create)
+            .run_on_array::<1>(&rt)
+            .unwrap_err();
+        assert_eq!(err.code(), Code::Internal, "{err}");
+    }
+}
+
 #[test]
 fn an_unset_output_is_an_internal_error_naming_it() {
     let rt = runtime();
