@@ -20,6 +20,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use crate::allocator::HostAllocator;
 use crate::context::KernelContext;
 use crate::device::DeviceState;
+use crate::error::quoted;
 use crate::kernel::{KernelConstruction, OpKernel};
 use crate::node::{InputTypes, Node};
 use crate::registry::{KernelRegistration, Registry};
@@ -252,9 +253,10 @@ impl Runtime {
         );
         let frame = || {
             format!(
-                "while creating kernel {} for op {} (node '{node_name}', {})",
+                "while creating kernel {} for op {} (node {}, {})",
                 registration.name,
                 op,
+                quoted(node_name),
                 registration.describe()
             )
         };
@@ -364,10 +366,10 @@ impl PreparedOp {
 
     fn context_frame(&self) -> String {
         format!(
-            "in kernel {} of op {} (node '{}', device '{}')",
+            "in kernel {} of op {} (node {}, device '{}')",
             self.registration.name,
             self.op.name,
-            self.node_name,
+            quoted(&self.node_name),
             self.state.device.kind()
         )
     }
@@ -434,9 +436,9 @@ impl PreparedOp {
         self.check_inputs(inputs)?;
         if outputs.len() != self.node.output_types().len() {
             return Err(Error::invalid_argument(format!(
-                "op {} (node '{}') has {} output tensor(s), but {} slot(s) were given",
+                "op {} (node {}) has {} output tensor(s), but {} slot(s) were given",
                 self.op.name,
-                self.node_name,
+                quoted(&self.node_name),
                 self.node.output_types().len(),
                 outputs.len()
             )));
@@ -559,9 +561,9 @@ impl PreparedOp {
         let expected = self.node.input_types();
         if inputs.len() != expected.len() {
             return Error::invalid_argument(format!(
-                "op {} (node '{}') was prepared for {} input tensor(s), got {}",
+                "op {} (node {}) was prepared for {} input tensor(s), got {}",
                 self.op.name,
-                self.node_name,
+                quoted(&self.node_name),
                 expected.len(),
                 inputs.len()
             ));
@@ -577,9 +579,9 @@ impl PreparedOp {
             String::new()
         };
         Error::invalid_argument(format!(
-            "op {} (node '{}'): input '{}'{position} must be {}, got a tensor of {}",
+            "op {} (node {}): input '{}'{position} must be {}, got a tensor of {}",
             self.op.name,
-            self.node_name,
+            quoted(&self.node_name),
             def.name,
             expected[i],
             inputs[i].dtype()

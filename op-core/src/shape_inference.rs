@@ -220,8 +220,9 @@ impl<'a> InferenceContext<'a> {
 
     fn error(&self, message: impl fmt::Display) -> Error {
         Error::invalid_argument(format!(
-            "op {} (node '{}'): {message}",
-            self.op.name, self.node_name
+            "op {} (node {}): {message}",
+            self.op.name,
+            crate::error::quoted(self.node_name)
         ))
     }
 

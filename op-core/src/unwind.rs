@@ -22,11 +22,12 @@ pub(crate) fn catch_panic<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     }
 }
 
-/// The message of a caught panic; its payload is dropped safely.
+/// The message of a caught panic, at a bounded length (it may quote a
+/// caller's input); its payload is dropped safely.
 #[cold]
 #[inline(never)]
 fn contain(payload: Box<dyn Any + Send>) -> String {
-    let message = panic_message(&*payload).to_owned();
+    let message = crate::error::capped(panic_message(&*payload)).to_string();
     drop_payload(payload);
     message
 }

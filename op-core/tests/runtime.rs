@@ -1217,3 +1217,46 @@ fn a_kernel_may_run_ops_itself() {
         assert_eq!(y[0].as_slice::<i32>().unwrap(), [4, -12], "round {round}");
     }
 }
+
+#[test]
+fn a_huge_node_name_is_quoted_at_a_bounded_length() {
+    let rt = runtime();
+    let node = "n".repeat(10 << 20);
+    let cut = format!("…' ({} bytes)", node.len());
+    let short = |err: op_core::Error, parts: &[&str]| {
+        let text = err.to_string();
+        assert!(text.len() < 2048, "{} bytes", text.len());
+        for part in parts {
+            assert!(text.contains(part), "{part:?} in {text}");
+        }
+    };
+    // A kernel's panic, its frame naming the node.
+    let err = OpCall::new("Panics")
+        .input(Tensor::scalar(-3i32))
+        .node_name(&node)
+        .run_on(&rt)
+        .unwrap_err();
+    short(err, &["kernel panicked", "(node 'nnn", &cut]);
+    // A constructor's panic, whose own message holds the whole name.
+    let err = OpCall::new("ExplodesOnCreate")
+        .input(Tensor::scalar(1i32))
+        .node_name(&node)
+        .run_on(&rt)
+        .unwrap_err();
+    short(
+        err,
+        &[
+            "panicked: constructor exploded for node nnn",
+            "bytes)",
+            &cut,
+        ],
+    );
+    // An input of the wrong dtype, checked by the prepared op.
+    let prepared = OpCall::new("Panics")
+        .input(Tensor::scalar(1i32))
+        .node_name(&node)
+        .prepared(&rt)
+        .unwrap();
+    let err = prepared.run(vec![Tensor::scalar(1.0f32)]).unwrap_err();
+    short(err, &["(node 'nnn", &cut]);
+}

@@ -119,6 +119,7 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use flat_table::FlatTable;
 use foldhash::fast::RandomState;
 use op_core::checkpoint::{Saveable, take_tensors};
+use op_core::error::QUOTE_LIMIT;
 use op_core::resource::Resource;
 use op_core::shape_inference::InferenceContext;
 use op_core::threads::ThreadPool;
@@ -157,8 +158,17 @@ impl TableElement for Vec<u8> {
         self.capacity()
     }
 
+    /// Escaped and quoted; a key past [`QUOTE_LIMIT`] bytes is cut, with
+    /// its length (a message must not echo a huge key).
     fn describe(&self) -> String {
-        format!("\"{}\"", self.escape_ascii())
+        if self.len() <= QUOTE_LIMIT {
+            return format!("\"{}\"", self.escape_ascii());
+        }
+        format!(
+            "\"{}…\" ({} bytes)",
+            self[..QUOTE_LIMIT].escape_ascii(),
+            self.len()
+        )
     }
 }
 

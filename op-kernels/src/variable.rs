@@ -65,6 +65,7 @@ use std::fmt;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use op_core::checkpoint::{Saveable, take_tensors};
+use op_core::error::quoted;
 use op_core::resource::{ContainerInfo, Resource};
 use op_core::shape_inference::InferenceContext;
 use op_core::{
@@ -343,10 +344,12 @@ fn variable_of(ctx: &KernelContext<'_>, handle: &ResourceHandle) -> Result<Arc<V
             } else {
                 &handle.container
             };
-            ctx.error(Code::NotFound,
+            ctx.error(
+                Code::NotFound,
                 format_args!(
-                    "variable '{}' in container '{container}' was never assigned, or was destroyed ({})",
-                    handle.name,
+                    "variable {} in container {} was never assigned, or was destroyed ({})",
+                    quoted(&handle.name),
+                    quoted(container),
                     e.message()
                 ),
             )
@@ -391,8 +394,8 @@ variable_kernels! {
         if var.dtype() != T::DTYPE {
             return Err(ctx.error(Code::InvalidArgument,
                 format_args!(
-                    "cannot read variable '{}' of dtype {} as {} (attr dtype)",
-                    handle.name,
+                    "cannot read variable {} of dtype {} as {} (attr dtype)",
+                    quoted(&handle.name),
                     var.dtype(),
                     T::DTYPE
                 ),
@@ -401,8 +404,8 @@ variable_kernels! {
         let value = var.value().ok_or_else(|| {
             ctx.error(Code::FailedPrecondition,
                 format_args!(
-                    "variable '{}' was never assigned: it has no value to read",
-                    handle.name
+                    "variable {} was never assigned: it has no value to read",
+                    quoted(&handle.name)
                 ),
             )
         })?;
@@ -426,9 +429,9 @@ variable_kernels! {
         if var.dtype() != T::DTYPE {
             return Err(ctx.error(Code::InvalidArgument,
                 format_args!(
-                    "cannot assign a {} value (input 1 'value') to variable '{}', which has dtype {}",
+                    "cannot assign a {} value (input 1 'value') to variable {}, which has dtype {}",
                     T::DTYPE,
-                    handle.name,
+                    quoted(&handle.name),
                     var.dtype()
                 ),
             ));
@@ -436,7 +439,7 @@ variable_kernels! {
         let value = ctx.input(1)?.clone();
         var.assign(value, attrs.validate_shape).map_err(|e| {
             ctx.error(e.code(),
-                format_args!("variable '{}': {}", handle.name, e.message()),
+                format_args!("variable {}: {}", quoted(&handle.name), e.message()),
             )
         })
     }
@@ -465,8 +468,8 @@ fn destroy_resource_op(ctx: &mut KernelContext<'_>, attrs: &DestroyResourceOp) -
         Err(e) => Err(ctx.error(
             e.code(),
             format_args!(
-                "cannot destroy resource '{}' (ignore_lookup_error={}): {}",
-                handle.name,
+                "cannot destroy resource {} (ignore_lookup_error={}): {}",
+                quoted(&handle.name),
                 attrs.ignore_lookup_error,
                 e.message()
             ),
@@ -674,16 +677,16 @@ impl<'r> Variable<'r> {
     fn check(&self, value: &Tensor, action: &str) -> Result<()> {
         if value.dtype() != self.dtype {
             return Err(Error::invalid_argument(format!(
-                "{action} variable '{}': the value has dtype {}, but the variable's dtype is {}",
-                self.name,
+                "{action} variable {}: the value has dtype {}, but the variable's dtype is {}",
+                quoted(&self.name),
                 value.dtype(),
                 self.dtype
             )));
         }
         if !is_compatible(&self.shape, value.dims()) {
             return Err(Error::invalid_argument(format!(
-                "{action} variable '{}': the value has shape {}, which does not fit the variable's shape {}",
-                self.name,
+                "{action} variable {}: the value has shape {}, which does not fit the variable's shape {}",
+                quoted(&self.name),
                 value.shape(),
                 self.shape
             )));
@@ -743,7 +746,7 @@ impl Saveable for Variable<'_> {
     /// shape that does not fit the variable's. On error the variable is
     /// unchanged.
     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
-        let object = format!("variable '{}'", self.name);
+        let object = format!("variable {}", quoted(&self.name));
         let [value] = take_tensors(tensors, [VALUE_KEY], &object, "variable")?;
         self.check(&value, "cannot restore")?;
         self.assign(value)

@@ -966,3 +966,34 @@ fn a_dropped_runtime_frees_its_named_variable_while_the_thread_lives() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn a_huge_variable_name_is_quoted_at_a_bounded_length() {
+    op_kernels::link();
+    let rt = Runtime::new();
+    let name = "v".repeat(10 << 20);
+    let cut = format!("…' ({} bytes)", name.len());
+    let variable = Variable::named_on(&rt, "", &name, DType::I64, scalar_shape()).unwrap();
+    let err = variable.read().unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(
+        err.to_string().len() < 2048,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert_contains(&err, &["variable 'vvv", &cut, "was never assigned"]);
+    let err = variable.assign(Tensor::scalar(1.5f32)).unwrap_err();
+    assert!(
+        err.to_string().len() < 2048,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert_contains(&err, &["variable 'vvv", &cut]);
+    let err = destroy(&rt, variable.handle(), false).unwrap_err();
+    assert!(
+        err.to_string().len() < 2048,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert_contains(&err, &["cannot destroy resource 'vvv", &cut]);
+}
