@@ -983,3 +983,65 @@ pub fn single_output(group: Vec<Tensor>) -> Result<Tensor> {
     let [tensor] = outputs_array::<Tensor, 1>(group)?;
     Ok(tensor)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The call cache's use of its `Weak`s (run under Miri in CI, with the
+    //! crate's other unit tests): hits on a live runtime, and nothing kept
+    //! of a dropped one.
+
+    use super::*;
+    use crate::kernel::FnKernel;
+    use crate::registry::OpRegistration;
+    use crate::{DeviceType, OpDefBuilder};
+
+    fn twice(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+        let x = ctx.input(0)?.scalar_value::<i32>()?;
+        ctx.set_output(0, Tensor::scalar(2 * x))
+    }
+
+    static TWICE: OpRegistration = OpRegistration {
+        name: "CacheTwice",
+        build: || {
+            OpDefBuilder::new("CacheTwice")
+                .input("x: int32")
+                .output("y: int32")
+                .build()
+        },
+        shape_fn: None,
+        file: file!(),
+        line: line!(),
+    };
+    static TWICE_CPU: KernelRegistration = KernelRegistration {
+        op: "CacheTwice",
+        device: DeviceType::Cpu,
+        constraints: &[],
+        host_memory: &[],
+        name: "twice",
+        create: |c| FnKernel::<()>::create(c, twice),
+        file: file!(),
+        line: line!(),
+    };
+
+    #[test]
+    fn hits_use_the_live_runtime_s_op_and_a_dropped_runtime_keeps_nothing() {
+        let registry = Arc::new(Registry::new([&TWICE], [&TWICE_CPU]));
+        for round in 0..2 {
+            let runtime = Runtime::with_registry(registry.clone());
+            let call = || OpCall::new("CacheTwice").input(Tensor::scalar(round + 3));
+            // A miss fills this thread's cache; then hits by both paths.
+            let prepared = Arc::downgrade(&call().prepared(&runtime).unwrap());
+            for _ in 0..2 {
+                let y = call().run_on(&runtime).unwrap();
+                assert_eq!(y[0].scalar_value::<i32>().unwrap(), 2 * (round + 3));
+                let [y] = call().run_on_array::<1>(&runtime).unwrap();
+                assert_eq!(y.scalar_value::<i32>().unwrap(), 2 * (round + 3));
+            }
+            let state = Arc::downgrade(&runtime.state);
+            assert_eq!(prepared.strong_count(), 1, "only the runtime owns it");
+            drop(runtime);
+            assert!(prepared.upgrade().is_none(), "round {round}");
+            assert!(state.upgrade().is_none(), "round {round}");
+        }
+    }
+}
