@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
@@ -79,7 +80,7 @@ pub struct Runtime {
     /// hold only `Weak`s, so dropping the runtime frees its kernels and,
     /// through them, its device state and resources. No slot is removed or
     /// emptied while the runtime lives: a call cache relies on that to use
-    /// its `Weak` without upgrading it (see [`CacheEntry::op`]).
+    /// its `Weak` without upgrading it (see [`Hit::op`]).
     prepared: Mutex<HashMap<String, Arc<PreparedSlot>>>,
     /// Whether each call checks its outputs' shapes against the op's shape
     /// function.
@@ -692,8 +693,8 @@ impl<'a> OpCall<'a> {
         // borrowed, without touching its reference count. A kernel that
         // calls ops itself borrows the cache again, which shared borrows
         // allow (its misses then go uncached).
-        if let Some(entry) = CallCache::lookup(runtime.id, &self) {
-            return entry.op(runtime).run(std::mem::take(&mut self.inputs));
+        if let Some(hit) = CallCache::lookup(runtime, &self) {
+            return hit.op().run(std::mem::take(&mut self.inputs));
         }
         let prepared = self.prepared(runtime)?;
         prepared.run(self.inputs)
@@ -704,12 +705,12 @@ impl<'a> OpCall<'a> {
     /// if the op has not `N` outputs.
     #[doc(hidden)]
     pub fn run_on_array<const N: usize>(mut self, runtime: &Runtime) -> Result<[Tensor; N]> {
-        let cached: Rc<CacheEntry>;
+        let cached: Hit<'_>;
         let fresh: Arc<PreparedOp>;
-        let op: &PreparedOp = match CallCache::lookup(runtime.id, &self) {
-            Some(entry) => {
-                cached = entry;
-                cached.op(runtime)
+        let op: &PreparedOp = match CallCache::lookup(runtime, &self) {
+            Some(hit) => {
+                cached = hit;
+                cached.op()
             }
             None => {
                 fresh = self.prepared(runtime)?;
@@ -752,7 +753,7 @@ impl<'a> OpCall<'a> {
     /// this thread made the same request before.
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
         if let Some(prepared) =
-            CallCache::lookup(runtime.id, self).and_then(|entry| entry.prepared.upgrade())
+            CallCache::lookup(runtime, self).and_then(|hit| hit.entry.prepared.upgrade())
         {
             return Ok(prepared);
         }
@@ -852,24 +853,30 @@ struct CacheEntry {
     prepared: Weak<PreparedOp>,
 }
 
-impl CacheEntry {
-    /// The prepared op, for a call on `runtime`, which this entry matched:
-    /// a plain reference, no reference count touched (a hit costs no
-    /// atomic operation, and threads calling one op share no counter).
-    fn op<'a>(&'a self, runtime: &'a Runtime) -> &'a PreparedOp {
-        assert_eq!(
-            self.request.runtime, runtime.id,
-            "a call cache entry used for another runtime"
-        );
-        // SAFETY: this entry was made (in `OpCall::prepared`) from the
+/// A cache entry that matched a call on the runtime it borrows. Only
+/// [`CallCache::lookup`] makes one, after comparing the entry's runtime
+/// id with the runtime's: what lets [`Hit::op`] skip the reference count.
+struct Hit<'r> {
+    entry: Rc<CacheEntry>,
+    /// The runtime the entry matched, borrowed while the hit lives.
+    runtime: PhantomData<&'r Runtime>,
+}
+
+impl Hit<'_> {
+    /// The prepared op: a plain reference, no reference count touched (a
+    /// hit costs no atomic operation, and threads calling one op share no
+    /// counter).
+    fn op(&self) -> &PreparedOp {
+        // SAFETY: the entry was made (in `OpCall::prepared`) from the
         // `Arc` that `runtime.prepare_node` returned, which is the one
-        // kept in the runtime's slot for the node; the entry's runtime id
-        // is `runtime`'s (checked above; ids are unique and never reused).
-        // The runtime never removes or empties a slot while it lives, and
-        // it lives for `'a`, as does this `Weak`, which keeps the
-        // allocation. So the strong count stays at least 1 for `'a` and
+        // kept in the runtime's slot for the node. `lookup` made this hit
+        // only for the runtime of the entry's id (ids are unique and never
+        // reused), and that runtime stays borrowed for `'r`, which
+        // outlives `&self`. A runtime never removes or empties a slot
+        // while it lives, and the entry's `Weak` keeps the allocation. So
+        // the strong count stays at least 1 while the reference lives, and
         // the pointer is to a live `PreparedOp`, only ever shared.
-        unsafe { &*self.prepared.as_ptr() }
+        unsafe { &*self.entry.prepared.as_ptr() }
     }
 }
 
@@ -883,23 +890,29 @@ impl CallCache {
     /// over needs no hash), else by the request's hash. The entry is a
     /// cheap (non-atomic) clone, so the cache is not borrowed while its op
     /// runs: a kernel that calls ops itself uses the cache too.
-    fn lookup(runtime: u64, call: &OpCall<'_>) -> Option<Rc<CacheEntry>> {
-        CALL_CACHE.with(|cache| {
+    fn lookup<'r>(runtime: &'r Runtime, call: &OpCall<'_>) -> Option<Hit<'r>> {
+        let id = runtime.id;
+        let entry = CALL_CACHE.with(|cache| {
             let mut cache = cache.try_borrow_mut().ok()?;
             if let Some(last) = &cache.last
-                && last.request.matches(runtime, call)
+                && last.request.matches(id, call)
             {
                 return Some(last.clone());
             }
-            let hash = call.request_hash(runtime);
+            let hash = call.request_hash(id);
             let found = cache
                 .by_hash
                 .get(&hash)?
                 .iter()
-                .find(|entry| entry.request.matches(runtime, call))?
+                .find(|entry| entry.request.matches(id, call))?
                 .clone();
             cache.last = Some(found.clone());
             Some(found)
+        })?;
+        // `matches` compared the entry's runtime id with `runtime`'s.
+        Some(Hit {
+            entry,
+            runtime: PhantomData,
         })
     }
 
