@@ -10,6 +10,7 @@ use op_spec::{ArgDef, DType};
 use crate::allocator::HostAllocator;
 use crate::device::DeviceState;
 use crate::element::Element;
+use crate::error::quoted;
 use crate::node::Node;
 use crate::resource::{Resource, ResourceMgr};
 use crate::resource_handle::ResourceHandle;
@@ -145,7 +146,11 @@ impl<'a> KernelContext<'a> {
     pub fn error(&self, code: Code, message: impl std::fmt::Display) -> Error {
         Error::new(
             code,
-            format!("op {} (node '{}'): {message}", self.op.name, self.node_name),
+            format!(
+                "op {} (node {}): {message}",
+                self.op.name,
+                quoted(self.node_name)
+            ),
         )
     }
 
@@ -333,9 +338,9 @@ impl<'a> KernelContext<'a> {
         let handle: &ResourceHandle = self.scalar_ref(index)?;
         if handle.device != self.state.device {
             return Err(self.invalid(format_args!(
-                "{}: resource '{}' is on device {}, and this kernel runs on device {}: a resource is used on the device that holds it",
+                "{}: resource {} is on device {}, and this kernel runs on device {}: a resource is used on the device that holds it",
                 self.describe_input(index),
-                handle.name,
+                quoted(&handle.name),
                 handle.device,
                 self.state.device
             )));

@@ -10,6 +10,13 @@
 use std::fmt;
 use std::io;
 
+/// Quoting a caller's input in a message at a bounded length: every error
+/// that echoes a name or string it was given (an op, attr, node or
+/// resource name, a string value) shows it through these, so that a huge
+/// input makes a short message. `quoted("x")` is `'x'`; past
+/// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`.
+pub use op_spec::quote::{QUOTE_LIMIT, Quoted, Summarized, capped, quoted, summarized};
+
 /// A `Result` whose error defaults to the framework's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -8,8 +8,8 @@
 //!   with `inventory`, checked for conflicts, listed on demand; and why a
 //!   kernel crate must be named to be linked.
 //! - [`runtime`]: [`Runtime`] selects and caches kernels, [`OpCall`] runs an
-//!   op by name, [`PreparedOp`] runs a cached kernel; panics in kernels
-//!   become errors.
+//!   op by name, [`PreparedOp`] runs a cached kernel; panics in kernels,
+//!   their constructors and shape functions become errors.
 //! - [`mod@kernel`] and [`context`]: [`OpKernel`], [`KernelConstruction`] (what
 //!   a kernel sees when created) and [`KernelContext`] (inputs, outputs,
 //!   forwarding, while it runs).
@@ -61,6 +61,7 @@ pub mod shape;
 pub mod shape_inference;
 pub mod tensor;
 pub mod threads;
+mod unwind;
 
 pub use op_spec::{
     ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, Device, DeviceType, ListValue,

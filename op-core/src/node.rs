@@ -44,6 +44,7 @@ use std::ops::Range;
 use op_spec::validate::{AttrValueError, validate_attr_value};
 use op_spec::{ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, ListValue, OpDef};
 
+use crate::error::{quoted, summarized};
 use crate::{Error, Result};
 
 /// The dtypes fed to one input arg: one tensor, or a list of tensors.
@@ -109,13 +110,14 @@ impl Node {
     /// ```
     pub fn get_attr<T: FromAttrValue>(&self, name: &str) -> Result<T> {
         let value = self.attr(name).ok_or_else(|| {
-            Error::invalid_argument(format!("op {}: no attr named '{name}'", self.op))
+            Error::invalid_argument(format!("op {}: no attr named {}", self.op, quoted(name)))
         })?;
         T::from_attr_value(value).ok_or_else(|| {
             Error::invalid_argument(format!(
-                "op {}: attr '{name}' is {} ({value}), which cannot be read as {}",
+                "op {}: attr '{name}' is {} ({}), which cannot be read as {}",
                 self.op,
                 value.attr_type(),
+                summarized(value),
                 T::DESCRIPTION
             ))
         })
@@ -330,14 +332,15 @@ impl Resolver<'_> {
                 let hint = op_spec::suggest::closest(name, known.iter().copied())
                     .map(|n| format!(" (did you mean '{n}'?)"))
                     .unwrap_or_default();
-                return Err(self.error(format!("has no attr named '{name}'{hint}")));
+                return Err(self.error(format!("has no attr named {}{hint}", quoted(name))));
             };
             let value = coerce(value, op.attrs[index].ty);
             match &self.values[index] {
                 Some(inferred) if *inferred != value => {
                     let source = self.inferred_from[index].clone().unwrap_or_default();
                     return Err(self.error(format!(
-                        "attr '{name}' was given as {value}, but input '{source}' implies {inferred}"
+                        "attr '{name}' was given as {}, but input '{source}' implies {inferred}",
+                        summarized(&value)
                     )));
                 }
                 _ => self.values[index] = Some(value),
@@ -472,6 +475,7 @@ impl Resolver<'_> {
                 "input '{input}' has {value} tensor(s), but attr '{}' requires at least {minimum}",
                 def.name
             )),
+            // A string value in `e` is already cut (op_spec's validation).
             _ => self.error(e),
         }
     }

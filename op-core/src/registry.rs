@@ -23,6 +23,7 @@ use std::sync::{Arc, LazyLock};
 
 use op_spec::{AttrKind, AttrValue, DType, DeviceType, ListValue, OpDef, SpecErrors};
 
+use crate::error::{quoted, summarized};
 use crate::kernel::CreateKernelFn;
 use crate::node::Node;
 use crate::node::{InputTypes, NodeBuilder};
@@ -447,7 +448,8 @@ impl Registry {
         if !conflicts.is_empty() {
             let lines: Vec<String> = conflicts.iter().map(|c| format!("\n  {c}")).collect();
             return Err(Error::failed_precondition(format!(
-                "op '{name}' cannot run because its registrations conflict:{}",
+                "op {} cannot run because its registrations conflict:{}",
+                quoted(name),
                 lines.concat()
             )));
         }
@@ -456,7 +458,8 @@ impl Registry {
                 .map(|n| format!("did you mean '{n}'? "))
                 .unwrap_or_default();
             Error::not_found(format!(
-                "op '{name}' is not registered: {hint}({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)",
+                "op {} is not registered: {hint}({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)",
+                quoted(name),
                 self.ops.len()
             ))
         })
@@ -622,7 +625,8 @@ fn describe_attrs(node: &Node) -> String {
     let parts: Vec<String> = node
         .attrs()
         .iter()
-        .map(|(name, value)| format!("{name}={value}"))
+        // A value may be a caller's string: shown at a bounded length.
+        .map(|(name, value)| format!("{name}={}", summarized(value)))
         .collect();
     parts.join(", ")
 }

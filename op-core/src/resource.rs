@@ -45,6 +45,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
+use crate::error::{capped, quoted};
 use crate::resource_handle::ResourceHandle;
 use crate::{Error, Result};
 
@@ -165,8 +166,10 @@ impl ResourceMgr {
         let key = (TypeId::of::<T>(), name.to_owned());
         if slot.get(&key).is_some_and(|(_, e)| e.is_live()) {
             return Err(Error::already_exists(format!(
-                "resource '{name}' of type {} already exists in container '{container}'",
-                std::any::type_name::<T>()
+                "resource {} of type {} already exists in container {}",
+                quoted(name),
+                std::any::type_name::<T>(),
+                quoted(&container)
             )));
         }
         slot.insert(key, (std::any::type_name::<T>(), entry));
@@ -217,11 +220,19 @@ impl ResourceMgr {
                 .map(|(_, (type_name, _))| *type_name)
         });
         let hint = other
-            .map(|t| format!(" (container '{container}' has a resource '{name}' of type {t})"))
+            .map(|t| {
+                format!(
+                    " (container {} has a resource {} of type {t})",
+                    quoted(container),
+                    quoted(name)
+                )
+            })
             .unwrap_or_default();
         Err(Error::not_found(format!(
-            "resource '{name}' of type {} does not exist in container '{container}'{hint}",
-            std::any::type_name::<T>()
+            "resource {} of type {} does not exist in container {}{hint}",
+            quoted(name),
+            std::any::type_name::<T>(),
+            quoted(container)
         )))
     }
 
@@ -281,7 +292,10 @@ impl ResourceMgr {
         match removed {
             Some(_) => Ok(()),
             None => Err(Error::not_found(format!(
-                "resource '{name}' of type {type_name} does not exist in container '{container}'"
+                "resource {} of type {} does not exist in container {}",
+                quoted(name),
+                capped(type_name),
+                quoted(container)
             ))),
         }
     }
@@ -291,8 +305,8 @@ impl ResourceMgr {
     pub fn delete_handle(&self, handle: &ResourceHandle) -> Result<()> {
         let type_id = handle.type_id.ok_or_else(|| {
             Error::invalid_argument(format!(
-                "resource handle '{}' does not know its resource's type, so it cannot delete it",
-                handle.name
+                "resource handle {} does not know its resource's type, so it cannot delete it",
+                quoted(&handle.name)
             ))
         })?;
         self.delete_by_id(&handle.container, &handle.name, type_id, &handle.type_name)
@@ -304,18 +318,18 @@ impl ResourceMgr {
     pub fn resource<T: Resource>(&self, handle: &ResourceHandle) -> Result<Arc<T>> {
         if handle.is_type::<T>() == Some(false) {
             return Err(Error::invalid_argument(format!(
-                "resource handle '{}' refers to a {}, not a {}",
-                handle.name,
-                handle.type_name,
+                "resource handle {} refers to a {}, not a {}",
+                quoted(&handle.name),
+                capped(&handle.type_name),
                 std::any::type_name::<T>()
             )));
         }
         match &handle.owner {
             Some(owner) => downcast::<T>(owner.clone()).ok_or_else(|| {
                 Error::invalid_argument(format!(
-                    "resource handle '{}' refers to a {}, not a {}",
-                    handle.name,
-                    handle.type_name,
+                    "resource handle {} refers to a {}, not a {}",
+                    quoted(&handle.name),
+                    capped(&handle.type_name),
                     std::any::type_name::<T>()
                 ))
             }),
@@ -423,12 +437,14 @@ impl ContainerInfo {
     ) -> Result<Self> {
         if !container.is_empty() && !is_valid_container_name(container) {
             return Err(Error::invalid_argument(format!(
-                "container '{container}' contains invalid characters: use letters, digits and _.-/ (not first: _-/)"
+                "container {} contains invalid characters: use letters, digits and _.-/ (not first: _-/)",
+                quoted(container)
             )));
         }
         if shared_name.starts_with('_') {
             return Err(Error::invalid_argument(format!(
-                "shared_name '{shared_name}' cannot start with '_', which is kept for generated names"
+                "shared_name {} cannot start with '_', which is kept for generated names",
+                quoted(shared_name)
             )));
         }
         let container = if container.is_empty() {

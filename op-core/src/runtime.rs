@@ -10,10 +10,10 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError, Weak};
 
 use op_spec::{AttrValue, DType, OpDef};
 use rustc_hash::{FxHashMap, FxHasher};
@@ -21,6 +21,7 @@ use rustc_hash::{FxHashMap, FxHasher};
 use crate::allocator::HostAllocator;
 use crate::context::KernelContext;
 use crate::device::DeviceState;
+use crate::error::quoted;
 use crate::kernel::{KernelConstruction, OpKernel};
 use crate::node::{InputTypes, Node};
 use crate::registry::{KernelRegistration, Registry};
@@ -28,6 +29,7 @@ use crate::resource::ResourceMgr;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::threads::ThreadPool;
+use crate::unwind::catch_panic;
 use crate::{Device, Error, Result};
 
 /// Selects, creates and caches kernels for one device over one registry.
@@ -68,9 +70,17 @@ use crate::{Device, Error, Result};
 /// ```
 pub struct Runtime {
     registry: Arc<Registry>,
+    /// Unique among all runtimes ever made (never reused): what the
+    /// per-thread call caches key their entries by.
     id: u64,
     /// One slot per node key; a slot's lock is held while its kernel is
     /// created, so each kernel is created once, while other nodes proceed.
+    ///
+    /// The runtime owns its prepared ops here: the per-thread call caches
+    /// hold only `Weak`s, so dropping the runtime frees its kernels and,
+    /// through them, its device state and resources. No slot is removed or
+    /// emptied while the runtime lives: a call cache relies on that to use
+    /// its `Weak` without upgrading it (see [`Hit::op`]).
     prepared: Mutex<HashMap<String, Arc<PreparedSlot>>>,
     /// Whether each call checks its outputs' shapes against the op's shape
     /// function.
@@ -244,20 +254,18 @@ impl Runtime {
         );
         let frame = || {
             format!(
-                "while creating kernel {} for op {} (node '{node_name}', {})",
+                "while creating kernel {} for op {} (node {}, {})",
                 registration.name,
                 op,
+                quoted(node_name),
                 registration.describe()
             )
         };
-        let kernel = match catch_unwind(AssertUnwindSafe(|| (registration.create)(&construction))) {
+        let kernel = match catch_panic(|| (registration.create)(&construction)) {
             Ok(Ok(kernel)) => kernel,
             Ok(Err(error)) => return Err(error.with_context(frame())),
-            Err(panic) => {
-                return Err(
-                    Error::internal(format!("panicked: {}", panic_message(&*panic)))
-                        .with_context(frame()),
-                );
+            Err(message) => {
+                return Err(Error::internal(format!("panicked: {message}")).with_context(frame()));
             }
         };
         let prepared = Arc::new(PreparedOp {
@@ -312,14 +320,6 @@ fn node_key(node: &Node, node_name: &str) -> String {
     key
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("(a panic payload that is not a string)")
-}
-
 /// A node with its kernel, ready to run any number of times from any
 /// thread; what a graph node holds.
 pub struct PreparedOp {
@@ -367,10 +367,10 @@ impl PreparedOp {
 
     fn context_frame(&self) -> String {
         format!(
-            "in kernel {} of op {} (node '{}', device '{}')",
+            "in kernel {} of op {} (node {}, device '{}')",
             self.registration.name,
             self.op.name,
-            self.node_name,
+            quoted(&self.node_name),
             self.state.device.kind()
         )
     }
@@ -437,9 +437,9 @@ impl PreparedOp {
         self.check_inputs(inputs)?;
         if outputs.len() != self.node.output_types().len() {
             return Err(Error::invalid_argument(format!(
-                "op {} (node '{}') has {} output tensor(s), but {} slot(s) were given",
+                "op {} (node {}) has {} output tensor(s), but {} slot(s) were given",
                 self.op.name,
-                self.node_name,
+                quoted(&self.node_name),
                 self.node.output_types().len(),
                 outputs.len()
             )));
@@ -464,17 +464,14 @@ impl PreparedOp {
                 outputs,
                 &self.state,
             );
-            catch_unwind(AssertUnwindSafe(|| self.kernel.compute(&mut ctx)))
+            catch_panic(|| self.kernel.compute(&mut ctx))
         };
         match result {
             Ok(Ok(())) => {}
             Ok(Err(error)) => return Err(error.with_context(self.context_frame())),
-            Err(panic) => {
-                return Err(Error::internal(format!(
-                    "kernel panicked: {}",
-                    panic_message(&*panic)
-                ))
-                .with_context(self.context_frame()));
+            Err(message) => {
+                return Err(Error::internal(format!("kernel panicked: {message}"))
+                    .with_context(self.context_frame()));
             }
         }
         if let Some(missing) = outputs.iter().position(Option::is_none) {
@@ -499,22 +496,35 @@ impl PreparedOp {
         outputs: &[Option<Tensor>],
     ) -> Result<()> {
         let shapes: Vec<String> = input_shapes.iter().map(ToString::to_string).collect();
-        let inferred = shape_inference::InferenceContext::new(
-            &self.op,
-            &self.node,
-            &self.node_name,
-            input_shapes,
-            &[],
-        )
-        .and_then(|mut c| shape_fn(&mut c).map(|()| c.output_shapes()))
-        .map_err(|e| {
+        let rejected = |e: Error| {
             Error::internal(format!(
                 "the kernel accepted input shapes {}, but the op's shape function rejects them: {}",
                 shapes.join(", "),
                 e.message()
             ))
             .with_context(self.context_frame())
-        })?;
+        };
+        let mut c = shape_inference::InferenceContext::new(
+            &self.op,
+            &self.node,
+            &self.node_name,
+            input_shapes,
+            &[],
+        )
+        .map_err(rejected)?;
+        // A shape function that panics is a bug in the op: an error for the
+        // caller, not a panic in it.
+        let inferred = match catch_panic(|| shape_fn(&mut c)) {
+            Ok(Ok(())) => c.output_shapes(),
+            Ok(Err(e)) => return Err(rejected(e)),
+            Err(message) => {
+                return Err(Error::internal(format!(
+                    "the op's shape function panicked on input shapes {}: {message}",
+                    shapes.join(", ")
+                ))
+                .with_context(self.context_frame()));
+            }
+        };
         for (i, (output, expected)) in outputs.iter().zip(&inferred).enumerate() {
             let Some(output) = output else { continue };
             if !expected.is_compatible_with(output.dims()) {
@@ -552,9 +562,9 @@ impl PreparedOp {
         let expected = self.node.input_types();
         if inputs.len() != expected.len() {
             return Error::invalid_argument(format!(
-                "op {} (node '{}') was prepared for {} input tensor(s), got {}",
+                "op {} (node {}) was prepared for {} input tensor(s), got {}",
                 self.op.name,
-                self.node_name,
+                quoted(&self.node_name),
                 expected.len(),
                 inputs.len()
             ));
@@ -570,9 +580,9 @@ impl PreparedOp {
             String::new()
         };
         Error::invalid_argument(format!(
-            "op {} (node '{}'): input '{}'{position} must be {}, got a tensor of {}",
+            "op {} (node {}): input '{}'{position} must be {}, got a tensor of {}",
             self.op.name,
-            self.node_name,
+            quoted(&self.node_name),
             def.name,
             expected[i],
             inputs[i].dtype()
@@ -683,8 +693,8 @@ impl<'a> OpCall<'a> {
         // borrowed, without touching its reference count. A kernel that
         // calls ops itself borrows the cache again, which shared borrows
         // allow (its misses then go uncached).
-        if let Some(entry) = CallCache::lookup(runtime.id, &self) {
-            return entry.prepared.run(std::mem::take(&mut self.inputs));
+        if let Some(hit) = CallCache::lookup(runtime, &self) {
+            return hit.op().run(std::mem::take(&mut self.inputs));
         }
         let prepared = self.prepared(runtime)?;
         prepared.run(self.inputs)
@@ -695,12 +705,12 @@ impl<'a> OpCall<'a> {
     /// if the op has not `N` outputs.
     #[doc(hidden)]
     pub fn run_on_array<const N: usize>(mut self, runtime: &Runtime) -> Result<[Tensor; N]> {
-        let cached: Rc<CacheEntry>;
+        let cached: Hit<'_>;
         let fresh: Arc<PreparedOp>;
-        let op: &PreparedOp = match CallCache::lookup(runtime.id, &self) {
-            Some(entry) => {
-                cached = entry;
-                &cached.prepared
+        let op: &PreparedOp = match CallCache::lookup(runtime, &self) {
+            Some(hit) => {
+                cached = hit;
+                cached.op()
             }
             None => {
                 fresh = self.prepared(runtime)?;
@@ -742,13 +752,21 @@ impl<'a> OpCall<'a> {
     /// The prepared node for this call, from the per-thread cache when
     /// this thread made the same request before.
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
-        if let Some(entry) = CallCache::lookup(runtime.id, self) {
-            return Ok(entry.prepared.clone());
+        if let Some(prepared) =
+            CallCache::lookup(runtime, self).and_then(|hit| hit.entry.prepared.upgrade())
+        {
+            return Ok(prepared);
         }
         let hash = self.request_hash(runtime.id);
+        // The runtime's own `Arc` (it keeps it in its slot while it lives):
+        // the cache holds a `Weak` to it.
         let prepared =
             runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
-        CallCache::insert(hash, CachedRequest::new(runtime.id, self), prepared.clone());
+        CallCache::insert(
+            hash,
+            CachedRequest::new(runtime.id, self),
+            Arc::downgrade(&prepared),
+        );
         Ok(prepared)
     }
 
@@ -824,9 +842,42 @@ struct CallCache {
 }
 
 /// A request and its prepared op.
+///
+/// The op is held weakly: its runtime owns it, so that dropping the
+/// runtime frees its kernels and resources even while threads that called
+/// it keep their caches. An entry of a dropped runtime matches no live
+/// runtime (ids are never reused) and costs only its request and the op's
+/// empty allocation until the cache starts afresh.
 struct CacheEntry {
     request: CachedRequest,
-    prepared: Arc<PreparedOp>,
+    prepared: Weak<PreparedOp>,
+}
+
+/// A cache entry that matched a call on the runtime it borrows. Only
+/// [`CallCache::lookup`] makes one, after comparing the entry's runtime
+/// id with the runtime's: what lets [`Hit::op`] skip the reference count.
+struct Hit<'r> {
+    entry: Rc<CacheEntry>,
+    /// The runtime the entry matched, borrowed while the hit lives.
+    runtime: PhantomData<&'r Runtime>,
+}
+
+impl Hit<'_> {
+    /// The prepared op: a plain reference, no reference count touched (a
+    /// hit costs no atomic operation, and threads calling one op share no
+    /// counter).
+    fn op(&self) -> &PreparedOp {
+        // SAFETY: the entry was made (in `OpCall::prepared`) from the
+        // `Arc` that `runtime.prepare_node` returned, which is the one
+        // kept in the runtime's slot for the node. `lookup` made this hit
+        // only for the runtime of the entry's id (ids are unique and never
+        // reused), and that runtime stays borrowed for `'r`, which
+        // outlives `&self`. A runtime never removes or empties a slot
+        // while it lives, and the entry's `Weak` keeps the allocation. So
+        // the strong count stays at least 1 while the reference lives, and
+        // the pointer is to a live `PreparedOp`, only ever shared.
+        unsafe { &*self.entry.prepared.as_ptr() }
+    }
 }
 
 thread_local! {
@@ -839,27 +890,33 @@ impl CallCache {
     /// over needs no hash), else by the request's hash. The entry is a
     /// cheap (non-atomic) clone, so the cache is not borrowed while its op
     /// runs: a kernel that calls ops itself uses the cache too.
-    fn lookup(runtime: u64, call: &OpCall<'_>) -> Option<Rc<CacheEntry>> {
-        CALL_CACHE.with(|cache| {
+    fn lookup<'r>(runtime: &'r Runtime, call: &OpCall<'_>) -> Option<Hit<'r>> {
+        let id = runtime.id;
+        let entry = CALL_CACHE.with(|cache| {
             let mut cache = cache.try_borrow_mut().ok()?;
             if let Some(last) = &cache.last
-                && last.request.matches(runtime, call)
+                && last.request.matches(id, call)
             {
                 return Some(last.clone());
             }
-            let hash = call.request_hash(runtime);
+            let hash = call.request_hash(id);
             let found = cache
                 .by_hash
                 .get(&hash)?
                 .iter()
-                .find(|entry| entry.request.matches(runtime, call))?
+                .find(|entry| entry.request.matches(id, call))?
                 .clone();
             cache.last = Some(found.clone());
             Some(found)
+        })?;
+        // `matches` compared the entry's runtime id with `runtime`'s.
+        Some(Hit {
+            entry,
+            runtime: PhantomData,
         })
     }
 
-    fn insert(hash: u64, request: CachedRequest, prepared: Arc<PreparedOp>) {
+    fn insert(hash: u64, request: CachedRequest, prepared: Weak<PreparedOp>) {
         CALL_CACHE.with(|cache| {
             // Busy only if a kernel prepares an op while the cache is being
             // updated around it: that request simply goes uncached.
@@ -938,4 +995,66 @@ pub fn outputs_array<T, const N: usize>(outputs: Vec<T>) -> Result<[T; N]> {
 pub fn single_output(group: Vec<Tensor>) -> Result<Tensor> {
     let [tensor] = outputs_array::<Tensor, 1>(group)?;
     Ok(tensor)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The call cache's use of its `Weak`s (run under Miri in CI, with the
+    //! crate's other unit tests): hits on a live runtime, and nothing kept
+    //! of a dropped one.
+
+    use super::*;
+    use crate::kernel::FnKernel;
+    use crate::registry::OpRegistration;
+    use crate::{DeviceType, OpDefBuilder};
+
+    fn twice(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+        let x = ctx.input(0)?.scalar_value::<i32>()?;
+        ctx.set_output(0, Tensor::scalar(2 * x))
+    }
+
+    static TWICE: OpRegistration = OpRegistration {
+        name: "CacheTwice",
+        build: || {
+            OpDefBuilder::new("CacheTwice")
+                .input("x: int32")
+                .output("y: int32")
+                .build()
+        },
+        shape_fn: None,
+        file: file!(),
+        line: line!(),
+    };
+    static TWICE_CPU: KernelRegistration = KernelRegistration {
+        op: "CacheTwice",
+        device: DeviceType::Cpu,
+        constraints: &[],
+        host_memory: &[],
+        name: "twice",
+        create: |c| FnKernel::<()>::create(c, twice),
+        file: file!(),
+        line: line!(),
+    };
+
+    #[test]
+    fn hits_use_the_live_runtime_s_op_and_a_dropped_runtime_keeps_nothing() {
+        let registry = Arc::new(Registry::new([&TWICE], [&TWICE_CPU]));
+        for round in 0..2 {
+            let runtime = Runtime::with_registry(registry.clone());
+            let call = || OpCall::new("CacheTwice").input(Tensor::scalar(round + 3));
+            // A miss fills this thread's cache; then hits by both paths.
+            let prepared = Arc::downgrade(&call().prepared(&runtime).unwrap());
+            for _ in 0..2 {
+                let y = call().run_on(&runtime).unwrap();
+                assert_eq!(y[0].scalar_value::<i32>().unwrap(), 2 * (round + 3));
+                let [y] = call().run_on_array::<1>(&runtime).unwrap();
+                assert_eq!(y.scalar_value::<i32>().unwrap(), 2 * (round + 3));
+            }
+            let state = Arc::downgrade(&runtime.state);
+            assert_eq!(prepared.strong_count(), 1, "only the runtime owns it");
+            drop(runtime);
+            assert!(prepared.upgrade().is_none(), "round {round}");
+            assert!(state.upgrade().is_none(), "round {round}");
+        }
+    }
 }

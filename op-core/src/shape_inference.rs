@@ -220,8 +220,9 @@ impl<'a> InferenceContext<'a> {
 
     fn error(&self, message: impl fmt::Display) -> Error {
         Error::invalid_argument(format!(
-            "op {} (node '{}'): {message}",
-            self.op.name, self.node_name
+            "op {} (node {}): {message}",
+            self.op.name,
+            crate::error::quoted(self.node_name)
         ))
     }
 
@@ -707,6 +708,9 @@ impl<'a> InferenceContext<'a> {
 
 /// Runs `shape_fn` for `node` of `op` on these input shapes (and constant
 /// input values, by input index, where known) and returns the output shapes.
+///
+/// A shape function that panics gives an `Internal` error naming the op
+/// and node; the panic goes no further.
 pub fn infer(
     op: &OpDef,
     node: &Node,
@@ -715,6 +719,15 @@ pub fn infer(
     input_tensors: &[Option<&Tensor>],
 ) -> Result<Vec<PartialShape>> {
     let mut c = InferenceContext::new(op, node, node.op(), input_shapes, input_tensors)?;
-    shape_fn(&mut c)?;
+    match crate::unwind::catch_panic(|| shape_fn(&mut c)) {
+        Ok(result) => result?,
+        Err(message) => {
+            return Err(Error::internal(format!(
+                "op {} (node '{}'): the shape function panicked: {message}",
+                op.name,
+                node.op()
+            )));
+        }
+    }
     Ok(c.output_shapes())
 }

@@ -517,3 +517,48 @@ fn unknown_op_is_not_found() {
     );
     assert!(registry.get("Godo").is_none());
 }
+
+#[test]
+fn a_huge_unknown_op_name_is_rejected_with_a_short_message_and_no_suggestion() {
+    let registry = with_extra(&[], &[]);
+    // Close to a registered name, and 1 MB long: quoted in part, not
+    // searched for a suggestion.
+    let name = format!("Goo{}", "d".repeat(1 << 20));
+    let err = registry.op(&name).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let message = err.to_string();
+    assert!(message.len() < 1024, "{} bytes", message.len());
+    assert!(
+        message.contains(&format!("…' ({} bytes) is not registered", name.len())),
+        "{message}"
+    );
+    assert!(!message.contains("did you mean"), "{message}");
+
+    // Through OpCall too, and the same for an unknown attr name.
+    let runtime = Runtime::with_registry(Arc::new(registry));
+    let err = OpCall::new(&name).run_on(&runtime).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(err.to_string().len() < 1024);
+    let attr = format!("T{}", "x".repeat(1 << 20));
+    let err = OpCall::new("Good")
+        .input(Tensor::scalar(1.0f32))
+        .attr(&attr, 1i64)
+        .run_on(&runtime)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let message = err.to_string();
+    assert!(message.len() < 1024, "{} bytes", message.len());
+    assert!(message.contains("has no attr named 'Txxx"), "{message}");
+    assert!(!message.contains("did you mean"), "{message}");
+    // A huge string value, where the input implies a type.
+    let value = "v".repeat(10 << 20);
+    let err = OpCall::new("Good")
+        .input(Tensor::scalar(1.0f32))
+        .attr("T", value.as_str())
+        .run_on(&runtime)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let message = err.to_string();
+    assert!(message.len() < 1024, "{} bytes", message.len());
+    assert!(message.contains("attr 'T' was given as \"vvv"), "{message}");
+}

@@ -1288,3 +1288,39 @@ fn concurrent_create_lookup_delete_stays_consistent() {
     assert_eq!(drops(&DROPS), created.load(Ordering::SeqCst));
     assert_eq!(mgr.debug_string(), "");
 }
+
+#[test]
+fn errors_quote_huge_names_and_containers_at_a_bounded_length() {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    let mgr = ResourceMgr::new();
+    let name = "n".repeat(10 << 20);
+    let container = "c".repeat(10 << 20);
+    let short = |error: op_core::Error, parts: &[&str]| {
+        let message = error.to_string();
+        assert!(message.len() < 2048, "{} bytes", message.len());
+        for part in parts {
+            assert!(message.contains(part), "{part:?} in {message}");
+        }
+    };
+    let cut = format!("…' ({} bytes)", name.len());
+
+    let err = mgr.lookup::<Tracked>(&container, &name).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    short(err, &["resource 'nnn", &cut, "in container 'ccc"]);
+    let err = mgr.delete::<Tracked>("", &name).unwrap_err();
+    short(err, &["resource 'nnn", &cut]);
+    mgr.create::<Tracked>("", &name, Tracked::new("big", &DROPS))
+        .unwrap();
+    let err = mgr
+        .create::<Tracked>("", &name, Tracked::new("again", &DROPS))
+        .unwrap_err();
+    assert_eq!(err.code(), Code::AlreadyExists);
+    short(err, &["resource 'nnn", &cut]);
+
+    let handle = ResourceHandle::named::<Tracked>(op_core::Device::CPU, &container, &name);
+    short(mgr.resource::<Tracked>(&handle).unwrap_err(), &[&cut]);
+    let err = ContainerInfo::new(&mgr, &format!("_{container}"), "", "node", true).unwrap_err();
+    short(err, &["container '_ccc", "invalid characters"]);
+    let err = ContainerInfo::new(&mgr, "", &format!("_{name}"), "node", true).unwrap_err();
+    short(err, &["shared_name '_nnn", "cannot start with '_'"]);
+}

@@ -425,3 +425,52 @@ fn racing_first_calls_create_one_shared_resource() {
         "8 increments on one counter"
     );
 }
+
+#[test]
+fn dropping_a_runtime_frees_its_kernels_and_resources_though_this_thread_called_it() {
+    let runtime = Runtime::new();
+    // A resource the manager holds by name, and one a kernel holds (no
+    // shared name: private to the node's kernel); each op is called twice,
+    // so this thread's call cache has them and has hit them.
+    let shared = shared_counter(&runtime, "", "kept", "shared_node");
+    let private = shared_counter(&runtime, "", "", "private_node");
+    shared_counter(&runtime, "", "kept", "shared_node");
+    shared_counter(&runtime, "", "", "private_node");
+    assert_eq!(add_on(&runtime, &shared, 1), 101);
+    assert_eq!(add_on(&runtime, &private, 1), 101);
+    let counter = |handle: &Tensor| {
+        let handle: ResourceHandle = handle.scalar_value().unwrap();
+        Arc::downgrade(
+            &runtime
+                .resource_manager()
+                .resource::<Counter>(&handle)
+                .unwrap(),
+        )
+    };
+    let (shared_counter, private_counter) = (counter(&shared), counter(&private));
+    let manager = Arc::downgrade(runtime.resource_manager());
+    let kernel = OpCall::new("Test>SharedCounter")
+        .attr("container", "")
+        .attr("shared_name", "")
+        .node_name("private_node")
+        .prepared(&runtime)
+        .map(|prepared| Arc::downgrade(&prepared))
+        .unwrap();
+    drop((shared, private));
+    assert!(private_counter.upgrade().is_some(), "its kernel holds it");
+
+    drop(runtime);
+    assert!(
+        kernel.upgrade().is_none(),
+        "the runtime's kernels are freed"
+    );
+    assert!(manager.upgrade().is_none(), "its resource manager is freed");
+    assert!(
+        shared_counter.upgrade().is_none(),
+        "the manager's resource is freed"
+    );
+    assert!(
+        private_counter.upgrade().is_none(),
+        "the kernel's resource is freed"
+    );
+}

@@ -831,6 +831,77 @@ fn a_panicking_kernel_constructor_becomes_an_internal_error() {
     assert_eq!(out[0].scalar_value::<f32>().unwrap(), 2.0);
 }
 
+/// A panic payload whose `Drop` panics too: dropping it must not let that
+/// second panic out of the runtime.
+struct PanicsOnDrop;
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("the payload's drop panicked");
+    }
+}
+
+/// Panics with a `PanicsOnDrop` payload when created (`at_create`) or when
+/// run.
+fn create_bad_payload(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
+    if c.get_attr::<bool>("at_create")? {
+        std::panic::panic_any(PanicsOnDrop);
+    }
+    FnKernel::<()>::create(c, |_, _| std::panic::panic_any(PanicsOnDrop))
+}
+
+static BAD_PAYLOAD: OpRegistration = OpRegistration {
+    shape_fn: None,
+    name: "BadPayload",
+    build: || {
+        OpDefBuilder::new("BadPayload")
+            .attr("at_create: bool = false")
+            .output("y: int32")
+            .build()
+    },
+    file: "tests/runtime.rs",
+    line: 90,
+};
+static BAD_PAYLOAD_KERNEL: KernelRegistration = KernelRegistration {
+    op: "BadPayload",
+    device: op_core::DeviceType::Cpu,
+    constraints: &[],
+    host_memory: &[],
+    name: "bad_payload",
+    create: create_bad_payload,
+    file: "tests/runtime.rs",
+    line: 91,
+};
+
+#[test]
+fn a_panic_payload_whose_drop_panics_stays_contained() {
+    // A registry of its own: `REGISTRY`'s ops are counted elsewhere.
+    let rt = Runtime::with_registry(Arc::new(Registry::new(
+        [&BAD_PAYLOAD],
+        [&BAD_PAYLOAD_KERNEL],
+    )));
+    for at_create in [false, true] {
+        let err = OpCall::new("BadPayload")
+            .attr("at_create", at_create)
+            .run_on(&rt)
+            .unwrap_err();
+        assert_eq!(err.code(), Code::Internal, "{err}");
+        assert_contains(
+            &err,
+            &[
+                "panicked: (a panic payload that is not a string)",
+                "BadPayload",
+            ],
+        );
+        // The typed path (an array of outputs) contains it alike.
+        let err = OpCall::new("BadPayload")
+            .attr("at_create", at_create)
+            .run_on_array::<1>(&rt)
+            .unwrap_err();
+        assert_eq!(err.code(), Code::Internal, "{err}");
+    }
+}
+
 #[test]
 fn an_unset_output_is_an_internal_error_naming_it() {
     let rt = runtime();
@@ -1145,4 +1216,47 @@ fn a_kernel_may_run_ops_itself() {
         let y = OpCall::new("GlobalFourTimes").input(x).run().unwrap();
         assert_eq!(y[0].as_slice::<i32>().unwrap(), [4, -12], "round {round}");
     }
+}
+
+#[test]
+fn a_huge_node_name_is_quoted_at_a_bounded_length() {
+    let rt = runtime();
+    let node = "n".repeat(10 << 20);
+    let cut = format!("…' ({} bytes)", node.len());
+    let short = |err: op_core::Error, parts: &[&str]| {
+        let text = err.to_string();
+        assert!(text.len() < 2048, "{} bytes", text.len());
+        for part in parts {
+            assert!(text.contains(part), "{part:?} in {text}");
+        }
+    };
+    // A kernel's panic, its frame naming the node.
+    let err = OpCall::new("Panics")
+        .input(Tensor::scalar(-3i32))
+        .node_name(&node)
+        .run_on(&rt)
+        .unwrap_err();
+    short(err, &["kernel panicked", "(node 'nnn", &cut]);
+    // A constructor's panic, whose own message holds the whole name.
+    let err = OpCall::new("ExplodesOnCreate")
+        .input(Tensor::scalar(1i32))
+        .node_name(&node)
+        .run_on(&rt)
+        .unwrap_err();
+    short(
+        err,
+        &[
+            "panicked: constructor exploded for node nnn",
+            "bytes)",
+            &cut,
+        ],
+    );
+    // An input of the wrong dtype, checked by the prepared op.
+    let prepared = OpCall::new("Panics")
+        .input(Tensor::scalar(1i32))
+        .node_name(&node)
+        .prepared(&rt)
+        .unwrap();
+    let err = prepared.run(vec![Tensor::scalar(1.0f32)]).unwrap_err();
+    short(err, &["(node 'nnn", &cut]);
 }

@@ -1363,6 +1363,49 @@ static SI_UNCHECKED_CPU: KernelRegistration = KernelRegistration {
     line: 13,
 };
 
+/// A panic payload whose `Drop` panics too.
+struct PanicsOnDrop;
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("the payload's drop panicked");
+    }
+}
+
+/// A buggy shape function: panics on any input of rank 1, with a payload
+/// that panics when dropped on rank 2.
+fn panicky_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let x = c.input(0)?;
+    match c.rank(x) {
+        Some(1) => panic!("shape function bug"),
+        Some(2) => std::panic::panic_any(PanicsOnDrop),
+        _ => c.set_output(0, x),
+    }
+}
+
+static SI_PANICKY: OpRegistration = OpRegistration {
+    name: "SiPanicky",
+    build: || {
+        OpDefBuilder::new("SiPanicky")
+            .input("x: float")
+            .output("y: float")
+            .build()
+    },
+    shape_fn: Some(panicky_shape),
+    file: "tests/shape_inference.rs",
+    line: 14,
+};
+static SI_PANICKY_CPU: KernelRegistration = KernelRegistration {
+    op: "SiPanicky",
+    device: op_core::DeviceType::Cpu,
+    constraints: &[],
+    host_memory: &[],
+    name: "panicky_identity",
+    create: |c| FnKernel::<()>::create(c, identity_kernel),
+    file: "tests/shape_inference.rs",
+    line: 15,
+};
+
 static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| {
     let registry = Registry::new(
         [
@@ -1374,6 +1417,7 @@ static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| {
             &SI_PICKY,
             &SI_SAME,
             &SI_UNCHECKED,
+            &SI_PANICKY,
         ],
         [
             &SI_FILL_CPU,
@@ -1381,6 +1425,7 @@ static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| {
             &SI_PICKY_CPU,
             &SI_SAME_CPU,
             &SI_UNCHECKED_CPU,
+            &SI_PANICKY_CPU,
         ],
     );
     registry.check().unwrap();
@@ -1649,4 +1694,58 @@ fn runtime_check_is_the_runtime_s_setting() {
         default.run("SiLiar", vec![x], &[]).is_err(),
         cfg!(debug_assertions)
     );
+}
+
+#[test]
+fn a_panicking_shape_fn_is_an_internal_error_naming_the_op() {
+    let f32x1 = [InputTypes::Single(DType::F32)];
+    for (input, message) in [
+        ("[3]", "shape function bug"),
+        ("[2,2]", "(a panic payload that is not a string)"),
+    ] {
+        let error = infer_shapes("SiPanicky", &f32x1, &[], &[input], &[]).unwrap_err();
+        assert_eq!(error.code(), Code::Internal, "{error}");
+        assert_eq!(
+            error.message(),
+            format!("op SiPanicky (node 'SiPanicky'): the shape function panicked: {message}")
+        );
+    }
+    assert_eq!(
+        infer_shapes("SiPanicky", &f32x1, &[], &["[]"], &[]).unwrap(),
+        shapes(&["[]"])
+    );
+}
+
+#[test]
+fn the_runtime_s_shape_check_contains_a_panicking_shape_fn() {
+    let runtime = checking();
+    for (dims, message) in [
+        (vec![3], "shape function bug"),
+        (vec![2, 2], "(a panic payload that is not a string)"),
+    ] {
+        let count = dims.iter().product();
+        let x = Tensor::from_vec(dims.clone(), vec![1.0f32; count]).unwrap();
+        let error = OpCall::new("SiPanicky")
+            .input(&x)
+            .node_name("panicky_node")
+            .run_on(&runtime)
+            .unwrap_err();
+        assert_eq!(error.code(), Code::Internal, "{error}");
+        assert_eq!(
+            error.message(),
+            format!(
+                "the op's shape function panicked on input shapes {}: {message}",
+                PartialShape::known(&dims)
+            )
+        );
+        assert_eq!(
+            error.context(),
+            ["in kernel panicky_identity of op SiPanicky (node 'panicky_node', device 'cpu')"]
+        );
+    }
+    // The runtime and the op still work.
+    let y = runtime
+        .run("SiPanicky", vec![Tensor::scalar(2.0f32)], &[])
+        .unwrap();
+    assert_eq!(y[0].scalar_value::<f32>().unwrap(), 2.0);
 }

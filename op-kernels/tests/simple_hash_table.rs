@@ -1448,3 +1448,21 @@ fn the_watchdog_reports_a_panicking_thread() {
         vec![("boom thread".into(), Box::new(|| panic!("boom")))];
     run_jobs(jobs, Duration::from_secs(60));
 }
+
+#[test]
+fn a_huge_missing_key_is_quoted_at_a_bounded_length() {
+    op_kernels::link();
+    let strings = SimpleHashTableHandle::<Vec<u8>, f32>::new(0.0).unwrap();
+    let key = vec![b'k'; 10 << 20];
+    let err = strings.remove(key.clone()).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let text = err.to_string();
+    assert!(text.len() < 1024, "{} bytes", text.len());
+    assert_contains(
+        &err,
+        &[
+            "Key for remove not found: \"kkk",
+            &format!("…\" ({} bytes)", key.len()),
+        ],
+    );
+}

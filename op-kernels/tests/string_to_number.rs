@@ -165,3 +165,20 @@ fn one_kernel_per_output_type() {
         ]
     );
 }
+
+#[test]
+fn a_huge_unparsable_string_is_quoted_at_a_bounded_length() {
+    let huge = vec![b'x'; 10 << 20];
+    let s = Tensor::from_vec([1], vec![huge.clone()]).unwrap();
+    let err = StringToNumber::call(&s).run().unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let text = err.to_string();
+    assert!(text.len() < 1024, "{} bytes", text.len());
+    assert_contains(
+        &err,
+        &[
+            "could not correctly convert string: xxx",
+            &format!("… ({} bytes)", huge.len()),
+        ],
+    );
+}

@@ -937,3 +937,63 @@ fn shape_functions() {
         "input 0 ('resource') has shape [3], which must be rank 0 but is rank 1",
     );
 }
+
+/// The report's case: a worker thread makes runtimes in turn, each with a
+/// named variable used through the typed API, and drops each one. Its
+/// call cache must not keep a dropped runtime's variable alive.
+#[test]
+fn a_dropped_runtime_frees_its_named_variable_while_the_thread_lives() {
+    std::thread::spawn(|| {
+        for round in 0..3i64 {
+            let rt = Runtime::new();
+            let variable = Variable::named_on(&rt, "", "big", DType::I64, scalar_shape()).unwrap();
+            variable.assign(Tensor::scalar(round)).unwrap();
+            variable.assign(Tensor::scalar(round + 1)).unwrap();
+            assert_eq!(
+                variable.read().unwrap().scalar_value::<i64>().unwrap(),
+                round + 1
+            );
+            let var = Arc::downgrade(&rt.resource_manager().lookup::<Var>("", "big").unwrap());
+            drop(variable);
+            assert!(var.upgrade().is_some(), "the manager holds it");
+            drop(rt);
+            assert!(
+                var.upgrade().is_none(),
+                "round {round}: freed with its runtime"
+            );
+        }
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn a_huge_variable_name_is_quoted_at_a_bounded_length() {
+    op_kernels::link();
+    let rt = Runtime::new();
+    let name = "v".repeat(10 << 20);
+    let cut = format!("…' ({} bytes)", name.len());
+    let variable = Variable::named_on(&rt, "", &name, DType::I64, scalar_shape()).unwrap();
+    let err = variable.read().unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(
+        err.to_string().len() < 2048,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert_contains(&err, &["variable 'vvv", &cut, "was never assigned"]);
+    let err = variable.assign(Tensor::scalar(1.5f32)).unwrap_err();
+    assert!(
+        err.to_string().len() < 2048,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert_contains(&err, &["variable 'vvv", &cut]);
+    let err = destroy(&rt, variable.handle(), false).unwrap_err();
+    assert!(
+        err.to_string().len() < 2048,
+        "{} bytes",
+        err.to_string().len()
+    );
+    assert_contains(&err, &["cannot destroy resource 'vvv", &cut]);
+}

@@ -309,7 +309,7 @@ pub struct UnknownDType(pub String);
 
 impl fmt::Display for UnknownDType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown data type '{}'", self.0)?;
+        write!(f, "unknown data type {}", crate::quote::quoted(&self.0))?;
         if let Some(near) = closest_dtype_name(&self.0) {
             write!(f, " (did you mean '{near}'?)")?;
         }

@@ -40,6 +40,7 @@ pub mod dtype;
 pub mod error;
 pub mod op_def;
 pub mod pbtxt;
+pub mod quote;
 pub mod suggest;
 pub mod text;
 pub mod validate;

@@ -142,6 +142,21 @@ fn quote(s: &[u8]) -> String {
     format!("\"{}\"", crate::pbtxt::c_escape(s))
 }
 
+/// A caller's string value, as [`quote`] writes it, cut after
+/// [`QUOTE_LIMIT`](crate::quote::QUOTE_LIMIT) bytes: an error must not
+/// echo a huge value.
+fn quote_value(s: &[u8]) -> String {
+    use crate::quote::QUOTE_LIMIT;
+    if s.len() <= QUOTE_LIMIT {
+        return quote(s);
+    }
+    format!(
+        "\"{}…\" ({} bytes)",
+        crate::pbtxt::c_escape(&s[..QUOTE_LIMIT]),
+        s.len()
+    )
+}
+
 /// Checks that `value` may be the value of `attr`: its type, its minimum, its
 /// allowed values, and that its shapes are shapes ([`ShapeValue::validate`]).
 ///
@@ -200,11 +215,11 @@ pub fn validate_attr_value(value: &AttrValue, attr: &AttrDef) -> Result<(), Attr
                 }
             }
             (AttrValue::String(s), ListValue::String(ok)) if !ok.contains(s) => {
-                return Err(not_allowed(quote(s)));
+                return Err(not_allowed(quote_value(s)));
             }
             (AttrValue::List(ListValue::String(ss)), ListValue::String(ok)) => {
                 if let Some(s) = ss.iter().find(|s| !ok.contains(s)) {
-                    return Err(not_allowed(quote(s)));
+                    return Err(not_allowed(quote_value(s)));
                 }
             }
             _ => {}

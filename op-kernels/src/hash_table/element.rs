@@ -4,6 +4,7 @@
 use std::hash::Hash;
 
 use op_core::Element;
+use op_core::error::QUOTE_LIMIT;
 
 /// An element type that a table holds as a key or a value: `int32`,
 /// `int64`, `float`, `double`, `bool` and `string` (`Vec<u8>`).
@@ -35,8 +36,17 @@ impl TableElement for Vec<u8> {
         self.capacity()
     }
 
+    /// Escaped and quoted; a key past [`QUOTE_LIMIT`] bytes is cut, with
+    /// its length (a message must not echo a huge key).
     fn describe(&self) -> String {
-        format!("\"{}\"", self.escape_ascii())
+        if self.len() <= QUOTE_LIMIT {
+            return format!("\"{}\"", self.escape_ascii());
+        }
+        format!(
+            "\"{}…\" ({} bytes)",
+            self[..QUOTE_LIMIT].escape_ascii(),
+            self.len()
+        )
     }
 }
 

@@ -14,9 +14,10 @@ pub fn parse<T: FromStr>(bytes: &[u8]) -> Result<T> {
         .ok_or_else(|| {
             Error::new(
                 Code::InvalidArgument,
+                // The string is the caller's: quoted at a bounded length.
                 format!(
                     "StringToNumberOp could not correctly convert string: {}",
-                    String::from_utf8_lossy(bytes)
+                    op_core::error::capped(bytes)
                 ),
             )
         })

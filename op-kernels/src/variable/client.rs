@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use op_core::checkpoint::{Saveable, take_tensors};
+use op_core::error::quoted;
 use op_core::{DType, Error, Op, OpCall, ResourceHandle, Result, Runtime, ShapeValue, Tensor};
 
 use super::ops::{
@@ -209,16 +210,16 @@ impl<'r> Variable<'r> {
     fn check(&self, value: &Tensor, action: &str) -> Result<()> {
         if value.dtype() != self.dtype {
             return Err(Error::invalid_argument(format!(
-                "{action} variable '{}': the value has dtype {}, but the variable's dtype is {}",
-                self.name,
+                "{action} variable {}: the value has dtype {}, but the variable's dtype is {}",
+                quoted(&self.name),
                 value.dtype(),
                 self.dtype
             )));
         }
         if !is_compatible(&self.shape, value.dims()) {
             return Err(Error::invalid_argument(format!(
-                "{action} variable '{}': the value has shape {}, which does not fit the variable's shape {}",
-                self.name,
+                "{action} variable {}: the value has shape {}, which does not fit the variable's shape {}",
+                quoted(&self.name),
                 value.shape(),
                 self.shape
             )));
@@ -278,7 +279,7 @@ impl Saveable for Variable<'_> {
     /// shape that does not fit the variable's. On error the variable is
     /// unchanged.
     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
-        let object = format!("variable '{}'", self.name);
+        let object = format!("variable {}", quoted(&self.name));
         let [value] = take_tensors(tensors, [VALUE_KEY], &object, "variable")?;
         self.check(&value, "cannot restore")?;
         self.assign(value)

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use op_core::error::quoted;
 use op_core::resource::ContainerInfo;
 use op_core::{Code, Element, KernelContext, ResourceHandle, Result, Tensor, kernel};
 
@@ -20,10 +21,12 @@ fn variable_of(ctx: &KernelContext<'_>, handle: &ResourceHandle) -> Result<Arc<V
             } else {
                 &handle.container
             };
-            ctx.error(Code::NotFound,
+            ctx.error(
+                Code::NotFound,
                 format_args!(
-                    "variable '{}' in container '{container}' was never assigned, or was destroyed ({})",
-                    handle.name,
+                    "variable {} in container {} was never assigned, or was destroyed ({})",
+                    quoted(&handle.name),
+                    quoted(container),
                     e.message()
                 ),
             )
@@ -68,8 +71,8 @@ variable_kernels! {
         if var.dtype() != T::DTYPE {
             return Err(ctx.error(Code::InvalidArgument,
                 format_args!(
-                    "cannot read variable '{}' of dtype {} as {} (attr dtype)",
-                    handle.name,
+                    "cannot read variable {} of dtype {} as {} (attr dtype)",
+                    quoted(&handle.name),
                     var.dtype(),
                     T::DTYPE
                 ),
@@ -78,8 +81,8 @@ variable_kernels! {
         let value = var.value().ok_or_else(|| {
             ctx.error(Code::FailedPrecondition,
                 format_args!(
-                    "variable '{}' was never assigned: it has no value to read",
-                    handle.name
+                    "variable {} was never assigned: it has no value to read",
+                    quoted(&handle.name)
                 ),
             )
         })?;
@@ -103,9 +106,9 @@ variable_kernels! {
         if var.dtype() != T::DTYPE {
             return Err(ctx.error(Code::InvalidArgument,
                 format_args!(
-                    "cannot assign a {} value (input 1 'value') to variable '{}', which has dtype {}",
+                    "cannot assign a {} value (input 1 'value') to variable {}, which has dtype {}",
                     T::DTYPE,
-                    handle.name,
+                    quoted(&handle.name),
                     var.dtype()
                 ),
             ));
@@ -113,7 +116,7 @@ variable_kernels! {
         let value = ctx.input(1)?.clone();
         var.assign(value, attrs.validate_shape).map_err(|e| {
             ctx.error(e.code(),
-                format_args!("variable '{}': {}", handle.name, e.message()),
+                format_args!("variable {}: {}", quoted(&handle.name), e.message()),
             )
         })
     }
@@ -142,8 +145,8 @@ fn destroy_resource_op(ctx: &mut KernelContext<'_>, attrs: &DestroyResourceOp) -
         Err(e) => Err(ctx.error(
             e.code(),
             format_args!(
-                "cannot destroy resource '{}' (ignore_lookup_error={}): {}",
-                handle.name,
+                "cannot destroy resource {} (ignore_lookup_error={}): {}",
+                quoted(&handle.name),
                 attrs.ignore_lookup_error,
                 e.message()
             ),

@@ -1,0 +1,213 @@
+//! Quoting a caller's strings in error messages, at a bounded length.
+//!
+//! An error message that echoes what it was given (an op or attr name, a
+//! node or resource name, a string value) must stay short however long
+//! that input is: a 10 MB name must not make a 10 MB message. Every
+//! message that quotes such input goes through [`quoted`], [`capped`] or
+//! [`summarized`], which show at most [`QUOTE_LIMIT`] chars and then the
+//! input's full length.
+//!
+//! ```
+//! use op_spec::quote::{capped, quoted};
+//! assert_eq!(quoted("MatMul").to_string(), "'MatMul'");
+//! let long = "x".repeat(1 << 20);
+//! let shown = quoted(&long).to_string();
+//! assert!(shown.starts_with("'xxx"));
+//! assert!(shown.ends_with("…' (1048576 bytes)"));
+//! assert!(shown.len() < 300);
+//! assert_eq!(capped("12a").to_string(), "12a");
+//! ```
+
+use std::fmt::{self, Write};
+
+/// The most chars of one input an error message shows: more than any real
+/// name needs.
+pub const QUOTE_LIMIT: usize = 200;
+
+/// `text` in single quotes, `'text'`; past [`QUOTE_LIMIT`] chars, its
+/// beginning and its length in bytes: `'xxx…' (1048576 bytes)`. Bytes that
+/// are not UTF-8 show as U+FFFD.
+pub fn quoted<S: AsRef<[u8]> + ?Sized>(text: &S) -> Quoted<'_> {
+    Quoted {
+        text: text.as_ref(),
+        quote: "'",
+    }
+}
+
+/// `text` as [`quoted`] shows it, without the quotes: `xxx… (1048576
+/// bytes)`.
+pub fn capped<S: AsRef<[u8]> + ?Sized>(text: &S) -> Quoted<'_> {
+    Quoted {
+        text: text.as_ref(),
+        quote: "",
+    }
+}
+
+/// A caller's string as an error message shows it: see [`quoted`] and
+/// [`capped`].
+#[derive(Clone, Copy)]
+pub struct Quoted<'a> {
+    text: &'a [u8],
+    quote: &'static str,
+}
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.quote)?;
+        // `QUOTE_LIMIT + 1` chars (or invalid sequences, of at most 3
+        // bytes) fit in this many bytes: a longer text is cut within them,
+        // and is read no further.
+        let head = &self.text[..self.text.len().min(4 * (QUOTE_LIMIT + 1))];
+        let mut left = QUOTE_LIMIT;
+        for chunk in head.utf8_chunks() {
+            let valid = chunk.valid();
+            if let Some((cut, _)) = valid.char_indices().nth(left) {
+                f.write_str(&valid[..cut])?;
+                return self.cut(f);
+            }
+            f.write_str(valid)?;
+            left -= valid.chars().count();
+            if !chunk.invalid().is_empty() {
+                if left == 0 {
+                    return self.cut(f);
+                }
+                f.write_char(char::REPLACEMENT_CHARACTER)?;
+                left -= 1;
+            }
+        }
+        if head.len() < self.text.len() {
+            return self.cut(f);
+        }
+        f.write_str(self.quote)
+    }
+}
+
+impl Quoted<'_> {
+    /// Ends a text cut short: the ellipsis, the quote, the full length.
+    fn cut(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "…{} ({} bytes)", self.quote, self.text.len())
+    }
+}
+
+impl fmt::Debug for Quoted<'_> {
+    /// As `Display`: never the whole text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// `value`'s `Display` text, cut as [`capped`] cuts a string: for a value
+/// that may hold a caller's string (an attr value, a validation error
+/// that quotes one). The text is written through a bounded buffer, never
+/// held whole.
+///
+/// ```
+/// use op_spec::AttrValue;
+/// use op_spec::quote::summarized;
+/// let value = AttrValue::String(vec![b'a'; 1 << 20]);
+/// let shown = summarized(&value).to_string();
+/// assert!(shown.ends_with("… (1048578 bytes)"), "{shown}");
+/// assert_eq!(summarized(&AttrValue::Int(3)).to_string(), "3");
+/// ```
+pub fn summarized<T: fmt::Display + ?Sized>(value: &T) -> Summarized<'_, T> {
+    Summarized(value)
+}
+
+/// A value's text, at a bounded length: see [`summarized`].
+pub struct Summarized<'a, T: ?Sized>(&'a T);
+
+impl<T: fmt::Display + ?Sized> fmt::Display for Summarized<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut head = Head {
+            kept: String::new(),
+            chars: 0,
+            total: 0,
+        };
+        write!(head, "{}", self.0)?;
+        f.write_str(&head.kept)?;
+        if head.total > head.kept.len() {
+            write!(f, "… ({} bytes)", head.total)?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: fmt::Display + ?Sized> fmt::Debug for Summarized<'_, T> {
+    /// As `Display`: never the whole text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Keeps the first [`QUOTE_LIMIT`] chars written to it and counts the
+/// bytes of all of them.
+struct Head {
+    kept: String,
+    chars: usize,
+    total: usize,
+}
+
+impl Write for Head {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.total += s.len();
+        for c in s.chars() {
+            if self.chars == QUOTE_LIMIT {
+                break;
+            }
+            self.kept.push(c);
+            self.chars += 1;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_texts_are_whole() {
+        assert_eq!(quoted("").to_string(), "''");
+        assert_eq!(quoted("a'b").to_string(), "'a'b'");
+        let exact = "é".repeat(QUOTE_LIMIT);
+        assert_eq!(quoted(&exact).to_string(), format!("'{exact}'"));
+        assert_eq!(capped(&exact).to_string(), exact);
+        assert_eq!(capped(b"1\xff2").to_string(), "1\u{fffd}2");
+        assert_eq!(summarized("abc").to_string(), "abc");
+    }
+
+    #[test]
+    fn long_texts_are_cut_with_their_length() {
+        let long = "é".repeat(QUOTE_LIMIT + 1);
+        let head = "é".repeat(QUOTE_LIMIT);
+        assert_eq!(
+            quoted(&long).to_string(),
+            format!("'{head}…' ({} bytes)", long.len())
+        );
+        assert_eq!(
+            capped(&long).to_string(),
+            format!("{head}… ({} bytes)", long.len())
+        );
+        assert_eq!(
+            summarized(&long).to_string(),
+            format!("{head}… ({} bytes)", long.len())
+        );
+        // Invalid bytes count as one char each sequence.
+        let bytes = vec![0xffu8; 10 << 20];
+        let shown = capped(&bytes).to_string();
+        assert_eq!(
+            shown.chars().filter(|&c| c == '\u{fffd}').count(),
+            QUOTE_LIMIT
+        );
+        assert!(shown.ends_with("… (10485760 bytes)"), "{shown}");
+        // A multi-byte char split at the end of what is read.
+        let mut mixed = "a".repeat(4 * (QUOTE_LIMIT + 1) - 1);
+        mixed.push('é');
+        let shown = quoted(&mixed).to_string();
+        assert!(
+            shown.ends_with(&format!("…' ({} bytes)", mixed.len())),
+            "{shown}"
+        );
+        assert!(shown.len() < 2 * QUOTE_LIMIT);
+    }
+}
