@@ -13,12 +13,12 @@ pub use crate::context::KernelContext;
 pub use crate::element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use crate::error::Result;
 pub use crate::kernel::{FnKernel, KernelConstruction, KernelReturn, OpAttrs, OpKernel};
-pub use crate::node::Node;
 pub use crate::op::checks::{
     first_output_is_resource, has_arg, has_input, has_resource_input, has_type_attr,
     type_attr_allows,
 };
 pub use crate::op::{Op, OpSignature, TypeAttrSignature};
+pub use crate::op_instance::OpInstance;
 pub use crate::registry::{KernelRegistration, OpRegistration, TypeConstraint};
 pub use crate::resource_handle::ResourceHandle;
 pub use crate::runtime::{OpCall, Runtime, outputs_array, single_output};

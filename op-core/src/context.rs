@@ -11,7 +11,7 @@ use crate::allocator::HostAllocator;
 use crate::device::DeviceState;
 use crate::element::Element;
 use crate::error::quoted;
-use crate::node::Node;
+use crate::op_instance::OpInstance;
 use crate::resource::{Resource, ResourceMgr};
 use crate::resource_handle::ResourceHandle;
 use crate::shape::TensorShape;
@@ -43,8 +43,7 @@ static FORWARDED: LazyLock<Tensor> = LazyLock::new(|| Tensor::scalar(false));
 /// ```
 pub struct KernelContext<'a> {
     op: &'a OpDef,
-    node: &'a Node,
-    node_name: &'a str,
+    node: &'a OpInstance,
     inputs: &'a mut [Tensor],
     /// Inputs whose buffers went to an output; usually empty (no allocation).
     forwarded: Vec<usize>,
@@ -58,8 +57,7 @@ impl<'a> KernelContext<'a> {
     /// dtypes) and `outputs` (one `None` per output).
     pub(crate) fn new(
         op: &'a OpDef,
-        node: &'a Node,
-        node_name: &'a str,
+        node: &'a OpInstance,
         inputs: &'a mut [Tensor],
         outputs: &'a mut [Option<Tensor>],
         state: &'a DeviceState,
@@ -67,7 +65,6 @@ impl<'a> KernelContext<'a> {
         KernelContext {
             op,
             node,
-            node_name,
             inputs,
             forwarded: Vec::new(),
             outputs,
@@ -121,13 +118,13 @@ impl<'a> KernelContext<'a> {
     }
 
     /// The node: attr values and input and output dtypes.
-    pub fn node(&self) -> &'a Node {
+    pub fn instance(&self) -> &'a OpInstance {
         self.node
     }
 
     /// The node's name.
     pub fn node_name(&self) -> &'a str {
-        self.node_name
+        self.node.name()
     }
 
     /// The number of input tensors (list args flattened).
@@ -144,14 +141,7 @@ impl<'a> KernelContext<'a> {
     /// `op ReadVariableOp (node 'read'): message`, the form of every error
     /// the context itself returns.
     pub fn error(&self, code: Code, message: impl std::fmt::Display) -> Error {
-        Error::new(
-            code,
-            format!(
-                "op {} (node {}): {message}",
-                self.op.name,
-                quoted(self.node_name)
-            ),
-        )
+        Error::new(code, format!("{}: {message}", self.node))
     }
 
     fn invalid(&self, message: std::fmt::Arguments<'_>) -> Error {

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use crate::context::KernelContext;
-use crate::node::{FromAttrValue, Node};
+use crate::op_instance::{FromAttrValue, OpInstance};
 use crate::resource::{Resource, ResourceMgr};
 use crate::tensor::Tensor;
 use crate::{Device, DeviceType, OpDef, Result};
@@ -52,8 +52,7 @@ pub trait OpKernel: Send + Sync + 'static {
 #[derive(Clone, Copy)]
 pub struct KernelConstruction<'a> {
     pub(crate) op: &'a OpDef,
-    pub(crate) node: &'a Node,
-    pub(crate) node_name: &'a str,
+    pub(crate) node: &'a OpInstance,
     pub(crate) device: Device,
     pub(crate) resources: &'a ResourceMgr,
 }
@@ -63,15 +62,13 @@ impl<'a> KernelConstruction<'a> {
     /// hand (the runtime builds these itself).
     pub fn new(
         op: &'a OpDef,
-        node: &'a Node,
-        node_name: &'a str,
+        node: &'a OpInstance,
         device: Device,
         resources: &'a ResourceMgr,
     ) -> Self {
         KernelConstruction {
             op,
             node,
-            node_name,
             device,
             resources,
         }
@@ -87,14 +84,15 @@ impl<'a> KernelConstruction<'a> {
         self.op
     }
 
-    /// The node: every attr's value and the input and output dtypes.
-    pub fn node(&self) -> &'a Node {
+    /// The op instance: its name, every attr's value and the input and
+    /// output dtypes.
+    pub fn instance(&self) -> &'a OpInstance {
         self.node
     }
 
     /// The node's name, for messages.
     pub fn node_name(&self) -> &'a str {
-        self.node_name
+        self.node.name()
     }
 
     /// The device the kernel runs on.
@@ -118,7 +116,7 @@ impl std::fmt::Debug for KernelConstruction<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KernelConstruction")
             .field("op", &self.op.name)
-            .field("node_name", &self.node_name)
+            .field("node_name", &self.node.name())
             .field("device", &self.device)
             .finish_non_exhaustive()
     }
@@ -131,11 +129,11 @@ impl std::fmt::Debug for KernelConstruction<'_> {
 /// minimum, allowed values). `()` stands for "no attrs needed".
 pub trait OpAttrs: Sized + Send + Sync + 'static {
     /// Reads the attrs from `node`.
-    fn from_node(node: &Node) -> Result<Self>;
+    fn from_node(node: &OpInstance) -> Result<Self>;
 }
 
 impl OpAttrs for () {
-    fn from_node(_: &Node) -> Result<()> {
+    fn from_node(_: &OpInstance) -> Result<()> {
         Ok(())
     }
 }

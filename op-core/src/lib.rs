@@ -17,7 +17,7 @@
 //!   library of common ones, and a one-line test notation.
 //! - [`resource`]: resources shared between kernels, reached by owning
 //!   handles or by name through a [`resource::ResourceMgr`].
-//! - [`node`]: [`Node`], an op instance with its attrs inferred from its
+//! - [`op_instance`]: [`OpInstance`], an op instance with its attrs inferred from its
 //!   inputs and checked.
 //! - [`Tensor`], [`TensorShape`], [`Element`]: dynamically typed
 //!   n-dimensional arrays backed by ndarray.
@@ -51,8 +51,8 @@ pub mod element;
 pub mod elementwise;
 pub mod error;
 pub mod kernel;
-pub mod node;
 pub mod op;
+pub mod op_instance;
 pub mod registry;
 pub mod resource;
 pub mod resource_handle;
@@ -74,8 +74,8 @@ pub use error::{Code, Error, Result, ResultExt};
 pub use kernel::{
     DEVICE_CPU, DEVICE_GPU, FnKernel, KernelConstruction, KernelFn, OpAttrs, OpKernel,
 };
-pub use node::{FromAttrValue, InputTypes, Node, NodeBuilder};
 pub use op::{Op, OpSignature, TypeAttrSignature};
+pub use op_instance::{FromAttrValue, InputTypes, OpInstance, OpInstanceBuilder};
 pub use registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint};
 pub use resource_handle::ResourceHandle;
 pub use runtime::{OpCall, PreparedOp, Runtime};

@@ -25,8 +25,8 @@ use op_spec::{AttrKind, AttrValue, DType, DeviceType, ListValue, OpDef, SpecErro
 
 use crate::error::{quoted, summarized};
 use crate::kernel::CreateKernelFn;
-use crate::node::Node;
-use crate::node::{InputTypes, NodeBuilder};
+use crate::op_instance::OpInstance;
+use crate::op_instance::{InputTypes, OpInstanceBuilder};
 use crate::shape_inference::{PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::{Error, Result};
@@ -97,14 +97,14 @@ impl KernelRegistration {
     }
 
     /// Whether the kernel is for `node` on `device`.
-    pub fn matches(&self, node: &Node, device: DeviceType) -> bool {
+    pub fn matches(&self, node: &OpInstance, device: DeviceType) -> bool {
         self.device == device && self.mismatches(node).next().is_none()
     }
 
     /// The constraints `node` does not satisfy, with the node's value.
     fn mismatches<'n>(
         &'n self,
-        node: &'n Node,
+        node: &'n OpInstance,
     ) -> impl Iterator<Item = (&'n TypeConstraint, Option<&'n AttrValue>)> {
         self.constraints.iter().filter_map(move |c| {
             let value = node.attr(c.attr);
@@ -189,8 +189,12 @@ impl OpEntry {
 
     /// A node of this op with inputs of these dtypes and these explicit
     /// attrs (the others inferred or defaulted), checked.
-    pub fn node(&self, input_types: &[InputTypes], attrs: &[(&str, AttrValue)]) -> Result<Node> {
-        let mut builder = NodeBuilder::new(&self.def);
+    pub fn instance(
+        &self,
+        input_types: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+    ) -> Result<OpInstance> {
+        let mut builder = OpInstanceBuilder::new(&self.def);
         for input in input_types {
             builder = builder.input_types(input.clone());
         }
@@ -492,7 +496,7 @@ impl Registry {
         input_tensors: &[Option<&Tensor>],
     ) -> Result<Vec<PartialShape>> {
         let entry = self.op(op)?;
-        let node = entry.node(input_types, attrs)?;
+        let node = entry.instance(input_types, attrs)?;
         match entry.shape_fn() {
             Some(f) => {
                 crate::shape_inference::infer(entry.def(), &node, f, input_shapes, input_tensors)
@@ -529,7 +533,7 @@ impl Registry {
     pub fn select_kernel(
         &self,
         entry: &OpEntry,
-        node: &Node,
+        node: &OpInstance,
         device: DeviceType,
     ) -> Result<&'static KernelRegistration> {
         let mut matching = entry.kernels.iter().filter(|k| k.matches(node, device));
@@ -550,7 +554,7 @@ impl Registry {
         }
     }
 
-    fn no_kernel_error(&self, entry: &OpEntry, node: &Node, device: DeviceType) -> Error {
+    fn no_kernel_error(&self, entry: &OpEntry, node: &OpInstance, device: DeviceType) -> Error {
         let op = &entry.def.name;
         let mut message = format!(
             "no kernel for op '{op}' on device '{device}' with attrs {}",
@@ -618,7 +622,7 @@ impl Registry {
     }
 }
 
-fn describe_attrs(node: &Node) -> String {
+fn describe_attrs(node: &OpInstance) -> String {
     if node.attrs().is_empty() {
         return "(none)".to_owned();
     }

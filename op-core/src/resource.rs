@@ -540,7 +540,7 @@ impl<T: Resource> ResourceOpState<T> {
         use_node_name_as_default: bool,
     ) -> Result<Self> {
         let attr = |name: &str| -> Result<String> {
-            match construction.node().attr(name) {
+            match construction.instance().attr(name) {
                 Some(_) => construction.get_attr::<String>(name),
                 None => Ok(String::new()),
             }

@@ -21,9 +21,8 @@ use rustc_hash::{FxHashMap, FxHasher};
 use crate::allocator::HostAllocator;
 use crate::context::KernelContext;
 use crate::device::DeviceState;
-use crate::error::quoted;
 use crate::kernel::{KernelConstruction, OpKernel};
-use crate::node::{InputTypes, Node};
+use crate::op_instance::{InputTypes, OpInstance};
 use crate::registry::{KernelRegistration, Registry};
 use crate::resource::ResourceMgr;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
@@ -230,9 +229,11 @@ impl Runtime {
         node_name: Option<&str>,
     ) -> Result<Arc<PreparedOp>> {
         let entry = self.registry.op(op)?;
-        let node = entry.node(inputs, attrs)?;
-        let node_name = node_name.unwrap_or(op);
-        let key = node_key(&node, node_name);
+        let mut node = entry.instance(inputs, attrs)?;
+        if let Some(name) = node_name {
+            node = node.with_name(name);
+        }
+        let key = node_key(&node);
 
         let slot = {
             let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
@@ -245,20 +246,13 @@ impl Runtime {
         let registration = self
             .registry
             .select_kernel(entry, &node, self.state.device.kind())?;
-        let construction = KernelConstruction::new(
-            entry.def(),
-            &node,
-            node_name,
-            self.state.device,
-            &self.state.resources,
-        );
+        let construction =
+            KernelConstruction::new(entry.def(), &node, self.state.device, &self.state.resources);
         let frame = || {
             format!(
-                "while creating kernel {} for op {} (node {}, {})",
+                "while creating kernel {} for {}",
                 registration.name,
-                op,
-                quoted(node_name),
-                registration.describe()
+                node.describe_with(registration.describe())
             )
         };
         let kernel = match catch_panic(|| (registration.create)(&construction)) {
@@ -271,7 +265,6 @@ impl Runtime {
         let prepared = Arc::new(PreparedOp {
             op: entry.def().clone(),
             node,
-            node_name: node_name.to_owned(),
             state: self.state.clone(),
             kernel,
             registration,
@@ -307,10 +300,11 @@ impl Runtime {
 
 /// The canonical text of a node: two requests share a kernel exactly when
 /// their nodes print the same.
-fn node_key(node: &Node, node_name: &str) -> String {
+fn node_key(node: &OpInstance) -> String {
     use std::fmt::Write;
     // The name's length keeps a `|` inside it from faking a separator.
-    let mut key = format!("{}|{}:{node_name}|", node.op(), node_name.len());
+    let name = node.name();
+    let mut key = format!("{}|{}:{name}|", node.op(), name.len());
     for dtype in node.input_types() {
         let _ = write!(key, "{},", dtype.enum_value());
     }
@@ -324,8 +318,7 @@ fn node_key(node: &Node, node_name: &str) -> String {
 /// thread; what a graph node holds.
 pub struct PreparedOp {
     op: Arc<OpDef>,
-    node: Node,
-    node_name: String,
+    node: OpInstance,
     /// The runtime's device: allocator, threads and resources.
     state: Arc<DeviceState>,
     kernel: Box<dyn OpKernel>,
@@ -337,7 +330,7 @@ pub struct PreparedOp {
 impl std::fmt::Debug for PreparedOp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedOp")
-            .field("node_name", &self.node_name)
+            .field("node_name", &self.node.name())
             .field("node", &self.node)
             .field("kernel", &self.registration.name)
             .finish_non_exhaustive()
@@ -351,13 +344,13 @@ impl PreparedOp {
     }
 
     /// The node: resolved attrs and input and output dtypes.
-    pub fn node(&self) -> &Node {
+    pub fn instance(&self) -> &OpInstance {
         &self.node
     }
 
     /// The node's name.
     pub fn node_name(&self) -> &str {
-        &self.node_name
+        self.node.name()
     }
 
     /// The registration of the kernel that runs it.
@@ -367,11 +360,10 @@ impl PreparedOp {
 
     fn context_frame(&self) -> String {
         format!(
-            "in kernel {} of op {} (node {}, device '{}')",
+            "in kernel {} of {}",
             self.registration.name,
-            self.op.name,
-            quoted(&self.node_name),
-            self.state.device.kind()
+            self.node
+                .describe_with(format_args!("device '{}'", self.state.device.kind()))
         )
     }
 
@@ -437,9 +429,8 @@ impl PreparedOp {
         self.check_inputs(inputs)?;
         if outputs.len() != self.node.output_types().len() {
             return Err(Error::invalid_argument(format!(
-                "op {} (node {}) has {} output tensor(s), but {} slot(s) were given",
-                self.op.name,
-                quoted(&self.node_name),
+                "{} has {} output tensor(s), but {} slot(s) were given",
+                self.node,
                 self.node.output_types().len(),
                 outputs.len()
             )));
@@ -456,14 +447,7 @@ impl PreparedOp {
                 .collect()
         });
         let result = {
-            let mut ctx = KernelContext::new(
-                &self.op,
-                &self.node,
-                &self.node_name,
-                inputs,
-                outputs,
-                &self.state,
-            );
+            let mut ctx = KernelContext::new(&self.op, &self.node, inputs, outputs, &self.state);
             catch_panic(|| self.kernel.compute(&mut ctx))
         };
         match result {
@@ -504,14 +488,8 @@ impl PreparedOp {
             ))
             .with_context(self.context_frame())
         };
-        let mut c = shape_inference::InferenceContext::new(
-            &self.op,
-            &self.node,
-            &self.node_name,
-            input_shapes,
-            &[],
-        )
-        .map_err(rejected)?;
+        let mut c = shape_inference::InferenceContext::new(&self.op, &self.node, input_shapes, &[])
+            .map_err(rejected)?;
         // A shape function that panics is a bug in the op: an error for the
         // caller, not a panic in it.
         let inferred = match catch_panic(|| shape_fn(&mut c)) {
@@ -562,9 +540,8 @@ impl PreparedOp {
         let expected = self.node.input_types();
         if inputs.len() != expected.len() {
             return Error::invalid_argument(format!(
-                "op {} (node {}) was prepared for {} input tensor(s), got {}",
-                self.op.name,
-                quoted(&self.node_name),
+                "{} was prepared for {} input tensor(s), got {}",
+                self.node,
                 expected.len(),
                 inputs.len()
             ));
@@ -580,9 +557,8 @@ impl PreparedOp {
             String::new()
         };
         Error::invalid_argument(format!(
-            "op {} (node {}): input '{}'{position} must be {}, got a tensor of {}",
-            self.op.name,
-            quoted(&self.node_name),
+            "{}: input '{}'{position} must be {}, got a tensor of {}",
+            self.node,
             def.name,
             expected[i],
             inputs[i].dtype()

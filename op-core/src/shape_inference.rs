@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use op_core::shape_inference::{InferenceContext, PartialShape};
-//! use op_core::{DType, NodeBuilder, OpDefBuilder};
+//! use op_core::{DType, OpInstanceBuilder, OpDefBuilder};
 //!
 //! // MatMul's shape function, in part: [n,k] x [k,m] -> [n,m].
 //! fn matmul(c: &mut InferenceContext<'_>) -> op_core::Result<()> {
@@ -24,7 +24,7 @@
 //! }
 //!
 //! let op = OpDefBuilder::new("MatMul").input("a: float").input("b: float").output("c: float").build()?;
-//! let node = NodeBuilder::new(&op).input(DType::F32).input(DType::F32).build()?;
+//! let node = OpInstanceBuilder::new(&op).input(DType::F32).input(DType::F32).build()?;
 //! let shapes = ["[2,?]".parse()?, "[3,4]".parse()?];
 //! let out = op_core::shape_inference::infer(&op, &node, matmul, &shapes, &[])?;
 //! assert_eq!(out, ["[2,4]".parse::<PartialShape>()?]);
@@ -34,7 +34,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::node::{FromAttrValue, Node};
+use crate::op_instance::{FromAttrValue, OpInstance};
 use crate::tensor::Tensor;
 use crate::{Error, OpDef, Result};
 
@@ -175,8 +175,7 @@ impl From<usize> for DimOrValue {
 /// that came from an input, the input and its shape.
 pub struct InferenceContext<'a> {
     op: &'a OpDef,
-    node: &'a Node,
-    node_name: &'a str,
+    node: &'a OpInstance,
     dims: Vec<Option<usize>>,
     shapes: Vec<Option<Vec<DimensionHandle>>>,
     inputs: Vec<ShapeHandle>,
@@ -189,15 +188,13 @@ impl<'a> InferenceContext<'a> {
     /// per input tensor) and, where known, the values of constant inputs.
     pub fn new(
         op: &'a OpDef,
-        node: &'a Node,
-        node_name: &'a str,
+        node: &'a OpInstance,
         input_shapes: &[PartialShape],
         input_tensors: &'a [Option<&'a Tensor>],
     ) -> Result<Self> {
         let mut c = InferenceContext {
             op,
             node,
-            node_name,
             dims: Vec::new(),
             shapes: Vec::new(),
             inputs: Vec::new(),
@@ -219,11 +216,7 @@ impl<'a> InferenceContext<'a> {
     }
 
     fn error(&self, message: impl fmt::Display) -> Error {
-        Error::invalid_argument(format!(
-            "op {} (node {}): {message}",
-            self.op.name,
-            crate::error::quoted(self.node_name)
-        ))
+        Error::invalid_argument(format!("{}: {message}", self.node))
     }
 
     /// `input 0 ('to_zero') has shape [2,3]`, or `shape [2,3]` for a shape
@@ -713,19 +706,17 @@ impl<'a> InferenceContext<'a> {
 /// and node; the panic goes no further.
 pub fn infer(
     op: &OpDef,
-    node: &Node,
+    node: &OpInstance,
     shape_fn: ShapeFn,
     input_shapes: &[PartialShape],
     input_tensors: &[Option<&Tensor>],
 ) -> Result<Vec<PartialShape>> {
-    let mut c = InferenceContext::new(op, node, node.op(), input_shapes, input_tensors)?;
+    let mut c = InferenceContext::new(op, node, input_shapes, input_tensors)?;
     match crate::unwind::catch_panic(|| shape_fn(&mut c)) {
         Ok(result) => result?,
         Err(message) => {
             return Err(Error::internal(format!(
-                "op {} (node '{}'): the shape function panicked: {message}",
-                op.name,
-                node.op()
+                "{node}: the shape function panicked: {message}"
             )));
         }
     }

@@ -198,7 +198,7 @@ static EXPLODES_KERNEL: KernelRegistration = KernelRegistration {
 
 /// Sets output `a` but not `b`, or (`wrong_dtype`) sets `a` to a double.
 fn forgetful(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
-    let wrong: bool = ctx.node().get_attr("wrong_dtype")?;
+    let wrong: bool = ctx.instance().get_attr("wrong_dtype")?;
     if wrong {
         return ctx.set_output(0, Tensor::scalar(1.0f64));
     }
@@ -232,7 +232,7 @@ static FORGETS_KERNEL: KernelRegistration = KernelRegistration {
 /// Calls one `KernelContext` accessor, chosen by attr `what`, and returns
 /// its error; on success passes the inputs through.
 fn probe(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
-    let what: String = ctx.node().get_attr("what")?;
+    let what: String = ctx.instance().get_attr("what")?;
     let n = ctx.input_list("xs")?.len();
     match what.as_str() {
         "ok" => {
@@ -607,7 +607,7 @@ fn runs_the_kernel_for_each_dtype() {
     let prepared = rt.prepare("AddOne", &[DType::I32.into()], &[]).unwrap();
     assert_eq!(prepared.kernel().name, "add_one::<i32>");
     assert_eq!(
-        prepared.node().attr("T"),
+        prepared.instance().attr("T"),
         Some(&AttrValue::Type(DType::I32))
     );
     assert_eq!(prepared.node_name(), "AddOne");

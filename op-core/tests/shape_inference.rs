@@ -13,8 +13,8 @@ use op_core::registry::{KernelRegistration, OpRegistration, Registry};
 use op_core::shape_inference::testing::ShapeTest;
 use op_core::shape_inference::{DimOrValue, InferenceContext, PartialShape, infer, library};
 use op_core::{
-    AttrValue, Code, DType, Error, FnKernel, InputTypes, KernelContext, NodeBuilder, OpCall, OpDef,
-    OpDefBuilder, Result, Runtime, Tensor,
+    AttrValue, Code, DType, Error, FnKernel, InputTypes, KernelContext, OpCall, OpDef,
+    OpDefBuilder, OpInstanceBuilder, Result, Runtime, Tensor,
 };
 use proptest::prelude::*;
 
@@ -176,13 +176,13 @@ fn with_context<R>(shapes: &[&str], f: impl FnOnce(&mut InferenceContext<'_>) ->
         builder = builder.input(format!("{name}: float"));
     }
     let op = builder.build().unwrap();
-    let mut node = NodeBuilder::new(&op);
+    let mut node = OpInstanceBuilder::new(&op).name("probe_node");
     for _ in shapes {
         node = node.input(DType::F32);
     }
     let node = node.build().unwrap();
     let shapes: Vec<PartialShape> = shapes.iter().map(|s| shape(s)).collect();
-    let mut c = InferenceContext::new(&op, &node, "probe_node", &shapes, &[]).unwrap();
+    let mut c = InferenceContext::new(&op, &node, &shapes, &[]).unwrap();
     f(&mut c)
 }
 
@@ -250,12 +250,13 @@ fn context_rejects_a_wrong_number_of_input_shapes() {
         .output("y: float")
         .build()
         .unwrap();
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
+        .name("probe_node")
         .input(DType::F32)
         .input(DType::F32)
         .build()
         .unwrap();
-    let error = InferenceContext::new(&op, &node, "probe_node", &[shape("[2]")], &[])
+    let error = InferenceContext::new(&op, &node, &[shape("[2]")], &[])
         .err()
         .unwrap();
     assert_eq!(
@@ -880,7 +881,7 @@ fn infer_runs_a_shape_function_on_values() {
         .output("c: float")
         .build()
         .unwrap();
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
         .input(DType::F32)
         .input(DType::F32)
         .build()

@@ -46,7 +46,7 @@ fn polymorphic_list_passes_any_types_through() {
         .prepared(op_core::Runtime::global())
         .unwrap();
     assert_eq!(
-        prepared.node().attr("T"),
+        prepared.instance().attr("T"),
         Some(&AttrValue::List(ListValue::Type(vec![
             DType::I32,
             DType::String,
@@ -54,7 +54,7 @@ fn polymorphic_list_passes_any_types_through() {
         ])))
     );
     assert_eq!(
-        prepared.node().output_types(),
+        prepared.instance().output_types(),
         [DType::I32, DType::String, DType::F64]
     );
 }
@@ -143,7 +143,7 @@ fn int_list_adds_elementwise() {
         .input_list([&a, &b, &a])
         .prepared(op_core::Runtime::global())
         .unwrap();
-    assert_eq!(prepared.node().attr("N"), Some(&AttrValue::Int(3)));
+    assert_eq!(prepared.instance().attr("N"), Some(&AttrValue::Int(3)));
 }
 
 #[test]

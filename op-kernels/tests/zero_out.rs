@@ -152,7 +152,7 @@ fn polymorphic_infers_t_from_the_input() {
         .prepared(op_core::Runtime::global())
         .unwrap();
     assert_eq!(
-        prepared.node().attr("T"),
+        prepared.instance().attr("T"),
         Some(&AttrValue::Type(DType::F32))
     );
     assert_eq!(prepared.kernel().name, "zero_out_polymorphic::<f32>");
@@ -162,7 +162,7 @@ fn polymorphic_infers_t_from_the_input() {
         .prepared(op_core::Runtime::global())
         .unwrap();
     assert_eq!(
-        prepared.node().attr("T"),
+        prepared.instance().attr("T"),
         Some(&AttrValue::Type(DType::I32))
     );
 }

@@ -133,7 +133,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
         }
 
         impl #rt::OpAttrs for #ty {
-            fn from_node(node: &#rt::Node) -> #rt::Result<Self> {
+            fn from_node(node: &#rt::OpInstance) -> #rt::Result<Self> {
                 ::core::result::Result::Ok(#construct)
             }
         }

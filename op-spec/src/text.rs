@@ -3,7 +3,7 @@
 //! `= { dim { size: 1 } }`, `= { dtype: DT_INT32 int_val: 5 }`).
 //!
 //! Parsing happens in two steps: the text becomes a generic tree of fields
-//! (`Node`), then the tree is decoded against the message it should be
+//! (`TextValue`), then the tree is decoded against the message it should be
 //! (`TensorShapeProto`, `TensorProto`, ...). Keeping the steps apart keeps the
 //! grammar in one place and the schemas in another.
 
@@ -200,7 +200,7 @@ fn unescape_one(text: &str, at: usize) -> Result<(Vec<u8>, usize)> {
 
 /// One value in the generic tree.
 #[derive(Clone, Debug)]
-enum Node {
+enum TextValue {
     /// A scalar token, with a leading minus sign when one was written.
     Scalar {
         tok: Tok,
@@ -211,10 +211,10 @@ enum Node {
     Message { fields: Vec<Field>, pos: usize },
 }
 
-impl Node {
+impl TextValue {
     fn pos(&self) -> usize {
         match self {
-            Node::Scalar { pos, .. } | Node::Message { pos, .. } => *pos,
+            TextValue::Scalar { pos, .. } | TextValue::Message { pos, .. } => *pos,
         }
     }
 }
@@ -223,7 +223,7 @@ impl Node {
 struct Field {
     name: String,
     pos: usize,
-    value: Node,
+    value: TextValue,
 }
 
 struct Parser<'a> {
@@ -274,12 +274,12 @@ impl<'a> Parser<'a> {
     }
 
     /// A single value: a scalar (with optional sign), adjacent strings, or a message.
-    fn value(&mut self, depth: usize) -> Result<Node> {
+    fn value(&mut self, depth: usize) -> Result<TextValue> {
         let (tok, pos) = self.bump()?;
         match tok {
             Tok::Sym(open @ ('{' | '<')) => self.message_body(open, pos, depth + 1),
             Tok::Sym('-') => match self.bump()? {
-                (tok @ (Tok::Number(_) | Tok::Ident(_)), _) => Ok(Node::Scalar {
+                (tok @ (Tok::Number(_) | Tok::Ident(_)), _) => Ok(TextValue::Scalar {
                     tok,
                     negative: true,
                     pos,
@@ -296,13 +296,13 @@ impl<'a> Parser<'a> {
                         s.extend(more);
                     }
                 }
-                Ok(Node::Scalar {
+                Ok(TextValue::Scalar {
                     tok: Tok::Str(s),
                     negative: false,
                     pos,
                 })
             }
-            tok @ (Tok::Number(_) | Tok::Ident(_)) => Ok(Node::Scalar {
+            tok @ (Tok::Number(_) | Tok::Ident(_)) => Ok(TextValue::Scalar {
                 tok,
                 negative: false,
                 pos,
@@ -312,7 +312,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `[v, v, ...]` (the '[' already read).
-    fn list(&mut self, depth: usize) -> Result<Vec<Node>> {
+    fn list(&mut self, depth: usize) -> Result<Vec<TextValue>> {
         let mut items = Vec::new();
         if self.eat_sym(']')? {
             return Ok(items);
@@ -335,7 +335,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The fields of a message up to its closing bracket (the opening one already read).
-    fn message_body(&mut self, open: char, pos: usize, depth: usize) -> Result<Node> {
+    fn message_body(&mut self, open: char, pos: usize, depth: usize) -> Result<TextValue> {
         if depth > MAX_DEPTH {
             return err(pos, format!("values nest deeper than {MAX_DEPTH} levels"));
         }
@@ -344,7 +344,7 @@ impl<'a> Parser<'a> {
         loop {
             let (tok, tpos) = self.bump()?;
             let name = match tok {
-                Tok::Sym(c) if c == close => return Ok(Node::Message { fields, pos }),
+                Tok::Sym(c) if c == close => return Ok(TextValue::Message { fields, pos }),
                 Tok::Ident(name) => name,
                 Tok::End => {
                     return err(
@@ -419,8 +419,8 @@ fn parse_unsigned(lit: &str) -> Option<u64> {
     }
 }
 
-fn decode_int(node: &Node, min: i128, max: i128, what: &str) -> Result<i128> {
-    let Node::Scalar {
+fn decode_int(node: &TextValue, min: i128, max: i128, what: &str) -> Result<i128> {
+    let TextValue::Scalar {
         tok: Tok::Number(lit),
         negative,
         pos,
@@ -447,24 +447,24 @@ fn decode_int(node: &Node, min: i128, max: i128, what: &str) -> Result<i128> {
     Ok(value)
 }
 
-fn decode_i64(node: &Node) -> Result<i64> {
+fn decode_i64(node: &TextValue) -> Result<i64> {
     decode_int(node, i64::MIN.into(), i64::MAX.into(), "an int64").map(|v| v as i64)
 }
 
-fn decode_i32(node: &Node) -> Result<i32> {
+fn decode_i32(node: &TextValue) -> Result<i32> {
     decode_int(node, i32::MIN.into(), i32::MAX.into(), "an int32").map(|v| v as i32)
 }
 
-fn decode_u32(node: &Node) -> Result<u32> {
+fn decode_u32(node: &TextValue) -> Result<u32> {
     decode_int(node, 0, u32::MAX.into(), "a uint32").map(|v| v as u32)
 }
 
-fn decode_u64(node: &Node) -> Result<u64> {
+fn decode_u64(node: &TextValue) -> Result<u64> {
     decode_int(node, 0, u64::MAX.into(), "a uint64").map(|v| v as u64)
 }
 
-fn decode_f64(node: &Node) -> Result<f64> {
-    let Node::Scalar { tok, negative, pos } = node else {
+fn decode_f64(node: &TextValue) -> Result<f64> {
+    let TextValue::Scalar { tok, negative, pos } = node else {
         return err(node.pos(), "expected a number");
     };
     let magnitude = match tok {
@@ -503,12 +503,12 @@ fn decode_f64(node: &Node) -> Result<f64> {
     Ok(if *negative { -magnitude } else { magnitude })
 }
 
-fn decode_f32(node: &Node) -> Result<f32> {
+fn decode_f32(node: &TextValue) -> Result<f32> {
     decode_f64(node).map(|v| v as f32)
 }
 
-fn decode_bool(node: &Node) -> Result<bool> {
-    if let Node::Scalar {
+fn decode_bool(node: &TextValue) -> Result<bool> {
+    if let TextValue::Scalar {
         tok,
         negative: false,
         pos,
@@ -525,9 +525,9 @@ fn decode_bool(node: &Node) -> Result<bool> {
     err(node.pos(), "expected true or false")
 }
 
-fn decode_bytes(node: &Node) -> Result<Vec<u8>> {
+fn decode_bytes(node: &TextValue) -> Result<Vec<u8>> {
     match node {
-        Node::Scalar {
+        TextValue::Scalar {
             tok: Tok::Str(s),
             negative: false,
             ..
@@ -536,9 +536,9 @@ fn decode_bytes(node: &Node) -> Result<Vec<u8>> {
     }
 }
 
-fn decode_dtype(node: &Node) -> Result<DType> {
+fn decode_dtype(node: &TextValue) -> Result<DType> {
     match node {
-        Node::Scalar {
+        TextValue::Scalar {
             tok: Tok::Ident(name),
             negative: false,
             pos,
@@ -565,7 +565,7 @@ fn decode_dtype(node: &Node) -> Result<DType> {
                 }
             })
         }
-        Node::Scalar {
+        TextValue::Scalar {
             tok: Tok::Number(_),
             ..
         } => {
@@ -582,10 +582,10 @@ fn decode_dtype(node: &Node) -> Result<DType> {
 // ---------------------------------------------------------------------------
 // Decoding messages.
 
-fn fields_of<'n>(node: &'n Node, what: &str) -> Result<&'n [Field]> {
+fn fields_of<'n>(node: &'n TextValue, what: &str) -> Result<&'n [Field]> {
     match node {
-        Node::Message { fields, .. } => Ok(fields),
-        Node::Scalar { pos, .. } => err(*pos, format!("expected a {what} message in {{ }}")),
+        TextValue::Message { fields, .. } => Ok(fields),
+        TextValue::Scalar { pos, .. } => err(*pos, format!("expected a {what} message in {{ }}")),
     }
 }
 
@@ -601,7 +601,7 @@ fn unknown_field<T>(field: &Field, message: &str, known: &[&str]) -> Result<T> {
 
 /// A dim, and where its size was written (the last `size`, as protobuf keeps
 /// the last value of a field given twice).
-fn decode_dim(node: &Node) -> Result<(DimValue, Option<usize>)> {
+fn decode_dim(node: &TextValue) -> Result<(DimValue, Option<usize>)> {
     let mut dim = DimValue::default();
     let mut size_pos = None;
     for f in fields_of(node, "Dim")? {
@@ -624,7 +624,7 @@ fn decode_dim(node: &Node) -> Result<(DimValue, Option<usize>)> {
 
 /// A shape, which must be a shape ([`ShapeValue::validate`]): an error points
 /// at the size, the dim or the `unknown_rank` that makes it none.
-fn decode_shape(node: &Node) -> Result<ShapeValue> {
+fn decode_shape(node: &TextValue) -> Result<ShapeValue> {
     let mut shape = ShapeValue::default();
     // Per dim: where the dim and where its size were written.
     let mut dim_pos = Vec::new();
@@ -672,7 +672,7 @@ const TENSOR_FIELDS: &[&str] = &[
     "uint64_val",
 ];
 
-fn decode_tensor(node: &Node) -> Result<TensorValue> {
+fn decode_tensor(node: &TextValue) -> Result<TensorValue> {
     let mut t = TensorValue::default();
     for f in fields_of(node, "TensorProto")? {
         let v = &f.value;
@@ -704,7 +704,7 @@ fn decode_tensor(node: &Node) -> Result<TensorValue> {
     Ok(t)
 }
 
-fn decode_func(node: &Node) -> Result<FuncValue> {
+fn decode_func(node: &TextValue) -> Result<FuncValue> {
     let mut func = FuncValue::default();
     for f in fields_of(node, "NameAttrList")? {
         match f.name.as_str() {
@@ -721,7 +721,7 @@ fn decode_func(node: &Node) -> Result<FuncValue> {
     Ok(func)
 }
 
-fn decode_scalar(kind: AttrKind, node: &Node) -> Result<AttrValue> {
+fn decode_scalar(kind: AttrKind, node: &TextValue) -> Result<AttrValue> {
     Ok(match kind {
         AttrKind::String => AttrValue::String(decode_bytes(node)?),
         AttrKind::Int => AttrValue::Int(decode_i64(node)?),
@@ -734,8 +734,8 @@ fn decode_scalar(kind: AttrKind, node: &Node) -> Result<AttrValue> {
     })
 }
 
-fn decode_list(kind: AttrKind, nodes: &[Node]) -> Result<ListValue> {
-    fn all<T>(nodes: &[Node], f: impl Fn(&Node) -> Result<T>) -> Result<Vec<T>> {
+fn decode_list(kind: AttrKind, nodes: &[TextValue]) -> Result<ListValue> {
+    fn all<T>(nodes: &[TextValue], f: impl Fn(&TextValue) -> Result<T>) -> Result<Vec<T>> {
         nodes.iter().map(f).collect()
     }
     Ok(match kind {

@@ -76,7 +76,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         OpCall::new("Example").input(&quantized).run().unwrap_err()
     );
     let typed = registry.op("Examples>L2Norm")?;
-    let node = op_core::NodeBuilder::new(typed.def())
+    let node = op_core::OpInstanceBuilder::new(typed.def())
         .input(DType::I32)
         .build();
     println!("{}\n", node.unwrap_err());

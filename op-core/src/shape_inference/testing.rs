@@ -32,7 +32,7 @@ use std::sync::Arc;
 use op_spec::{ArgType, AttrValue, DType, ListValue, OpDef};
 
 use super::{InferenceContext, PartialShape, ShapeFn};
-use crate::node::{InputTypes, NodeBuilder};
+use crate::op_instance::{InputTypes, OpInstanceBuilder};
 use crate::registry::Registry;
 use crate::{Error, Result};
 
@@ -121,7 +121,7 @@ impl ShapeTest {
                 ));
             }
         };
-        let mut builder = NodeBuilder::new(&self.op);
+        let mut builder = OpInstanceBuilder::new(&self.op);
         let mut lengths = lengths.into_iter();
         for arg in &self.op.inputs {
             let dtype = match &arg.ty {
@@ -148,7 +148,7 @@ impl ShapeTest {
             builder = builder.attr(name.clone(), value.clone());
         }
         let node = builder.build()?;
-        let mut c = InferenceContext::new(&self.op, &node, &self.op.name, &shapes, &[])?;
+        let mut c = InferenceContext::new(&self.op, &node, &shapes, &[])?;
         (self.shape_fn)(&mut c)?;
         Ok(notation(&c))
     }

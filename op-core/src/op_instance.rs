@@ -1,6 +1,6 @@
-//! Nodes: instances of an op with every attr decided.
+//! Op instances: an op with a name and every attr decided.
 //!
-//! A [`Node`] is what TensorFlow's generated Python wrapper builds before it
+//! An [`OpInstance`] is what TensorFlow's generated Python wrapper builds before it
 //! adds an op to a graph: the op's attrs resolved from three sources, in
 //! this order of authority:
 //!
@@ -16,7 +16,7 @@
 //! `InvalidArgument` and name the op and the attr or input at fault.
 //!
 //! ```
-//! use op_core::node::NodeBuilder;
+//! use op_core::op_instance::OpInstanceBuilder;
 //! use op_core::{AttrValue, DType, OpDefBuilder};
 //!
 //! let op = OpDefBuilder::new("SameListInputExample")
@@ -25,12 +25,16 @@
 //!     .input("in: N * T")
 //!     .output("out: T")
 //!     .build()?;
-//! let node = NodeBuilder::new(&op).input_list(vec![DType::F32; 3]).build()?;
-//! assert_eq!(node.attr("N"), Some(&AttrValue::Int(3)));
-//! assert_eq!(node.attr("T"), Some(&AttrValue::Type(DType::F32)));
-//! assert_eq!(node.output_types(), &[DType::F32]);
+//! let instance = OpInstanceBuilder::new(&op)
+//!     .name("concat")
+//!     .input_list(vec![DType::F32; 3])
+//!     .build()?;
+//! assert_eq!(instance.attr("N"), Some(&AttrValue::Int(3)));
+//! assert_eq!(instance.attr("T"), Some(&AttrValue::Type(DType::F32)));
+//! assert_eq!(instance.output_types(), &[DType::F32]);
+//! assert_eq!(instance.to_string(), "op SameListInputExample (node 'concat')");
 //!
-//! let err = NodeBuilder::new(&op).input_list(vec![DType::F32, DType::I32]).build().unwrap_err();
+//! let err = OpInstanceBuilder::new(&op).input_list(vec![DType::F32, DType::I32]).build().unwrap_err();
 //! assert_eq!(
 //!     err.message(),
 //!     "op SameListInputExample: input 'in' has tensors of types float and int32, \
@@ -68,11 +72,18 @@ impl From<Vec<DType>> for InputTypes {
     }
 }
 
-/// An op instance: the op's name, every attr's value, and the dtypes of its
-/// inputs and outputs (flattened: a list arg contributes one entry per tensor).
+/// An op instance: the op's name, the instance's own name (a graph node's
+/// name; the op's name unless given), every attr's value, and the dtypes of
+/// its inputs and outputs (flattened: a list arg contributes one entry per
+/// tensor).
+///
+/// It is the one description of a node that kernel construction, the
+/// kernel context, shape inference and prepared ops share; its `Display`
+/// (`op ReadVariableOp (node 'read')`) is how every error names the node.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub struct OpInstance {
     op: String,
+    name: String,
     attrs: Vec<(String, AttrValue)>,
     input_types: Vec<DType>,
     input_ranges: Vec<(String, Range<usize>)>,
@@ -80,10 +91,45 @@ pub struct Node {
     output_ranges: Vec<(String, Range<usize>)>,
 }
 
-impl Node {
+impl OpInstance {
     /// The op's name.
     pub fn op(&self) -> &str {
         &self.op
+    }
+
+    /// The instance's name: a graph node's name, or what
+    /// [`OpCall::node_name`](crate::OpCall::node_name) gave; the op's name
+    /// unless given.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `op X (node 'n', <detail>)`: the instance's description (its
+    /// `Display`) with one more detail inside the parentheses, such as
+    /// the device a kernel runs on.
+    pub fn describe_with<'a>(
+        &'a self,
+        detail: impl std::fmt::Display + 'a,
+    ) -> impl std::fmt::Display + 'a {
+        struct Described<'a, D>(&'a OpInstance, D);
+        impl<D: std::fmt::Display> std::fmt::Display for Described<'_, D> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let Described(instance, detail) = self;
+                write!(
+                    f,
+                    "op {} (node {}, {detail})",
+                    instance.op,
+                    quoted(&instance.name)
+                )
+            }
+        }
+        Described(self, detail)
+    }
+
+    /// The same instance under another name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
     }
 
     /// Every attr with its value, in the op's attr order.
@@ -100,9 +146,9 @@ impl Node {
     /// (TensorFlow's `GetAttr`).
     ///
     /// ```
-    /// # use op_core::{node::NodeBuilder, DType, OpDefBuilder};
+    /// # use op_core::{op_instance::OpInstanceBuilder, DType, OpDefBuilder};
     /// let op = OpDefBuilder::new("Op").attr("preserve_index: int = 2").build()?;
-    /// let node = NodeBuilder::new(&op).build()?;
+    /// let node = OpInstanceBuilder::new(&op).build()?;
     /// let index: i64 = node.get_attr("preserve_index")?;
     /// assert_eq!(index, 2);
     /// assert!(node.get_attr::<f32>("preserve_index").is_err());
@@ -174,6 +220,14 @@ impl Node {
     }
 }
 
+/// `op ReadVariableOp (node 'read')`: the op and the instance's name (quoted
+/// and capped, as every message quotes what a caller gave).
+impl std::fmt::Display for OpInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "op {} (node {})", self.op, quoted(&self.name))
+    }
+}
+
 fn arg_of(ranges: &[(String, Range<usize>)], index: usize) -> Option<(usize, usize)> {
     ranges
         .iter()
@@ -181,22 +235,31 @@ fn arg_of(ranges: &[(String, Range<usize>)], index: usize) -> Option<(usize, usi
         .map(|arg| (arg, index - ranges[arg].1.start))
 }
 
-/// Builds a [`Node`] of an op from its inputs' dtypes and explicit attrs.
+/// Builds a [`OpInstance`] of an op from its inputs' dtypes and explicit attrs.
 #[derive(Clone, Debug)]
-pub struct NodeBuilder<'a> {
+pub struct OpInstanceBuilder<'a> {
     op: &'a OpDef,
+    name: Option<String>,
     inputs: Vec<InputTypes>,
     attrs: Vec<(String, AttrValue)>,
 }
 
-impl<'a> NodeBuilder<'a> {
-    /// Starts a node of `op`.
+impl<'a> OpInstanceBuilder<'a> {
+    /// Starts an instance of `op`.
     pub fn new(op: &'a OpDef) -> Self {
-        NodeBuilder {
+        OpInstanceBuilder {
             op,
+            name: None,
             inputs: Vec::new(),
             attrs: Vec::new(),
         }
+    }
+
+    /// Names the instance (in errors, and a graph node's name); the op's
+    /// name by default.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
     }
 
     /// Adds the next input: one tensor of `dtype`.
@@ -225,17 +288,21 @@ impl<'a> NodeBuilder<'a> {
     }
 
     /// Resolves and checks every attr and computes the output dtypes.
-    pub fn build(&self) -> Result<Node> {
-        Resolver {
+    pub fn build(&self) -> Result<OpInstance> {
+        let instance = Resolver {
             op: self.op,
             values: vec![None; self.op.attrs.len()],
             inferred_from: vec![None; self.op.attrs.len()],
         }
-        .resolve(&self.inputs, &self.attrs)
+        .resolve(&self.inputs, &self.attrs)?;
+        Ok(match &self.name {
+            Some(name) => instance.with_name(name.clone()),
+            None => instance,
+        })
     }
 }
 
-/// The state of one [`NodeBuilder::build`].
+/// The state of one [`OpInstanceBuilder::build`].
 struct Resolver<'a> {
     op: &'a OpDef,
     /// The value of each attr of the op, by index, once known.
@@ -282,7 +349,11 @@ impl Resolver<'_> {
         Ok(())
     }
 
-    fn resolve(mut self, inputs: &[InputTypes], given: &[(String, AttrValue)]) -> Result<Node> {
+    fn resolve(
+        mut self,
+        inputs: &[InputTypes],
+        given: &[(String, AttrValue)],
+    ) -> Result<OpInstance> {
         let op = self.op;
         if inputs.len() != op.inputs.len() {
             let names: Vec<&str> = op.inputs.iter().map(|a| a.name.as_str()).collect();
@@ -379,8 +450,9 @@ impl Resolver<'_> {
             output_ranges.push((arg.name.clone(), start..output_types.len()));
         }
 
-        Ok(Node {
+        Ok(OpInstance {
             op: op.name.clone(),
+            name: op.name.clone(),
             attrs,
             input_types,
             input_ranges,
@@ -544,7 +616,7 @@ fn describe_inferred(value: &AttrValue) -> String {
     }
 }
 
-/// Rust values that an attr value can be read as (see [`Node::get_attr`]).
+/// Rust values that an attr value can be read as (see [`OpInstance::get_attr`]).
 pub trait FromAttrValue: Sized {
     /// How the type is described in errors (`an int`).
     const DESCRIPTION: &'static str;

@@ -1,7 +1,7 @@
 //! Building nodes: attr inference from inputs, explicit attrs, defaults and
 //! constraint checks, with errors that name the op and the attr or input.
 
-use op_core::node::{InputTypes, NodeBuilder};
+use op_core::op_instance::{InputTypes, OpInstanceBuilder};
 use op_core::{AttrValue, Code, DType, ListValue, OpDef, OpDefBuilder, ShapeValue};
 
 fn zero_out() -> OpDef {
@@ -13,7 +13,7 @@ fn zero_out() -> OpDef {
         .unwrap()
 }
 
-fn message(result: op_core::Result<op_core::node::Node>) -> String {
+fn message(result: op_core::Result<op_core::op_instance::OpInstance>) -> String {
     let err = result.unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     err.message().to_owned()
@@ -22,7 +22,10 @@ fn message(result: op_core::Result<op_core::node::Node>) -> String {
 #[test]
 fn type_attr_is_inferred_from_the_input() {
     let op = zero_out();
-    let node = NodeBuilder::new(&op).input(DType::F32).build().unwrap();
+    let node = OpInstanceBuilder::new(&op)
+        .input(DType::F32)
+        .build()
+        .unwrap();
     assert_eq!(node.op(), "ZeroOut");
     assert_eq!(node.attr("T"), Some(&AttrValue::Type(DType::F32)));
     assert_eq!(node.input_types(), &[DType::F32]);
@@ -34,7 +37,7 @@ fn type_attr_is_inferred_from_the_input() {
 fn inferred_type_outside_the_constraint_names_the_input() {
     let op = zero_out();
     assert_eq!(
-        message(NodeBuilder::new(&op).input(DType::I64).build()),
+        message(OpInstanceBuilder::new(&op).input(DType::I64).build()),
         "op ZeroOut: input 'to_zero' has type int64, but attr 'T' allows only float, int32"
     );
 }
@@ -48,7 +51,7 @@ fn fixed_input_types_are_checked() {
         .output("b: int32")
         .build()
         .unwrap();
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
         .input(DType::I32)
         .input(DType::F32)
         .build()
@@ -57,7 +60,7 @@ fn fixed_input_types_are_checked() {
     assert_eq!(node.output_range("b"), Some(1..2));
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input(DType::I32)
                 .input(DType::F64)
                 .build()
@@ -65,7 +68,7 @@ fn fixed_input_types_are_checked() {
         "op MultipleInsAndOuts: input 'z' must be float, but a tensor of type double was given"
     );
     assert_eq!(
-        message(NodeBuilder::new(&op).input(DType::I32).build()),
+        message(OpInstanceBuilder::new(&op).input(DType::I32).build()),
         "op MultipleInsAndOuts: expects 2 input(s) (y, z), got 1"
     );
 }
@@ -81,7 +84,7 @@ fn conflicting_inferences_name_both_inputs() {
         .unwrap();
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input(DType::I32)
                 .input(DType::F32)
                 .build()
@@ -99,7 +102,7 @@ fn list_length_and_type_are_inferred() {
         .output("out: T")
         .build()
         .unwrap();
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
         .input_list(vec![DType::I64; 4])
         .build()
         .unwrap();
@@ -111,7 +114,7 @@ fn list_length_and_type_are_inferred() {
     // N has an implicit minimum of 1, and an empty list cannot tell T.
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input_list(vec![])
                 .attr("T", DType::F32)
                 .build()
@@ -120,7 +123,7 @@ fn list_length_and_type_are_inferred() {
     );
     // Single tensor where a list is expected.
     assert_eq!(
-        message(NodeBuilder::new(&op).input(DType::F32).build()),
+        message(OpInstanceBuilder::new(&op).input(DType::F32).build()),
         "op SameListInputExample: input 'in' takes a list of tensors, but a single tensor was given"
     );
 }
@@ -134,18 +137,22 @@ fn minimum_list_length() {
         .build()
         .unwrap();
     assert!(
-        NodeBuilder::new(&op)
+        OpInstanceBuilder::new(&op)
             .input_list(vec![DType::I32; 2])
             .build()
             .is_ok()
     );
     assert_eq!(
-        message(NodeBuilder::new(&op).input_list(vec![DType::I32]).build()),
+        message(
+            OpInstanceBuilder::new(&op)
+                .input_list(vec![DType::I32])
+                .build()
+        ),
         "op MinLengthIntListExample: input 'in' has 1 tensor(s), but attr 'N' requires at least 2"
     );
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input_list(vec![DType::I32, DType::F32])
                 .build()
         ),
@@ -162,7 +169,7 @@ fn type_list_attrs_are_inferred_and_typed_outputs_follow() {
         .build()
         .unwrap();
     let types = vec![DType::F32, DType::F64, DType::F32];
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
         .input_list(types.clone())
         .build()
         .unwrap();
@@ -173,7 +180,7 @@ fn type_list_attrs_are_inferred_and_typed_outputs_follow() {
     assert_eq!(node.output_types(), &types[..]);
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input_list(vec![DType::F32, DType::I32])
                 .build()
         ),
@@ -181,7 +188,7 @@ fn type_list_attrs_are_inferred_and_typed_outputs_follow() {
     );
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input_types(InputTypes::List(vec![]))
                 .build()
         ),
@@ -197,9 +204,12 @@ fn given_attrs_defaults_and_required_attrs() {
         .output("output: out_type")
         .build()
         .unwrap();
-    let default = NodeBuilder::new(&op).input(DType::String).build().unwrap();
+    let default = OpInstanceBuilder::new(&op)
+        .input(DType::String)
+        .build()
+        .unwrap();
     assert_eq!(default.output_types(), &[DType::F32]);
-    let given = NodeBuilder::new(&op)
+    let given = OpInstanceBuilder::new(&op)
         .input(DType::String)
         .attr("out_type", DType::I32)
         .build()
@@ -207,7 +217,7 @@ fn given_attrs_defaults_and_required_attrs() {
     assert_eq!(given.output_types(), &[DType::I32]);
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input(DType::String)
                 .attr("out_type", DType::F64)
                 .build()
@@ -216,7 +226,7 @@ fn given_attrs_defaults_and_required_attrs() {
     );
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input(DType::String)
                 .attr("out_typ", DType::F32)
                 .build()
@@ -225,7 +235,7 @@ fn given_attrs_defaults_and_required_attrs() {
     );
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input(DType::String)
                 .attr("out_type", 3i64)
                 .build()
@@ -240,19 +250,19 @@ fn given_attrs_defaults_and_required_attrs() {
         .build()
         .unwrap();
     assert_eq!(
-        message(NodeBuilder::new(&preserve).input(DType::I32).build()),
+        message(OpInstanceBuilder::new(&preserve).input(DType::I32).build()),
         "op ZeroOut: attr 'preserve_index' (int) is required: it has no default"
     );
     assert_eq!(
         message(
-            NodeBuilder::new(&preserve)
+            OpInstanceBuilder::new(&preserve)
                 .input(DType::I32)
                 .attr("preserve_index", -1i64)
                 .build()
         ),
         "op ZeroOut: Value for attr 'preserve_index' of -1 must be at least minimum 0"
     );
-    let node = NodeBuilder::new(&preserve)
+    let node = OpInstanceBuilder::new(&preserve)
         .input(DType::I32)
         .attr("preserve_index", 3i64)
         .build()
@@ -270,7 +280,7 @@ fn given_attrs_defaults_and_required_attrs() {
 fn inferred_attrs_may_be_given_if_they_agree() {
     let op = zero_out();
     assert!(
-        NodeBuilder::new(&op)
+        OpInstanceBuilder::new(&op)
             .input(DType::F32)
             .attr("T", DType::F32)
             .build()
@@ -278,7 +288,7 @@ fn inferred_attrs_may_be_given_if_they_agree() {
     );
     assert_eq!(
         message(
-            NodeBuilder::new(&op)
+            OpInstanceBuilder::new(&op)
                 .input(DType::F32)
                 .attr("T", DType::I32)
                 .build()
@@ -296,9 +306,12 @@ fn empty_list_takes_the_type_from_a_default_or_an_explicit_attr() {
         .output("out: N * T")
         .build()
         .unwrap();
-    let node = NodeBuilder::new(&op).input_list(vec![]).build().unwrap();
+    let node = OpInstanceBuilder::new(&op)
+        .input_list(vec![])
+        .build()
+        .unwrap();
     assert_eq!(node.output_types(), &[] as &[DType]);
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
         .input_list(vec![DType::I32; 2])
         .build()
         .unwrap();
@@ -311,11 +324,15 @@ fn empty_list_takes_the_type_from_a_default_or_an_explicit_attr() {
         .build()
         .unwrap();
     assert_eq!(
-        message(NodeBuilder::new(&no_default).input_list(vec![]).build()),
+        message(
+            OpInstanceBuilder::new(&no_default)
+                .input_list(vec![])
+                .build()
+        ),
         "op Concat2: attr 'T' (type) cannot be inferred from the empty list given for input 'values' and has no default: give it explicitly"
     );
     assert!(
-        NodeBuilder::new(&no_default)
+        OpInstanceBuilder::new(&no_default)
             .input_list(vec![])
             .attr("T", DType::F32)
             .build()
@@ -330,7 +347,7 @@ fn ints_are_accepted_for_float_attrs() {
         .attr("fs: list(float) = []")
         .build()
         .unwrap();
-    let node = NodeBuilder::new(&op)
+    let node = OpInstanceBuilder::new(&op)
         .attr("factor", 2i64)
         .attr("fs", vec![1i64, 2])
         .build()
@@ -351,7 +368,7 @@ fn shape_attrs_must_be_shapes() {
         .build()
         .unwrap();
     let build = |shape: ShapeValue, shapes: Vec<ShapeValue>| {
-        NodeBuilder::new(&op)
+        OpInstanceBuilder::new(&op)
             .attr("shape", shape)
             .attr("shapes", shapes)
             .build()
