@@ -32,7 +32,26 @@ use crate::tensor::Tensor;
 use crate::{Error, Result};
 
 /// An op submitted to the registry.
+///
+/// `#[non_exhaustive]`: built with [`OpRegistration::new`] and the `with_`
+/// methods (all `const`, for `inventory::submit!`), so a field added later
+/// breaks no one.
+///
+/// ```
+/// use op_core::registry::OpRegistration;
+/// use op_core::{OpDefBuilder, shape_inference};
+///
+/// static HALVE: OpRegistration = OpRegistration::new(
+///     "Halve",
+///     || OpDefBuilder::new("Halve").input("x: float").output("y: float").build(),
+///     file!(),
+///     line!(),
+/// )
+/// .with_shape_fn(shape_inference::library::unchanged);
+/// assert_eq!(HALVE.name, "Halve");
+/// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct OpRegistration {
     /// The op's name.
     pub name: &'static str,
@@ -48,7 +67,31 @@ pub struct OpRegistration {
 }
 
 /// A kernel submitted to the registry (TensorFlow's `REGISTER_KERNEL_BUILDER`).
+///
+/// `#[non_exhaustive]`: built with [`KernelRegistration::new`] and the
+/// `with_` methods (all `const`, for `inventory::submit!`).
+///
+/// ```
+/// use op_core::registry::{KernelRegistration, TypeConstraint};
+/// use op_core::{DType, DeviceType, FnKernel, KernelContext, Result};
+///
+/// fn halve(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+///     ctx.unary(0, 0, 1, |x: &f32| x / 2.0)
+/// }
+///
+/// static HALVE_F32: KernelRegistration = KernelRegistration::new(
+///     "Halve",
+///     DeviceType::Cpu,
+///     "halve",
+///     |c| FnKernel::<()>::create(c, halve),
+///     file!(),
+///     line!(),
+/// )
+/// .with_constraints(&[TypeConstraint::new("T", DType::F32)]);
+/// assert_eq!(HALVE_F32.describe(), "device='cpu'; T=float");
+/// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct KernelRegistration {
     /// The op the kernel implements.
     pub op: &'static str,
@@ -71,6 +114,7 @@ pub struct KernelRegistration {
 
 /// One type constraint of a kernel: attr `attr` must be `dtype`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct TypeConstraint {
     /// The type attr.
     pub attr: &'static str,
@@ -78,10 +122,76 @@ pub struct TypeConstraint {
     pub dtype: DType,
 }
 
+impl TypeConstraint {
+    /// Type attr `attr` must be `dtype`.
+    pub const fn new(attr: &'static str, dtype: DType) -> Self {
+        TypeConstraint { attr, dtype }
+    }
+}
+
+impl OpRegistration {
+    /// Op `name`, whose definition `build` makes, declared at `file:line`
+    /// (`file!()`, `line!()`), with no shape function.
+    pub const fn new(
+        name: &'static str,
+        build: fn() -> std::result::Result<OpDef, SpecErrors>,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
+        OpRegistration {
+            name,
+            build,
+            shape_fn: None,
+            file,
+            line,
+        }
+    }
+
+    /// The same op with this shape function.
+    pub const fn with_shape_fn(mut self, shape_fn: ShapeFn) -> Self {
+        self.shape_fn = Some(shape_fn);
+        self
+    }
+}
+
 inventory::collect!(OpRegistration);
 inventory::collect!(KernelRegistration);
 
 impl KernelRegistration {
+    /// Kernel `name` of op `op` for `device`, made by `create`, declared at
+    /// `file:line`; with no type constraints and nothing in host memory.
+    pub const fn new(
+        op: &'static str,
+        device: DeviceType,
+        name: &'static str,
+        create: CreateKernelFn,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
+        KernelRegistration {
+            op,
+            device,
+            constraints: &[],
+            host_memory: &[],
+            name,
+            create,
+            file,
+            line,
+        }
+    }
+
+    /// The same kernel, for nodes whose type attrs have these values.
+    pub const fn with_constraints(mut self, constraints: &'static [TypeConstraint]) -> Self {
+        self.constraints = constraints;
+        self
+    }
+
+    /// The same kernel, keeping these inputs and outputs in host memory.
+    pub const fn with_host_memory(mut self, host_memory: &'static [&'static str]) -> Self {
+        self.host_memory = host_memory;
+        self
+    }
+
     /// `device='cpu'; T=float`: the kernel's device and constraints, as
     /// TensorFlow prints them.
     pub fn describe(&self) -> String {
@@ -477,11 +587,7 @@ impl Registry {
     /// ```standalone_crate
     /// use op_core::shape_inference::PartialShape;
     /// use op_core::{DType, Registry};
-    /// # op_core::inventory::submit! { op_core::registry::OpRegistration {
-    /// #     name: "Same", file: file!(), line: line!(),
-    /// #     build: || op_core::OpDefBuilder::new("Same").input("x: float").output("y: float").build(),
-    /// #     shape_fn: Some(op_core::shape_inference::library::unchanged),
-    /// # } }
+    /// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Same", || op_core::OpDefBuilder::new("Same").input("x: float").output("y: float").build(), file!(), line!()).with_shape_fn(op_core::shape_inference::library::unchanged) }
     /// let shapes = Registry::global().infer_shapes(
     ///     "Same", &[DType::F32.into()], &[], &["[2,?]".parse()?], &[])?;
     /// assert_eq!(shapes, ["[2,?]".parse::<PartialShape>()?]);

@@ -41,20 +41,13 @@ use crate::{Device, Error, Result};
 ///
 /// ```standalone_crate
 /// use op_core::{AttrValue, DType, Runtime, Tensor};
-/// # op_core::inventory::submit! { op_core::registry::OpRegistration {
-/// #     shape_fn: None,
-/// #     name: "Twice", file: file!(), line: line!(),
-/// #     build: || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(),
-/// # } }
+/// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Twice", || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(), file!(), line!()) }
 /// # fn twice(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
 /// #     let y: Vec<f32> = ctx.input_slice::<f32>(0)?.iter().map(|v| v * 2.0).collect();
 /// #     let dims = ctx.input(0)?.dims().to_vec();
 /// #     ctx.set_output(0, Tensor::from_vec(dims, y)?)
 /// # }
-/// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
-/// #     op: "Twice", device: op_core::DeviceType::Cpu, constraints: &[], host_memory: &[], name: "twice",
-/// #     create: |c| op_core::FnKernel::<()>::create(c, twice), file: file!(), line: line!(),
-/// # } }
+/// # op_core::inventory::submit! { op_core::registry::KernelRegistration::new("Twice", op_core::DeviceType::Cpu, "twice", |c| op_core::FnKernel::<()>::create(c, twice), file!(), line!()) }
 ///
 /// let runtime = Runtime::global();
 /// let x = Tensor::from_vec([2], vec![1.0f32, 2.5])?;
@@ -406,18 +399,11 @@ impl PreparedOp {
     ///
     /// ```standalone_crate
     /// use op_core::{DType, Runtime, Tensor};
-    /// # op_core::inventory::submit! { op_core::registry::OpRegistration {
-    /// #     shape_fn: None,
-    /// #     name: "Twice", file: file!(), line: line!(),
-    /// #     build: || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(),
-    /// # } }
+    /// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Twice", || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(), file!(), line!()) }
     /// # fn twice(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
     /// #     ctx.unary(0, 0, 1, |x: &f32| x * 2.0)
     /// # }
-    /// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
-    /// #     op: "Twice", device: op_core::DeviceType::Cpu, constraints: &[], host_memory: &[], name: "twice",
-    /// #     create: |c| op_core::FnKernel::<()>::create(c, twice), file: file!(), line: line!(),
-    /// # } }
+    /// # op_core::inventory::submit! { op_core::registry::KernelRegistration::new("Twice", op_core::DeviceType::Cpu, "twice", |c| op_core::FnKernel::<()>::create(c, twice), file!(), line!()) }
     /// let twice = Runtime::global().prepare("Twice", &[DType::F32.into()], &[])?;
     /// let mut inputs = [Tensor::from_vec([2], vec![1.0f32, 2.0])?];
     /// let mut outputs = [None];
@@ -574,19 +560,12 @@ impl PreparedOp {
 ///
 /// ```standalone_crate
 /// use op_core::{OpCall, Tensor};
-/// # op_core::inventory::submit! { op_core::registry::OpRegistration {
-/// #     shape_fn: None,
-/// #     name: "AddN2", file: file!(), line: line!(),
-/// #     build: || op_core::OpDefBuilder::new("AddN2").attr("N: int").input("in: N * int32").output("sum: int32").build(),
-/// # } }
+/// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("AddN2", || op_core::OpDefBuilder::new("AddN2").attr("N: int").input("in: N * int32").output("sum: int32").build(), file!(), line!()) }
 /// # fn add_n(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
 /// #     let total: i32 = ctx.input_list("in")?.iter().map(|t| t.scalar_value::<i32>().unwrap()).sum();
 /// #     ctx.set_output(0, Tensor::scalar(total))
 /// # }
-/// # op_core::inventory::submit! { op_core::registry::KernelRegistration {
-/// #     op: "AddN2", device: op_core::DeviceType::Cpu, constraints: &[], host_memory: &[], name: "add_n",
-/// #     create: |c| op_core::FnKernel::<()>::create(c, add_n), file: file!(), line: line!(),
-/// # } }
+/// # op_core::inventory::submit! { op_core::registry::KernelRegistration::new("AddN2", op_core::DeviceType::Cpu, "add_n", |c| op_core::FnKernel::<()>::create(c, add_n), file!(), line!()) }
 ///
 /// let sum = OpCall::new("AddN2")
 ///     .input_list([Tensor::scalar(1i32), Tensor::scalar(2i32), Tensor::scalar(3i32)])
@@ -989,28 +968,25 @@ mod tests {
         ctx.set_output(0, Tensor::scalar(2 * x))
     }
 
-    static TWICE: OpRegistration = OpRegistration {
-        name: "CacheTwice",
-        build: || {
+    static TWICE: OpRegistration = OpRegistration::new(
+        "CacheTwice",
+        || {
             OpDefBuilder::new("CacheTwice")
                 .input("x: int32")
                 .output("y: int32")
                 .build()
         },
-        shape_fn: None,
-        file: file!(),
-        line: line!(),
-    };
-    static TWICE_CPU: KernelRegistration = KernelRegistration {
-        op: "CacheTwice",
-        device: DeviceType::Cpu,
-        constraints: &[],
-        host_memory: &[],
-        name: "twice",
-        create: |c| FnKernel::<()>::create(c, twice),
-        file: file!(),
-        line: line!(),
-    };
+        file!(),
+        line!(),
+    );
+    static TWICE_CPU: KernelRegistration = KernelRegistration::new(
+        "CacheTwice",
+        DeviceType::Cpu,
+        "twice",
+        |c| FnKernel::<()>::create(c, twice),
+        file!(),
+        line!(),
+    );
 
     #[test]
     fn hits_use_the_live_runtime_s_op_and_a_dropped_runtime_keeps_nothing() {

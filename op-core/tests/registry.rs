@@ -18,51 +18,42 @@ fn identity(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
 
 /// `Good`: `T: {float, int32}`, `x: T -> y: T`, with a kernel per type. It
 /// must keep running whatever else conflicts.
-static GOOD: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Good",
-    build: || {
+static GOOD: OpRegistration = OpRegistration::new(
+    "Good",
+    || {
         OpDefBuilder::new("Good")
             .attr("T: {float, int32}")
             .input("x: T")
             .output("y: T")
             .build()
     },
-    file: "good.rs",
-    line: 1,
-};
-static GOOD_F32: KernelRegistration = KernelRegistration {
-    op: "Good",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
-    host_memory: &[],
-    name: "good::<f32>",
-    create: |c| FnKernel::<()>::create(c, identity),
-    file: "good.rs",
-    line: 2,
-};
-static GOOD_I32: KernelRegistration = KernelRegistration {
-    op: "Good",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::I32,
-    }],
-    host_memory: &["x"],
-    name: "good::<i32>",
-    create: |c| FnKernel::<()>::create(c, identity),
-    file: "good.rs",
-    line: 3,
-};
+    "good.rs",
+    1,
+);
+static GOOD_F32: KernelRegistration = KernelRegistration::new(
+    "Good",
+    op_core::DeviceType::Cpu,
+    "good::<f32>",
+    |c| FnKernel::<()>::create(c, identity),
+    "good.rs",
+    2,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::F32)]);
+static GOOD_I32: KernelRegistration = KernelRegistration::new(
+    "Good",
+    op_core::DeviceType::Cpu,
+    "good::<i32>",
+    |c| FnKernel::<()>::create(c, identity),
+    "good.rs",
+    3,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::I32)])
+.with_host_memory(&["x"]);
 
 /// `Other`: like `Good`, the op that the kernel conflicts are about.
-static OTHER: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Other",
-    build: || {
+static OTHER: OpRegistration = OpRegistration::new(
+    "Other",
+    || {
         OpDefBuilder::new("Other")
             .attr("T: {float, int32}")
             .attr("n: int = 1")
@@ -70,22 +61,18 @@ static OTHER: OpRegistration = OpRegistration {
             .output("y: T")
             .build()
     },
-    file: "other.rs",
-    line: 10,
-};
-static OTHER_F32: KernelRegistration = KernelRegistration {
-    op: "Other",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
-    host_memory: &[],
-    name: "other::<f32>",
-    create: |c| FnKernel::<()>::create(c, identity),
-    file: "other.rs",
-    line: 11,
-};
+    "other.rs",
+    10,
+);
+static OTHER_F32: KernelRegistration = KernelRegistration::new(
+    "Other",
+    op_core::DeviceType::Cpu,
+    "other::<f32>",
+    |c| FnKernel::<()>::create(c, identity),
+    "other.rs",
+    11,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::F32)]);
 
 const fn kernel(
     op: &'static str,
@@ -94,16 +81,16 @@ const fn kernel(
     name: &'static str,
     line: u32,
 ) -> KernelRegistration {
-    KernelRegistration {
+    KernelRegistration::new(
         op,
-        device: op_core::DeviceType::Cpu,
-        constraints,
-        host_memory,
+        op_core::DeviceType::Cpu,
         name,
-        create: |c| FnKernel::<()>::create(c, identity),
-        file: "bad.rs",
+        |c| FnKernel::<()>::create(c, identity),
+        "bad.rs",
         line,
-    }
+    )
+    .with_constraints(constraints)
+    .with_host_memory(host_memory)
 }
 
 /// A registry of `Good`, `Other` (with its f32 kernel) and `extra`.
@@ -201,13 +188,12 @@ fn registration_order_does_not_matter() {
     assert_eq!(a.to_string(), b.to_string());
 }
 
-static DUPLICATE_OP: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Good",
-    build: || OpDefBuilder::new("Good").input("x: int32").build(),
-    file: "zzz_dup.rs",
-    line: 7,
-};
+static DUPLICATE_OP: OpRegistration = OpRegistration::new(
+    "Good",
+    || OpDefBuilder::new("Good").input("x: int32").build(),
+    "zzz_dup.rs",
+    7,
+);
 
 #[test]
 fn duplicate_op() {
@@ -234,25 +220,23 @@ fn duplicate_op() {
     assert_eq!(out, [Tensor::scalar(1.0f32)]);
 }
 
-static INVALID_OP: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Broken",
-    build: || {
+static INVALID_OP: OpRegistration = OpRegistration::new(
+    "Broken",
+    || {
         OpDefBuilder::new("Broken")
             .input("x: T")
             .output("y: T")
             .build()
     },
-    file: "broken.rs",
-    line: 4,
-};
-static MISNAMED_OP: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Misnamed",
-    build: || OpDefBuilder::new("Renamed").input("x: int32").build(),
-    file: "misnamed.rs",
-    line: 5,
-};
+    "broken.rs",
+    4,
+);
+static MISNAMED_OP: OpRegistration = OpRegistration::new(
+    "Misnamed",
+    || OpDefBuilder::new("Renamed").input("x: int32").build(),
+    "misnamed.rs",
+    5,
+);
 
 #[test]
 fn invalid_op() {
@@ -278,10 +262,7 @@ fn op_building_a_definition_of_another_name() {
 
 static FOR_UNKNOWN_OP: KernelRegistration = kernel(
     "Gooood",
-    &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
+    &[TypeConstraint::new("T", DType::F32)],
     &[],
     "gooood",
     20,
@@ -308,10 +289,7 @@ fn kernel_for_unknown_op_with_a_suggestion() {
 
 static DUPLICATE_KERNEL: KernelRegistration = kernel(
     "Other",
-    &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
+    &[TypeConstraint::new("T", DType::F32)],
     &[],
     "other_again::<f32>",
     30,
@@ -332,19 +310,15 @@ fn duplicate_kernel() {
         ],
     );
     // The same kernel on another device is not a duplicate.
-    static ON_GPU: KernelRegistration = KernelRegistration {
-        device: op_core::DeviceType::Gpu,
-        ..kernel(
-            "Other",
-            &[TypeConstraint {
-                attr: "T",
-                dtype: DType::F32,
-            }],
-            &[],
-            "other_gpu",
-            31,
-        )
-    };
+    static ON_GPU: KernelRegistration = KernelRegistration::new(
+        "Other",
+        op_core::DeviceType::Gpu,
+        "other_gpu",
+        |c| FnKernel::<()>::create(c, identity),
+        "bad.rs",
+        31,
+    )
+    .with_constraints(&[TypeConstraint::new("T", DType::F32)]);
     let registry = with_extra(&[], &[&ON_GPU]);
     registry.check().unwrap();
     assert_eq!(registry.op("Other").unwrap().kernels().len(), 2);
@@ -352,20 +326,14 @@ fn duplicate_kernel() {
 
 static UNKNOWN_ATTR: KernelRegistration = kernel(
     "Other",
-    &[TypeConstraint {
-        attr: "U",
-        dtype: DType::F32,
-    }],
+    &[TypeConstraint::new("U", DType::F32)],
     &[],
     "other_u",
     40,
 );
 static NOT_A_TYPE_ATTR: KernelRegistration = kernel(
     "Other",
-    &[TypeConstraint {
-        attr: "n",
-        dtype: DType::I32,
-    }],
+    &[TypeConstraint::new("n", DType::I32)],
     &[],
     "other_n",
     41,
@@ -399,10 +367,7 @@ fn unknown_constraint_attr() {
 
 static DISALLOWED_TYPE: KernelRegistration = kernel(
     "Other",
-    &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F64,
-    }],
+    &[TypeConstraint::new("T", DType::F64)],
     &[],
     "other::<f64>",
     50,
@@ -424,10 +389,7 @@ fn disallowed_constraint_type() {
 
 static UNKNOWN_HOST_MEMORY: KernelRegistration = kernel(
     "Other",
-    &[TypeConstraint {
-        attr: "T",
-        dtype: DType::I32,
-    }],
+    &[TypeConstraint::new("T", DType::I32)],
     &["x", "nope"],
     "other::<i32>",
     60,

@@ -29,45 +29,36 @@ fn add_one<T: Element + Copy + std::ops::Add<Output = T> + From<u8>>(
     ctx.set_output_by_name("y", Tensor::from_vec(dims, y)?)
 }
 
-static ADD_ONE: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "AddOne",
-    build: || {
+static ADD_ONE: OpRegistration = OpRegistration::new(
+    "AddOne",
+    || {
         OpDefBuilder::new("AddOne")
             .attr("T: {float, int32}")
             .input("x: T")
             .output("y: T")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 1,
-};
-static ADD_ONE_F32: KernelRegistration = KernelRegistration {
-    op: "AddOne",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
-    host_memory: &[],
-    name: "add_one::<f32>",
-    create: |c| FnKernel::<()>::create(c, add_one::<f32>),
-    file: "tests/runtime.rs",
-    line: 2,
-};
-static ADD_ONE_I32: KernelRegistration = KernelRegistration {
-    op: "AddOne",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::I32,
-    }],
-    host_memory: &[],
-    name: "add_one::<i32>",
-    create: |c| FnKernel::<()>::create(c, add_one::<i32>),
-    file: "tests/runtime.rs",
-    line: 3,
-};
+    "tests/runtime.rs",
+    1,
+);
+static ADD_ONE_F32: KernelRegistration = KernelRegistration::new(
+    "AddOne",
+    op_core::DeviceType::Cpu,
+    "add_one::<f32>",
+    |c| FnKernel::<()>::create(c, add_one::<f32>),
+    "tests/runtime.rs",
+    2,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::F32)]);
+static ADD_ONE_I32: KernelRegistration = KernelRegistration::new(
+    "AddOne",
+    op_core::DeviceType::Cpu,
+    "add_one::<i32>",
+    |c| FnKernel::<()>::create(c, add_one::<i32>),
+    "tests/runtime.rs",
+    3,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::I32)]);
 
 /// Kernels of `Counted` created so far (only `kernel_is_created_once_per_node` uses it).
 static COUNTED_CREATED: AtomicUsize = AtomicUsize::new(0);
@@ -100,29 +91,26 @@ fn create_counted(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
     }))
 }
 
-static COUNTED: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Counted",
-    build: || {
+static COUNTED: OpRegistration = OpRegistration::new(
+    "Counted",
+    || {
         OpDefBuilder::new("Counted")
             .attr("scale: int = 1")
             .input("x: float")
             .output("y: float")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 10,
-};
-static COUNTED_KERNEL: KernelRegistration = KernelRegistration {
-    op: "Counted",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "counted",
-    create: create_counted,
-    file: "tests/runtime.rs",
-    line: 11,
-};
+    "tests/runtime.rs",
+    10,
+);
+static COUNTED_KERNEL: KernelRegistration = KernelRegistration::new(
+    "Counted",
+    op_core::DeviceType::Cpu,
+    "counted",
+    create_counted,
+    "tests/runtime.rs",
+    11,
+);
 
 /// Panics on negative input with the value in the message; else identity.
 fn panicky(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
@@ -137,28 +125,25 @@ fn panicky(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     ctx.set_output(0, x)
 }
 
-static PANICS: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Panics",
-    build: || {
+static PANICS: OpRegistration = OpRegistration::new(
+    "Panics",
+    || {
         OpDefBuilder::new("Panics")
             .input("x: int32")
             .output("y: int32")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 20,
-};
-static PANICS_KERNEL: KernelRegistration = KernelRegistration {
-    op: "Panics",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "panicky",
-    create: |c| FnKernel::<()>::create(c, panicky),
-    file: "tests/runtime.rs",
-    line: 21,
-};
+    "tests/runtime.rs",
+    20,
+);
+static PANICS_KERNEL: KernelRegistration = KernelRegistration::new(
+    "Panics",
+    op_core::DeviceType::Cpu,
+    "panicky",
+    |c| FnKernel::<()>::create(c, panicky),
+    "tests/runtime.rs",
+    21,
+);
 
 /// Panics while being created when `explode` is true.
 fn create_exploding(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
@@ -172,29 +157,26 @@ fn create_exploding(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
     })
 }
 
-static EXPLODES: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "ExplodesOnCreate",
-    build: || {
+static EXPLODES: OpRegistration = OpRegistration::new(
+    "ExplodesOnCreate",
+    || {
         OpDefBuilder::new("ExplodesOnCreate")
             .attr("explode: bool = true")
             .input("x: int32")
             .output("y: int32")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 30,
-};
-static EXPLODES_KERNEL: KernelRegistration = KernelRegistration {
-    op: "ExplodesOnCreate",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "exploding",
-    create: create_exploding,
-    file: "tests/runtime.rs",
-    line: 31,
-};
+    "tests/runtime.rs",
+    30,
+);
+static EXPLODES_KERNEL: KernelRegistration = KernelRegistration::new(
+    "ExplodesOnCreate",
+    op_core::DeviceType::Cpu,
+    "exploding",
+    create_exploding,
+    "tests/runtime.rs",
+    31,
+);
 
 /// Sets output `a` but not `b`, or (`wrong_dtype`) sets `a` to a double.
 fn forgetful(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
@@ -205,29 +187,26 @@ fn forgetful(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     ctx.set_output(0, Tensor::scalar(1.0f32))
 }
 
-static FORGETS: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "ForgetsOutput",
-    build: || {
+static FORGETS: OpRegistration = OpRegistration::new(
+    "ForgetsOutput",
+    || {
         OpDefBuilder::new("ForgetsOutput")
             .attr("wrong_dtype: bool = false")
             .output("a: float")
             .output("b: int32")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 40,
-};
-static FORGETS_KERNEL: KernelRegistration = KernelRegistration {
-    op: "ForgetsOutput",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "forgetful",
-    create: |c| FnKernel::<()>::create(c, forgetful),
-    file: "tests/runtime.rs",
-    line: 41,
-};
+    "tests/runtime.rs",
+    40,
+);
+static FORGETS_KERNEL: KernelRegistration = KernelRegistration::new(
+    "ForgetsOutput",
+    op_core::DeviceType::Cpu,
+    "forgetful",
+    |c| FnKernel::<()>::create(c, forgetful),
+    "tests/runtime.rs",
+    41,
+);
 
 /// Calls one `KernelContext` accessor, chosen by attr `what`, and returns
 /// its error; on success passes the inputs through.
@@ -293,10 +272,9 @@ fn probe(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     Ok(())
 }
 
-static PROBE: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Probe",
-    build: || {
+static PROBE: OpRegistration = OpRegistration::new(
+    "Probe",
+    || {
         OpDefBuilder::new("Probe")
             .attr("what: string")
             .attr("N: int")
@@ -306,19 +284,17 @@ static PROBE: OpRegistration = OpRegistration {
             .output("ys: N * int32")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 50,
-};
-static PROBE_KERNEL: KernelRegistration = KernelRegistration {
-    op: "Probe",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "probe",
-    create: |c| FnKernel::<()>::create(c, probe),
-    file: "tests/runtime.rs",
-    line: 51,
-};
+    "tests/runtime.rs",
+    50,
+);
+static PROBE_KERNEL: KernelRegistration = KernelRegistration::new(
+    "Probe",
+    op_core::DeviceType::Cpu,
+    "probe",
+    |c| FnKernel::<()>::create(c, probe),
+    "tests/runtime.rs",
+    51,
+);
 
 fn noop(_: &mut KernelContext<'_>, _: &()) -> Result<()> {
     Ok(())
@@ -326,10 +302,9 @@ fn noop(_: &mut KernelContext<'_>, _: &()) -> Result<()> {
 
 /// `T: {float, double}`, `U: {int32, int64}`: kernels for (float, int32)
 /// on cpu and (double, int64) on gpu only.
-static PARTIAL: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Partial",
-    build: || {
+static PARTIAL: OpRegistration = OpRegistration::new(
+    "Partial",
+    || {
         OpDefBuilder::new("Partial")
             .attr("T: {float, double}")
             .attr("U: {int32, int64}")
@@ -337,133 +312,102 @@ static PARTIAL: OpRegistration = OpRegistration {
             .input("u: U")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 60,
-};
-static PARTIAL_CPU: KernelRegistration = KernelRegistration {
-    op: "Partial",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[
-        TypeConstraint {
-            attr: "T",
-            dtype: DType::F32,
-        },
-        TypeConstraint {
-            attr: "U",
-            dtype: DType::I32,
-        },
-    ],
-    host_memory: &[],
-    name: "partial_cpu",
-    create: |c| FnKernel::<()>::create(c, noop),
-    file: "tests/runtime.rs",
-    line: 61,
-};
-static PARTIAL_GPU: KernelRegistration = KernelRegistration {
-    op: "Partial",
-    device: op_core::DeviceType::Gpu,
-    constraints: &[
-        TypeConstraint {
-            attr: "T",
-            dtype: DType::F64,
-        },
-        TypeConstraint {
-            attr: "U",
-            dtype: DType::I64,
-        },
-    ],
-    host_memory: &[],
-    name: "partial_gpu",
-    create: |c| FnKernel::<()>::create(c, noop),
-    file: "tests/runtime.rs",
-    line: 62,
-};
+    "tests/runtime.rs",
+    60,
+);
+static PARTIAL_CPU: KernelRegistration = KernelRegistration::new(
+    "Partial",
+    op_core::DeviceType::Cpu,
+    "partial_cpu",
+    |c| FnKernel::<()>::create(c, noop),
+    "tests/runtime.rs",
+    61,
+)
+.with_constraints(&[
+    TypeConstraint::new("T", DType::F32),
+    TypeConstraint::new("U", DType::I32),
+]);
+static PARTIAL_GPU: KernelRegistration = KernelRegistration::new(
+    "Partial",
+    op_core::DeviceType::Gpu,
+    "partial_gpu",
+    |c| FnKernel::<()>::create(c, noop),
+    "tests/runtime.rs",
+    62,
+)
+.with_constraints(&[
+    TypeConstraint::new("T", DType::F64),
+    TypeConstraint::new("U", DType::I64),
+]);
 
 /// `T: {float, double, int32}` with kernels for float and int32 only.
-static TIED: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Tied",
-    build: || {
+static TIED: OpRegistration = OpRegistration::new(
+    "Tied",
+    || {
         OpDefBuilder::new("Tied")
             .attr("T: {float, double, int32}")
             .input("x: T")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 65,
-};
-static TIED_F32: KernelRegistration = KernelRegistration {
-    op: "Tied",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
-    host_memory: &[],
-    name: "tied::<f32>",
-    create: |c| FnKernel::<()>::create(c, noop),
-    file: "tests/runtime.rs",
-    line: 66,
-};
-static TIED_I32: KernelRegistration = KernelRegistration {
-    op: "Tied",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::I32,
-    }],
-    host_memory: &[],
-    name: "tied::<i32>",
-    create: |c| FnKernel::<()>::create(c, noop),
-    file: "tests/runtime.rs",
-    line: 67,
-};
+    "tests/runtime.rs",
+    65,
+);
+static TIED_F32: KernelRegistration = KernelRegistration::new(
+    "Tied",
+    op_core::DeviceType::Cpu,
+    "tied::<f32>",
+    |c| FnKernel::<()>::create(c, noop),
+    "tests/runtime.rs",
+    66,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::F32)]);
+static TIED_I32: KernelRegistration = KernelRegistration::new(
+    "Tied",
+    op_core::DeviceType::Cpu,
+    "tied::<i32>",
+    |c| FnKernel::<()>::create(c, noop),
+    "tests/runtime.rs",
+    67,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::I32)]);
 
 /// An op nobody wrote a kernel for.
-static KERNELLESS: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Kernelless",
-    build: || OpDefBuilder::new("Kernelless").input("x: int32").build(),
-    file: "tests/runtime.rs",
-    line: 70,
-};
+static KERNELLESS: OpRegistration = OpRegistration::new(
+    "Kernelless",
+    || OpDefBuilder::new("Kernelless").input("x: int32").build(),
+    "tests/runtime.rs",
+    70,
+);
 
 /// Two kernels that both match `T=float`: one constrained, one not.
-static AMBIGUOUS: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "Ambiguous",
-    build: || {
+static AMBIGUOUS: OpRegistration = OpRegistration::new(
+    "Ambiguous",
+    || {
         OpDefBuilder::new("Ambiguous")
             .attr("T: type")
             .input("x: T")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 80,
-};
-static AMBIGUOUS_F32: KernelRegistration = KernelRegistration {
-    op: "Ambiguous",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[TypeConstraint {
-        attr: "T",
-        dtype: DType::F32,
-    }],
-    host_memory: &[],
-    name: "ambiguous_f32",
-    create: |c| FnKernel::<()>::create(c, noop),
-    file: "tests/runtime.rs",
-    line: 81,
-};
-static AMBIGUOUS_ANY: KernelRegistration = KernelRegistration {
-    op: "Ambiguous",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "ambiguous_any",
-    create: |c| FnKernel::<()>::create(c, noop),
-    file: "tests/runtime.rs",
-    line: 82,
-};
+    "tests/runtime.rs",
+    80,
+);
+static AMBIGUOUS_F32: KernelRegistration = KernelRegistration::new(
+    "Ambiguous",
+    op_core::DeviceType::Cpu,
+    "ambiguous_f32",
+    |c| FnKernel::<()>::create(c, noop),
+    "tests/runtime.rs",
+    81,
+)
+.with_constraints(&[TypeConstraint::new("T", DType::F32)]);
+static AMBIGUOUS_ANY: KernelRegistration = KernelRegistration::new(
+    "Ambiguous",
+    op_core::DeviceType::Cpu,
+    "ambiguous_any",
+    |c| FnKernel::<()>::create(c, noop),
+    "tests/runtime.rs",
+    82,
+);
 
 static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| {
     Arc::new(Registry::new(
@@ -503,59 +447,29 @@ fn runtime() -> Runtime {
 
 // A registration in the global registry, to check the global runtime.
 op_core::inventory::submit! {
-    OpRegistration {
-        shape_fn: None,
-        name: "GlobalTwice",
-        build: || OpDefBuilder::new("GlobalTwice").input("x: int32").output("y: int32").build(),
-        file: file!(),
-        line: line!(),
-    }
+    OpRegistration::new("GlobalTwice", || OpDefBuilder::new("GlobalTwice").input("x: int32").output("y: int32").build(), file!(), line!())
 }
 op_core::inventory::submit! {
-    KernelRegistration {
-        op: "GlobalTwice",
-        device: op_core::DeviceType::Cpu,
-        constraints: &[],
-        host_memory: &[],
-        name: "global_twice",
-        create: |c| FnKernel::<()>::create(c, |ctx, _| {
+    KernelRegistration::new("GlobalTwice", op_core::DeviceType::Cpu, "global_twice", |c| FnKernel::<()>::create(c, |ctx, _| {
             let x = ctx.input(0)?;
             let y: Vec<i32> = x.as_slice::<i32>()?.iter().map(|v| v * 2).collect();
             let dims = x.dims().to_vec();
             ctx.set_output(0, Tensor::from_vec(dims, y)?)
-        }),
-        file: file!(),
-        line: line!(),
-    }
+        }), file!(), line!())
 }
 
 // A kernel that runs another op through the eager path: the per-thread call
 // cache is borrowed while the outer kernel runs.
 op_core::inventory::submit! {
-    OpRegistration {
-        shape_fn: None,
-        name: "GlobalFourTimes",
-        build: || OpDefBuilder::new("GlobalFourTimes").input("x: int32").output("y: int32").build(),
-        file: file!(),
-        line: line!(),
-    }
+    OpRegistration::new("GlobalFourTimes", || OpDefBuilder::new("GlobalFourTimes").input("x: int32").output("y: int32").build(), file!(), line!())
 }
 op_core::inventory::submit! {
-    KernelRegistration {
-        op: "GlobalFourTimes",
-        device: op_core::DeviceType::Cpu,
-        constraints: &[],
-        host_memory: &[],
-        name: "global_four_times",
-        create: |c| FnKernel::<()>::create(c, |ctx, _| {
+    KernelRegistration::new("GlobalFourTimes", op_core::DeviceType::Cpu, "global_four_times", |c| FnKernel::<()>::create(c, |ctx, _| {
             let x = ctx.input(0)?.clone();
             let twice = OpCall::new("GlobalTwice").input(x).run()?;
             let four = OpCall::new("GlobalTwice").input(&twice[0]).run()?;
             ctx.set_output(0, four[0].clone())
-        }),
-        file: file!(),
-        line: line!(),
-    }
+        }), file!(), line!())
 }
 
 // ---------------------------------------------------------------------------
@@ -850,28 +764,25 @@ fn create_bad_payload(c: &KernelConstruction<'_>) -> Result<Box<dyn OpKernel>> {
     FnKernel::<()>::create(c, |_, _| std::panic::panic_any(PanicsOnDrop))
 }
 
-static BAD_PAYLOAD: OpRegistration = OpRegistration {
-    shape_fn: None,
-    name: "BadPayload",
-    build: || {
+static BAD_PAYLOAD: OpRegistration = OpRegistration::new(
+    "BadPayload",
+    || {
         OpDefBuilder::new("BadPayload")
             .attr("at_create: bool = false")
             .output("y: int32")
             .build()
     },
-    file: "tests/runtime.rs",
-    line: 90,
-};
-static BAD_PAYLOAD_KERNEL: KernelRegistration = KernelRegistration {
-    op: "BadPayload",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "bad_payload",
-    create: create_bad_payload,
-    file: "tests/runtime.rs",
-    line: 91,
-};
+    "tests/runtime.rs",
+    90,
+);
+static BAD_PAYLOAD_KERNEL: KernelRegistration = KernelRegistration::new(
+    "BadPayload",
+    op_core::DeviceType::Cpu,
+    "bad_payload",
+    create_bad_payload,
+    "tests/runtime.rs",
+    91,
+);
 
 #[test]
 fn a_panic_payload_whose_drop_panics_stays_contained() {

@@ -1178,9 +1178,9 @@ fn fill_kernel(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     ctx.set_output(0, Tensor::from_vec(dims, vec![value; count])?)
 }
 
-static SI_MATMUL: OpRegistration = OpRegistration {
-    name: "SiMatMul",
-    build: || {
+static SI_MATMUL: OpRegistration = OpRegistration::new(
+    "SiMatMul",
+    || {
         OpDefBuilder::new("SiMatMul")
             .attr("T: {float, int32}")
             .input("a: T")
@@ -1188,49 +1188,46 @@ static SI_MATMUL: OpRegistration = OpRegistration {
             .output("product: T")
             .build()
     },
-    shape_fn: Some(matmul),
-    file: "tests/shape_inference.rs",
-    line: 1,
-};
-static SI_NO_SHAPE_FN: OpRegistration = OpRegistration {
-    name: "SiNoShapeFn",
-    build: || {
+    "tests/shape_inference.rs",
+    1,
+)
+.with_shape_fn(matmul);
+static SI_NO_SHAPE_FN: OpRegistration = OpRegistration::new(
+    "SiNoShapeFn",
+    || {
         OpDefBuilder::new("SiNoShapeFn")
             .input("x: float")
             .output("a: float")
             .output("b: int32")
             .build()
     },
-    shape_fn: None,
-    file: "tests/shape_inference.rs",
-    line: 2,
-};
-static SI_FILL: OpRegistration = OpRegistration {
-    name: "SiFill",
-    build: || {
+    "tests/shape_inference.rs",
+    2,
+);
+static SI_FILL: OpRegistration = OpRegistration::new(
+    "SiFill",
+    || {
         OpDefBuilder::new("SiFill")
             .input("dims: int32")
             .input("value: float")
             .output("y: float")
             .build()
     },
-    shape_fn: Some(fill_shape),
-    file: "tests/shape_inference.rs",
-    line: 3,
-};
-static SI_FILL_CPU: KernelRegistration = KernelRegistration {
-    op: "SiFill",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "fill",
-    create: |c| FnKernel::<()>::create(c, fill_kernel),
-    file: "tests/shape_inference.rs",
-    line: 4,
-};
-static SI_RANKED: OpRegistration = OpRegistration {
-    name: "SiRanked",
-    build: || {
+    "tests/shape_inference.rs",
+    3,
+)
+.with_shape_fn(fill_shape);
+static SI_FILL_CPU: KernelRegistration = KernelRegistration::new(
+    "SiFill",
+    op_core::DeviceType::Cpu,
+    "fill",
+    |c| FnKernel::<()>::create(c, fill_kernel),
+    "tests/shape_inference.rs",
+    4,
+);
+static SI_RANKED: OpRegistration = OpRegistration::new(
+    "SiRanked",
+    || {
         OpDefBuilder::new("SiRanked")
             .attr("rank: int = 2")
             .attr("from: int = 0")
@@ -1239,10 +1236,10 @@ static SI_RANKED: OpRegistration = OpRegistration {
             .output("b: float")
             .build()
     },
-    shape_fn: Some(ranked),
-    file: "tests/shape_inference.rs",
-    line: 5,
-};
+    "tests/shape_inference.rs",
+    5,
+)
+.with_shape_fn(ranked);
 
 /// The shape function says a scalar for `b`; the kernel outputs `[2]`.
 fn liar_shape(c: &mut InferenceContext<'_>) -> Result<()> {
@@ -1258,29 +1255,27 @@ fn liar_kernel(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     ctx.set_output(1, Tensor::from_vec([2], vec![1.0f32, 2.0])?)
 }
 
-static SI_LIAR: OpRegistration = OpRegistration {
-    name: "SiLiar",
-    build: || {
+static SI_LIAR: OpRegistration = OpRegistration::new(
+    "SiLiar",
+    || {
         OpDefBuilder::new("SiLiar")
             .input("x: float")
             .output("a: float")
             .output("b: float")
             .build()
     },
-    shape_fn: Some(liar_shape),
-    file: "tests/shape_inference.rs",
-    line: 6,
-};
-static SI_LIAR_CPU: KernelRegistration = KernelRegistration {
-    op: "SiLiar",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "liar",
-    create: |c| FnKernel::<()>::create(c, liar_kernel),
-    file: "tests/shape_inference.rs",
-    line: 7,
-};
+    "tests/shape_inference.rs",
+    6,
+)
+.with_shape_fn(liar_shape);
+static SI_LIAR_CPU: KernelRegistration = KernelRegistration::new(
+    "SiLiar",
+    op_core::DeviceType::Cpu,
+    "liar",
+    |c| FnKernel::<()>::create(c, liar_kernel),
+    "tests/shape_inference.rs",
+    7,
+);
 
 /// The shape function takes scalars only; the kernel takes anything.
 fn picky_shape(c: &mut InferenceContext<'_>) -> Result<()> {
@@ -1293,76 +1288,69 @@ fn identity_kernel(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     ctx.set_output(0, x)
 }
 
-static SI_PICKY: OpRegistration = OpRegistration {
-    name: "SiPicky",
-    build: || {
+static SI_PICKY: OpRegistration = OpRegistration::new(
+    "SiPicky",
+    || {
         OpDefBuilder::new("SiPicky")
             .input("x: float")
             .output("y: float")
             .build()
     },
-    shape_fn: Some(picky_shape),
-    file: "tests/shape_inference.rs",
-    line: 8,
-};
-static SI_PICKY_CPU: KernelRegistration = KernelRegistration {
-    op: "SiPicky",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "picky_identity",
-    create: |c| FnKernel::<()>::create(c, identity_kernel),
-    file: "tests/shape_inference.rs",
-    line: 9,
-};
+    "tests/shape_inference.rs",
+    8,
+)
+.with_shape_fn(picky_shape);
+static SI_PICKY_CPU: KernelRegistration = KernelRegistration::new(
+    "SiPicky",
+    op_core::DeviceType::Cpu,
+    "picky_identity",
+    |c| FnKernel::<()>::create(c, identity_kernel),
+    "tests/shape_inference.rs",
+    9,
+);
 
 /// An honest op: identity, shape fn `unchanged`.
-static SI_SAME: OpRegistration = OpRegistration {
-    name: "SiSame",
-    build: || {
+static SI_SAME: OpRegistration = OpRegistration::new(
+    "SiSame",
+    || {
         OpDefBuilder::new("SiSame")
             .input("x: float")
             .output("y: float")
             .build()
     },
-    shape_fn: Some(library::unchanged),
-    file: "tests/shape_inference.rs",
-    line: 10,
-};
-static SI_SAME_CPU: KernelRegistration = KernelRegistration {
-    op: "SiSame",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "same",
-    create: |c| FnKernel::<()>::create(c, identity_kernel),
-    file: "tests/shape_inference.rs",
-    line: 11,
-};
+    "tests/shape_inference.rs",
+    10,
+)
+.with_shape_fn(library::unchanged);
+static SI_SAME_CPU: KernelRegistration = KernelRegistration::new(
+    "SiSame",
+    op_core::DeviceType::Cpu,
+    "same",
+    |c| FnKernel::<()>::create(c, identity_kernel),
+    "tests/shape_inference.rs",
+    11,
+);
 /// No shape function: never checked.
-static SI_UNCHECKED: OpRegistration = OpRegistration {
-    name: "SiUnchecked",
-    build: || {
+static SI_UNCHECKED: OpRegistration = OpRegistration::new(
+    "SiUnchecked",
+    || {
         OpDefBuilder::new("SiUnchecked")
             .input("x: float")
             .output("a: float")
             .output("b: float")
             .build()
     },
-    shape_fn: None,
-    file: "tests/shape_inference.rs",
-    line: 12,
-};
-static SI_UNCHECKED_CPU: KernelRegistration = KernelRegistration {
-    op: "SiUnchecked",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "unchecked",
-    create: |c| FnKernel::<()>::create(c, liar_kernel),
-    file: "tests/shape_inference.rs",
-    line: 13,
-};
+    "tests/shape_inference.rs",
+    12,
+);
+static SI_UNCHECKED_CPU: KernelRegistration = KernelRegistration::new(
+    "SiUnchecked",
+    op_core::DeviceType::Cpu,
+    "unchecked",
+    |c| FnKernel::<()>::create(c, liar_kernel),
+    "tests/shape_inference.rs",
+    13,
+);
 
 /// A panic payload whose `Drop` panics too.
 struct PanicsOnDrop;
@@ -1384,28 +1372,26 @@ fn panicky_shape(c: &mut InferenceContext<'_>) -> Result<()> {
     }
 }
 
-static SI_PANICKY: OpRegistration = OpRegistration {
-    name: "SiPanicky",
-    build: || {
+static SI_PANICKY: OpRegistration = OpRegistration::new(
+    "SiPanicky",
+    || {
         OpDefBuilder::new("SiPanicky")
             .input("x: float")
             .output("y: float")
             .build()
     },
-    shape_fn: Some(panicky_shape),
-    file: "tests/shape_inference.rs",
-    line: 14,
-};
-static SI_PANICKY_CPU: KernelRegistration = KernelRegistration {
-    op: "SiPanicky",
-    device: op_core::DeviceType::Cpu,
-    constraints: &[],
-    host_memory: &[],
-    name: "panicky_identity",
-    create: |c| FnKernel::<()>::create(c, identity_kernel),
-    file: "tests/shape_inference.rs",
-    line: 15,
-};
+    "tests/shape_inference.rs",
+    14,
+)
+.with_shape_fn(panicky_shape);
+static SI_PANICKY_CPU: KernelRegistration = KernelRegistration::new(
+    "SiPanicky",
+    op_core::DeviceType::Cpu,
+    "panicky_identity",
+    |c| FnKernel::<()>::create(c, identity_kernel),
+    "tests/shape_inference.rs",
+    15,
+);
 
 static REGISTRY: LazyLock<Arc<Registry>> = LazyLock::new(|| {
     let registry = Registry::new(

@@ -101,14 +101,12 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
     };
 
     let wrapper = wrapper(op);
-    let shape_fn = match &op.shape_fn {
-        None => quote!(::core::option::Option::None),
+    let with_shape_fn = match &op.shape_fn {
+        None => quote!(),
         Some(crate::check::ShapeFnModel::Library(name)) => {
-            quote!(::core::option::Option::Some(#rt::shape_library::#name))
+            quote!(.with_shape_fn(#rt::shape_library::#name))
         }
-        Some(crate::check::ShapeFnModel::Custom(expr)) => {
-            quote!(::core::option::Option::Some(#expr))
-        }
+        Some(crate::check::ShapeFnModel::Custom(expr)) => quote!(.with_shape_fn(#expr)),
     };
     quote! {
         impl #rt::Op for #ty {
@@ -139,13 +137,13 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
         }
 
         #rt::inventory::submit! {
-            #rt::OpRegistration {
-                name: #name,
-                build: <#ty as #rt::Op>::op_def,
-                shape_fn: #shape_fn,
-                file: ::core::file!(),
-                line: ::core::line!(),
-            }
+            #rt::OpRegistration::new(
+                #name,
+                <#ty as #rt::Op>::op_def,
+                ::core::file!(),
+                ::core::line!(),
+            )
+            #with_shape_fn
         }
 
         #wrapper
@@ -752,21 +750,21 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
     let submits = registrations.iter().map(|r| {
         let constraints = r.constraints.iter().map(|(attr, dtype)| {
             let path = dtypes::dtype_path(*dtype, Span::call_site(), rt);
-            quote!(#rt::TypeConstraint { attr: #attr, dtype: #path })
+            quote!(#rt::TypeConstraint::new(#attr, #path))
         });
         let (name, create) = (&r.name, &r.create);
         quote! {
             #rt::inventory::submit! {
-                #rt::KernelRegistration {
-                    op: #op_name,
-                    device: #rt::DeviceType::#device,
-                    constraints: &[#(#constraints),*],
-                    host_memory: &[#(#host_memory),*],
-                    name: #name,
-                    create: #create,
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                }
+                #rt::KernelRegistration::new(
+                    #op_name,
+                    #rt::DeviceType::#device,
+                    #name,
+                    #create,
+                    ::core::file!(),
+                    ::core::line!(),
+                )
+                .with_constraints(&[#(#constraints),*])
+                .with_host_memory(&[#(#host_memory),*])
             }
         }
     });
@@ -923,7 +921,7 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
         let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
         let constraints = types.attrs.iter().zip(combo).map(|((attr, _), dtype)| {
             let path = dtypes::dtype_path(*dtype, Span::call_site(), rt);
-            quote!(#rt::TypeConstraint { attr: #attr, dtype: #path })
+            quote!(#rt::TypeConstraint::new(#attr, #path))
         });
         let names: Vec<&str> = combo.iter().map(|d| dtypes::rust_name(*d)).collect();
         let kernel_name = if names.is_empty() {
@@ -933,16 +931,15 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
         };
         quote! {
             #rt::inventory::submit! {
-                #rt::KernelRegistration {
-                    op: #name,
-                    device: #rt::DeviceType::Cpu,
-                    constraints: &[#(#constraints),*],
-                    host_memory: &[],
-                    name: #kernel_name,
-                    create: |construction| #rt::FnKernel::<#op_ty>::create(construction, #adapter #turbofish),
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                }
+                #rt::KernelRegistration::new(
+                    #name,
+                    #rt::DeviceType::Cpu,
+                    #kernel_name,
+                    |construction| #rt::FnKernel::<#op_ty>::create(construction, #adapter #turbofish),
+                    ::core::file!(),
+                    ::core::line!(),
+                )
+                .with_constraints(&[#(#constraints),*])
             }
         }
     });

@@ -11,16 +11,12 @@
 //!
 //! ```standalone_crate
 //! use op_core::shape_inference::testing::ShapeTest;
-//! # op_core::inventory::submit! { op_core::registry::OpRegistration {
-//! #     name: "Transpose2", file: file!(), line: line!(),
-//! #     build: || op_core::OpDefBuilder::new("Transpose2").input("x: float").output("y: float").build(),
-//! #     shape_fn: Some(|c| {
+//! # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Transpose2", || op_core::OpDefBuilder::new("Transpose2").input("x: float").output("y: float").build(), file!(), line!()).with_shape_fn(|c| {
 //! #         let x = c.with_rank(c.input(0)?, 2)?;
 //! #         let (a, b) = (c.dim(x, 0)?, c.dim(x, 1)?);
 //! #         let y = c.matrix(b, a);
 //! #         c.set_output(0, y)
-//! #     }),
-//! # } }
+//! #     }) }
 //! let t = ShapeTest::new("Transpose2");
 //! t.ok("[2,3]", "[d0_1,d0_0]");
 //! t.ok("?", "[?,?]");
