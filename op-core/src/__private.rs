@@ -12,6 +12,7 @@ pub use ::inventory;
 pub use crate::context::KernelContext;
 pub use crate::element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use crate::error::Result;
+pub use crate::executor::Executor;
 pub use crate::kernel::{FnKernel, KernelConstruction, KernelReturn, OpAttrs, OpKernel};
 pub use crate::op::checks::{
     first_output_is_resource, has_arg, has_input, has_resource_input, has_type_attr,
@@ -21,8 +22,23 @@ pub use crate::op::{Op, OpSignature, TypeAttrSignature};
 pub use crate::op_instance::OpInstance;
 pub use crate::registry::{KernelRegistration, OpRegistration, TypeConstraint};
 pub use crate::resource_handle::ResourceHandle;
-pub use crate::runtime::{OpCall, Runtime, outputs_array, single_output};
+pub use crate::runtime::{OpCall, Runtime};
 pub use crate::shape_inference::library as shape_library;
 pub use crate::tensor::Tensor;
 pub use half::{bf16, f16};
 pub use op_spec::{AttrValue, DType, DeviceType, OpDef, OpDefBuilder, ShapeValue, SpecErrors};
+
+/// The `N` values of `outputs` as an array; an `Internal` error if there
+/// are not `N` (what a wrapper unpacks its outputs with).
+pub fn outputs_array<T, const N: usize>(outputs: Vec<T>) -> Result<[T; N]> {
+    let count = outputs.len();
+    outputs.try_into().map_err(|_| {
+        crate::Error::internal(format!("expected {N} output(s), the op produced {count}"))
+    })
+}
+
+/// The one value of a single-value output group.
+pub fn single_output<T>(group: Vec<T>) -> Result<T> {
+    let [value] = outputs_array::<T, 1>(group)?;
+    Ok(value)
+}

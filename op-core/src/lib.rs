@@ -50,6 +50,7 @@ mod device;
 pub mod element;
 pub mod elementwise;
 pub mod error;
+pub mod executor;
 pub mod kernel;
 pub mod op;
 pub mod op_instance;
@@ -71,6 +72,7 @@ pub use op_spec::{
 pub use context::KernelContext;
 pub use element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use error::{Code, Error, Result, ResultExt};
+pub use executor::Executor;
 pub use kernel::{
     DEVICE_CPU, DEVICE_GPU, FnKernel, KernelConstruction, KernelFn, OpAttrs, OpKernel,
 };

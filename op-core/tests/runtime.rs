@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, LazyLock};
 
+use op_core::Executor;
 use op_core::registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint};
 use op_core::{
     AttrValue, Code, DType, Element, FnKernel, KernelConstruction, KernelContext, OpCall,
@@ -805,9 +806,8 @@ fn a_panic_payload_whose_drop_panics_stays_contained() {
             ],
         );
         // The typed path (an array of outputs) contains it alike.
-        let err = OpCall::new("BadPayload")
-            .attr("at_create", at_create)
-            .run_on_array::<1>(&rt)
+        let err = rt
+            .execute_array::<1>(OpCall::new("BadPayload").attr("at_create", at_create))
             .unwrap_err();
         assert_eq!(err.code(), Code::Internal, "{err}");
     }

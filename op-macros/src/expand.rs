@@ -303,16 +303,21 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         .filter(|a| a.default_value.is_some())
         .collect();
 
+    // `params` take tensors (`call`); `value_params` any executor's values
+    // (`call_with`).
     let mut params = Vec::new();
+    let mut value_params = Vec::new();
     let mut args = Vec::new();
     let mut setup = Vec::new();
     for arg in &def.inputs {
         let param = ident(&arg.name, span);
         if arg.is_list() {
             params.push(quote!(#param: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<#rt::Tensor>>));
+            value_params.push(quote!(#param: impl ::core::iter::IntoIterator<Item = impl ::core::convert::Into<V>>));
             setup.push(quote!(.input_list(#param)));
         } else {
             params.push(quote!(#param: impl ::core::convert::Into<#rt::Tensor>));
+            value_params.push(quote!(#param: impl ::core::convert::Into<V>));
             setup.push(quote!(.input(#param)));
         }
         args.push(param);
@@ -322,6 +327,7 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         let (pty, convert) = attr_param(attr, rt);
         let attr_name = &attr.name;
         params.push(quote!(#param: #pty));
+        value_params.push(quote!(#param: #pty));
         setup.push(quote!(.attr(#attr_name, { let value = #param; #convert })));
         args.push(param);
     }
@@ -348,11 +354,14 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
     });
 
     let lists: Vec<bool> = def.outputs.iter().map(|a| a.is_list()).collect();
+    // What `run_on` returns for values `V`, and for tensors what `run` returns.
+    let tensor_out_ty;
     let (out_ty, finish) = if lists.is_empty() {
+        tensor_out_ty = quote!(());
         (
             quote!(()),
             quote!({
-                self.call.run_on(runtime)?;
+                executor.execute(self.call)?;
                 ::core::result::Result::Ok(())
             }),
         )
@@ -364,11 +373,19 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         let names: Vec<syn::Ident> = (0..n).map(|i| format_ident!("output_{}", i)).collect();
         let types = lists.iter().map(|l| {
             if *l {
+                quote!(::std::vec::Vec<V>)
+            } else {
+                quote!(V)
+            }
+        });
+        let tensor_types = lists.iter().map(|l| {
+            if *l {
                 quote!(::std::vec::Vec<#rt::Tensor>)
             } else {
                 quote!(#rt::Tensor)
             }
         });
+        tensor_out_ty = one_or_tuple(tensor_types.collect());
         let values = names.iter().zip(&lists).map(|(name, l)| {
             if *l || !grouped {
                 quote!(#name)
@@ -378,9 +395,9 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
         });
         let value = one_or_tuple(values.collect());
         let unpack = if grouped {
-            quote!(#rt::outputs_array::<_, #n>(self.call.run_grouped_on(runtime)?)?)
+            quote!(#rt::outputs_array::<_, #n>(executor.execute_grouped(self.call)?)?)
         } else {
-            quote!(self.call.run_on_array::<#n>(runtime)?)
+            quote!(executor.execute_array::<#n>(self.call)?)
         };
         (
             one_or_tuple(types.collect()),
@@ -406,33 +423,42 @@ fn wrapper(op: &CheckedOp) -> TokenStream {
     quote! {
         #[doc = #call_doc]
         #[must_use = "an op call does nothing until `run()`"]
-        #vis struct #call_ty {
-            call: #rt::OpCall<'static>,
+        #vis struct #call_ty<V = #rt::Tensor> {
+            call: #rt::OpCall<'static, V>,
         }
 
         impl #ty {
             #[doc = #doc]
             #vis fn call(#(#params),*) -> #call_ty {
-                #call_ty { call: #rt::OpCall::new(#name) #(#setup)* }
+                Self::call_with::<#rt::Tensor>(#(#args),*)
+            }
+
+            /// The same call on an executor's values `V` (a graph builder's
+            /// outputs, say): run it with `run_on(&executor)`.
+            #vis fn call_with<V>(#(#value_params),*) -> #call_ty<V> {
+                #call_ty { call: #rt::OpCall::with_values(#name) #(#setup)* }
             }
         }
 
         impl #call_ty {
+            /// Runs the op on the global runtime ([`op_core::Runtime::global`]).
+            #vis fn run(self) -> #rt::Result<#tensor_out_ty> {
+                self.run_on(#rt::Runtime::global())
+            }
+        }
+
+        impl<V> #call_ty<V> {
             #(#setters)*
 
-            /// Names the node, for error messages.
+            /// Names the node (in errors, and a graph node's name).
             #vis fn node_name(mut self, name: &'static str) -> Self {
                 self.call = self.call.node_name(name);
                 self
             }
 
-            /// Runs the op on the global runtime ([`op_core::Runtime::global`]).
-            #vis fn run(self) -> #rt::Result<#out_ty> {
-                self.run_on(#rt::Runtime::global())
-            }
-
-            /// Runs the op on `runtime`.
-            #vis fn run_on(self, runtime: &#rt::Runtime) -> #rt::Result<#out_ty> #finish
+            /// Runs (or records) the op on `executor`: the eager runtime,
+            /// a tape, a graph builder.
+            #vis fn run_on<E: #rt::Executor<Value = V>>(self, executor: &E) -> #rt::Result<#out_ty> #finish
         }
 
         #snake

@@ -1,0 +1,370 @@
+//! Running ops: [`Runtime`] selects and caches kernels, [`PreparedOp`] runs a
+//! cached kernel, [`OpCall`] runs an op by name with tensors and attrs.
+//!
+//! A kernel is created once per distinct node (op, input dtypes, resolved
+//! attrs, node name) and shared by every later call, from any thread. Each
+//! call checks its inputs against the node, catches a panicking kernel
+//! (it becomes an `Internal` error; the runtime stays usable), and checks
+//! that the kernel set every output.
+
+//!
+//! One file per part: [`Runtime`] here, [`PreparedOp`] in `prepared.rs`,
+//! [`OpCall`] in `call.rs`, the per-thread call cache in `cache.rs`.
+
+mod cache;
+mod call;
+mod prepared;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use op_spec::AttrValue;
+
+use self::cache::{CallCache, Hit};
+pub use self::call::OpCall;
+pub use self::prepared::PreparedOp;
+use crate::allocator::HostAllocator;
+use crate::device::DeviceState;
+use crate::executor::Executor;
+use crate::kernel::KernelConstruction;
+use crate::op_instance::{InputTypes, OpInstance};
+use crate::registry::Registry;
+use crate::resource::ResourceMgr;
+use crate::tensor::Tensor;
+use crate::threads::ThreadPool;
+use crate::unwind::catch_panic;
+use crate::{Device, Error, Result};
+
+/// Selects, creates and caches kernels for one device over one registry.
+///
+/// It caches *kernels* (one per distinct node), never *results*: every call
+/// runs the kernel, and no two calls are merged, however alike their
+/// inputs. That is what stateful ops (those with `resource` inputs or
+/// outputs, or marked `stateful`) need: two `Insert`s with the same inputs
+/// both insert, and a `Find` after them sees both.
+///
+/// ```standalone_crate
+/// use op_core::{AttrValue, DType, Runtime, Tensor};
+/// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Twice", || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(), file!(), line!()) }
+/// # fn twice(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
+/// #     let y: Vec<f32> = ctx.input_slice::<f32>(0)?.iter().map(|v| v * 2.0).collect();
+/// #     let dims = ctx.input(0)?.dims().to_vec();
+/// #     ctx.set_output(0, Tensor::from_vec(dims, y)?)
+/// # }
+/// # op_core::inventory::submit! { op_core::registry::KernelRegistration::new("Twice", op_core::DeviceType::Cpu, "twice", |c| op_core::FnKernel::<()>::create(c, twice), file!(), line!()) }
+///
+/// let runtime = Runtime::global();
+/// let x = Tensor::from_vec([2], vec![1.0f32, 2.5])?;
+/// let y = runtime.run("Twice", vec![x], &[])?;
+/// assert_eq!(y[0].as_slice::<f32>()?, [2.0, 5.0]);
+///
+/// // Prepared once, run many times: no lookup per call.
+/// let twice = runtime.prepare("Twice", &[DType::F32.into()], &[])?;
+/// let y = twice.run(vec![Tensor::from_vec([1], vec![4.0f32])?])?;
+/// assert_eq!(y[0].as_slice::<f32>()?, [8.0]);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub struct Runtime {
+    registry: Arc<Registry>,
+    /// Unique among all runtimes ever made (never reused): what the
+    /// per-thread call caches key their entries by.
+    id: u64,
+    /// One slot per node key; a slot's lock is held while its kernel is
+    /// created, so each kernel is created once, while other nodes proceed.
+    ///
+    /// The runtime owns its prepared ops here: the per-thread call caches
+    /// hold only `Weak`s, so dropping the runtime frees its kernels and,
+    /// through them, its device state and resources. No slot is removed or
+    /// emptied while the runtime lives: a call cache relies on that to use
+    /// its `Weak` without upgrading it (see [`Hit::op`]).
+    prepared: Mutex<HashMap<String, Arc<PreparedSlot>>>,
+    /// Whether each call checks its outputs' shapes against the op's shape
+    /// function.
+    check_shapes: bool,
+    /// The device's allocator, threads and resources, shared by this
+    /// runtime's kernels.
+    state: Arc<DeviceState>,
+}
+
+/// Where one node's prepared op goes once created.
+type PreparedSlot = Mutex<Option<Arc<PreparedOp>>>;
+
+static NEXT_RUNTIME_ID: AtomicU64 = AtomicU64::new(1);
+static GLOBAL: LazyLock<Runtime> = LazyLock::new(Runtime::new);
+
+impl Default for Runtime {
+    fn default() -> Self {
+        Runtime::new()
+    }
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("device", &self.state.device)
+            .field("ops", &self.registry.ops().count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A CPU runtime over the global registry ([`Registry::global`]).
+    pub fn new() -> Runtime {
+        Runtime::with_registry(Registry::global().clone())
+    }
+
+    /// A CPU runtime over `registry`.
+    pub fn with_registry(registry: Arc<Registry>) -> Runtime {
+        Runtime {
+            registry,
+            id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
+            prepared: Mutex::new(HashMap::new()),
+            check_shapes: cfg!(debug_assertions),
+            state: Arc::new(DeviceState::cpu()),
+        }
+    }
+
+    /// The resource manager of this runtime's device, which its kernels
+    /// share (`KernelContext::resource_manager`).
+    pub fn resource_manager(&self) -> &Arc<ResourceMgr> {
+        &self.state.resources
+    }
+
+    /// Whether every call checks its outputs' shapes against what the op's
+    /// shape function infers from the input shapes, so that a shape function
+    /// that disagrees with its kernel is caught. On by default in debug
+    /// builds, off in release builds (it costs a shape inference per call).
+    pub fn check_shapes(mut self, on: bool) -> Runtime {
+        self.check_shapes = on;
+        self
+    }
+
+    /// The same registry, running kernels of `device` instead.
+    pub fn on_device(mut self, device: Device) -> Runtime {
+        Arc::make_mut(&mut self.state).device = device;
+        self
+    }
+
+    /// The same runtime, splitting kernels' work over `threads` instead of
+    /// the shared pool ([`ThreadPool::global`], one thread per core).
+    ///
+    /// ```
+    /// use op_core::Runtime;
+    /// use op_core::threads::ThreadPool;
+    /// use std::sync::Arc;
+    ///
+    /// let runtime = Runtime::new().with_threads(Arc::new(ThreadPool::new(2)?));
+    /// assert_eq!(runtime.threads().num_threads(), 2);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn with_threads(mut self, threads: Arc<ThreadPool>) -> Runtime {
+        Arc::make_mut(&mut self.state).threads = threads;
+        self
+    }
+
+    /// The intra-op thread pool this runtime's kernels split their work
+    /// over.
+    pub fn threads(&self) -> &Arc<ThreadPool> {
+        &self.state.threads
+    }
+
+    /// The same runtime, allocating kernels' outputs from `allocator`
+    /// instead of the shared one ([`HostAllocator::global`]): for a memory
+    /// budget of its own, or statistics of its own.
+    ///
+    /// ```
+    /// use op_core::Runtime;
+    /// use op_core::allocator::{AllocatorConfig, HostAllocator};
+    ///
+    /// let allocator = HostAllocator::new(AllocatorConfig::default().max_cached_bytes(64 << 20));
+    /// let runtime = Runtime::new().with_allocator(allocator.clone());
+    /// assert!(runtime.allocator().same(&allocator));
+    /// ```
+    pub fn with_allocator(mut self, allocator: HostAllocator) -> Runtime {
+        Arc::make_mut(&mut self.state).allocator = allocator;
+        self
+    }
+
+    /// The allocator this runtime's kernels allocate outputs from.
+    pub fn allocator(&self) -> &HostAllocator {
+        &self.state.allocator
+    }
+
+    /// The shared CPU runtime over the global registry, which the typed
+    /// wrappers that `#[register_op]` generates use.
+    pub fn global() -> &'static Runtime {
+        &GLOBAL
+    }
+
+    /// The registry this runtime takes ops and kernels from.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The device this runtime runs kernels on.
+    pub fn device(&self) -> Device {
+        self.state.device
+    }
+
+    /// The node for op `op` with inputs of these dtypes and these explicit
+    /// attrs, with its kernel: created on the first call for each distinct
+    /// node, then shared.
+    pub fn prepare(
+        &self,
+        op: &str,
+        inputs: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+    ) -> Result<Arc<PreparedOp>> {
+        self.prepare_node(op, inputs, attrs, None)
+    }
+
+    fn prepare_node(
+        &self,
+        op: &str,
+        inputs: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+        node_name: Option<&str>,
+    ) -> Result<Arc<PreparedOp>> {
+        let entry = self.registry.op(op)?;
+        let mut node = entry.instance(inputs, attrs)?;
+        if let Some(name) = node_name {
+            node = node.with_name(name);
+        }
+        let key = node_key(&node);
+
+        let slot = {
+            let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
+            prepared.entry(key).or_default().clone()
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(prepared) = &*slot {
+            return Ok(prepared.clone());
+        }
+        let registration = self
+            .registry
+            .select_kernel(entry, &node, self.state.device.kind())?;
+        let construction =
+            KernelConstruction::new(entry.def(), &node, self.state.device, &self.state.resources);
+        let frame = || {
+            format!(
+                "while creating kernel {} for {}",
+                registration.name,
+                node.describe_with(registration.describe())
+            )
+        };
+        let kernel = match catch_panic(|| (registration.create)(&construction)) {
+            Ok(Ok(kernel)) => kernel,
+            Ok(Err(error)) => return Err(error.with_context(frame())),
+            Err(message) => {
+                return Err(Error::internal(format!("panicked: {message}")).with_context(frame()));
+            }
+        };
+        let prepared = Arc::new(PreparedOp {
+            op: entry.def().clone(),
+            node,
+            state: self.state.clone(),
+            kernel,
+            registration,
+            shape_check: if self.check_shapes {
+                entry.shape_fn()
+            } else {
+                None
+            },
+        });
+        *slot = Some(prepared.clone());
+        Ok(prepared)
+    }
+
+    /// Runs op `op` on `inputs`, one tensor per input arg, with these
+    /// explicit attrs (the others are inferred from the inputs or take their
+    /// defaults). For list inputs, use [`OpCall`].
+    pub fn run(
+        &self,
+        op: &str,
+        inputs: Vec<Tensor>,
+        attrs: &[(&str, AttrValue)],
+    ) -> Result<Vec<Tensor>> {
+        let mut call = OpCall::new(op);
+        for input in inputs {
+            call = call.input(input);
+        }
+        for (name, value) in attrs {
+            call = call.attr(name, value.clone());
+        }
+        self.execute(call)
+    }
+}
+
+/// The canonical text of a node: two requests share a kernel exactly when
+/// their nodes print the same.
+fn node_key(node: &OpInstance) -> String {
+    use std::fmt::Write;
+    // The name's length keeps a `|` inside it from faking a separator.
+    let name = node.name();
+    let mut key = format!("{}|{}:{name}|", node.op(), name.len());
+    for dtype in node.input_types() {
+        let _ = write!(key, "{},", dtype.enum_value());
+    }
+    for (name, value) in node.attrs() {
+        let _ = write!(key, "|{name}={value}");
+    }
+    key
+}
+
+/// The eager executor: each call selects (or finds) its node's kernel and
+/// runs it now.
+impl Executor for Runtime {
+    type Value = Tensor;
+
+    fn execute(&self, mut call: OpCall<'_>) -> Result<Vec<Tensor>> {
+        // Fast path: run the cached op while the per-thread cache is
+        // borrowed, without touching its reference count. A kernel that
+        // calls ops itself borrows the cache again, which shared borrows
+        // allow (its misses then go uncached).
+        if let Some(hit) = CallCache::lookup(self, &call) {
+            return hit.op().run(std::mem::take(&mut call.inputs));
+        }
+        let prepared = call.prepared(self)?;
+        prepared.run(call.inputs)
+    }
+
+    fn execute_grouped(&self, call: OpCall<'_>) -> Result<Vec<Vec<Tensor>>> {
+        let prepared = call.prepared(self)?;
+        let mut flat = prepared.run(call.inputs)?.into_iter();
+        let groups = (0..prepared.op.outputs.len())
+            .map(|arg| {
+                let len = prepared.node.output_arg_range(arg).map_or(0, |r| r.len());
+                flat.by_ref().take(len).collect()
+            })
+            .collect();
+        Ok(groups)
+    }
+
+    /// No `Vec` of outputs: the kernel fills an array of slots.
+    fn execute_array<const N: usize>(&self, mut call: OpCall<'_>) -> Result<[Tensor; N]> {
+        let cached: Hit<'_>;
+        let fresh: Arc<PreparedOp>;
+        let op: &PreparedOp = match CallCache::lookup(self, &call) {
+            Some(hit) => {
+                cached = hit;
+                cached.op()
+            }
+            None => {
+                fresh = call.prepared(self)?;
+                &fresh
+            }
+        };
+        let mut outputs: [Option<Tensor>; N] = std::array::from_fn(|_| None);
+        op.run_into(&mut call.inputs, &mut outputs).map_err(|e| {
+            match op.node.output_types().len() {
+                count if count != N => {
+                    Error::internal(format!("expected {N} output(s), the op produced {count}"))
+                }
+                _ => e,
+            }
+        })?;
+        // `run_into` succeeded, so it filled every slot.
+        Ok(outputs.map(|o| o.expect("run_into fills every output")))
+    }
+}
