@@ -1736,3 +1736,15 @@ fn the_runtime_s_shape_check_contains_a_panicking_shape_fn() {
         .unwrap();
     assert_eq!(y[0].scalar_value::<f32>().unwrap(), 2.0);
 }
+
+#[test]
+fn the_shape_test_helper_turns_a_panicking_shape_fn_into_an_error() {
+    let t = ShapeTest::with_fn(unary(), |_| panic!("rank table out of date"));
+    let err = t.run("[2]").unwrap_err();
+    assert_eq!(err.code(), op_core::Code::Internal);
+    assert!(
+        err.message().contains("the shape function panicked: rank table out of date"),
+        "{err}"
+    );
+    t.error("[2]", "rank table out of date");
+}

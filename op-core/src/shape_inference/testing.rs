@@ -145,7 +145,16 @@ impl ShapeTest {
         }
         let node = builder.build()?;
         let mut c = InferenceContext::new(&self.op, &node, &shapes, &[])?;
-        (self.shape_fn)(&mut c)?;
+        // A panicking shape function is an error here too, as everywhere
+        // else: `error(..)` can then assert what it says.
+        match crate::unwind::catch_panic(|| (self.shape_fn)(&mut c)) {
+            Ok(result) => result?,
+            Err(message) => {
+                return Err(crate::Error::internal(format!(
+                    "{node}: the shape function panicked: {message}"
+                )));
+            }
+        }
         Ok(notation(&c))
     }
 
