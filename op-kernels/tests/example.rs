@@ -232,3 +232,25 @@ fn a_handed_over_input_is_doubled_in_place_and_a_shared_one_is_kept() {
     assert_eq!(in_place.as_slice::<f32>().unwrap().as_ptr(), ptr);
     assert_eq!(in_place, doubled);
 }
+
+/// A runtime's settings apply to the ops it prepared before they changed:
+/// the builder methods forget those ops rather than leave them on the old
+/// allocator.
+#[test]
+fn a_new_allocator_applies_to_ops_prepared_before_it() {
+    use op_core::allocator::{AllocatorConfig, HostAllocator};
+    let x = Tensor::from_vec([1024], vec![1.0f32; 1024]).unwrap();
+    let first = HostAllocator::new(AllocatorConfig::default());
+    let runtime = op_core::Runtime::new().with_allocator(first.clone());
+    // `&x` is shared, so the kernel allocates its output.
+    let y = Example::call(&x).run_on(&runtime).unwrap();
+    assert_eq!(first.stats().bytes_in_use, 4096);
+    drop(y);
+
+    let second = HostAllocator::new(AllocatorConfig::default());
+    let runtime = runtime.with_allocator(second.clone());
+    let y = Example::call(&x).run_on(&runtime).unwrap();
+    assert_eq!(y.as_slice::<f32>().unwrap()[0], 2.0);
+    assert_eq!(second.stats().bytes_in_use, 4096, "the op kept the old allocator");
+    assert_eq!(first.stats().bytes_in_use, 0);
+}

@@ -137,13 +137,13 @@ impl Runtime {
     /// builds, off in release builds (it costs a shape inference per call).
     pub fn check_shapes(mut self, on: bool) -> Runtime {
         self.check_shapes = on;
-        self
+        self.forget_prepared()
     }
 
     /// The same registry, running kernels of `device` instead.
     pub fn on_device(mut self, device: Device) -> Runtime {
         Arc::make_mut(&mut self.state).device = device;
-        self
+        self.forget_prepared()
     }
 
     /// The same runtime, splitting kernels' work over `threads` instead of
@@ -160,7 +160,7 @@ impl Runtime {
     /// ```
     pub fn with_threads(mut self, threads: Arc<ThreadPool>) -> Runtime {
         Arc::make_mut(&mut self.state).threads = threads;
-        self
+        self.forget_prepared()
     }
 
     /// The intra-op thread pool this runtime's kernels split their work
@@ -183,6 +183,17 @@ impl Runtime {
     /// ```
     pub fn with_allocator(mut self, allocator: HostAllocator) -> Runtime {
         Arc::make_mut(&mut self.state).allocator = allocator;
+        self.forget_prepared()
+    }
+
+    /// The runtime after a change of settings: the ops it prepared before
+    /// hold the old settings, so they go, and it takes a new id so that no
+    /// thread's call cache finds them again (the cache relies on a live
+    /// runtime never emptying a slot; taking `self` by value means no call
+    /// borrows the runtime now). Resources stay: they belong to the device.
+    fn forget_prepared(mut self) -> Runtime {
+        self.prepared = Mutex::default();
+        self.id = NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed);
         self
     }
 
