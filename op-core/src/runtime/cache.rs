@@ -48,6 +48,7 @@ impl Hit<'_> {
     /// The prepared op: a plain reference, no reference count touched (a
     /// hit costs no atomic operation, and threads calling one op share no
     /// counter).
+    #[inline]
     pub(super) fn op(&self) -> &PreparedOp {
         // SAFETY: the entry was made (in `OpCall::prepared`) from the
         // `Arc` that `runtime.prepare_node` returned, which is the one
@@ -72,6 +73,7 @@ impl CallCache {
     /// over needs no hash), else by the request's hash. The entry is a
     /// cheap (non-atomic) clone, so the cache is not borrowed while its op
     /// runs: a kernel that calls ops itself uses the cache too.
+    #[inline]
     pub(super) fn lookup<'r>(runtime: &'r Runtime, call: &OpCall<'_>) -> Option<Hit<'r>> {
         let id = runtime.id;
         let entry = CALL_CACHE.with(|cache| {
@@ -141,6 +143,7 @@ impl CachedRequest {
         }
     }
 
+    #[inline]
     fn matches(&self, runtime: u64, call: &OpCall<'_>) -> bool {
         // Counts first: they reject most mismatches without a loop.
         self.runtime == runtime

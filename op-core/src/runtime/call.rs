@@ -108,6 +108,7 @@ impl<'a> OpCall<'a> {
 
     /// The hash of this request on runtime `runtime`: what the per-thread
     /// call cache files it under.
+    #[inline]
     pub(super) fn request_hash(&self, runtime: u64) -> u64 {
         let mut h = FxHasher::default();
         runtime.hash(&mut h);
@@ -239,6 +240,7 @@ impl<'a, V> OpCall<'a, V> {
 
 /// Hashes the common attr values fully and the others by kind only (equal
 /// hashes are confirmed by comparing the values).
+#[inline]
 fn hash_attr_value(value: &AttrValue, h: &mut FxHasher) {
     std::mem::discriminant(value).hash(h);
     match value {
