@@ -9,8 +9,8 @@ use std::sync::{Arc, Barrier, LazyLock};
 use op_core::Executor;
 use op_core::registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint};
 use op_core::{
-    AttrValue, Code, DType, Element, FnKernel, KernelConstruction, KernelContext, OpCall,
-    OpDefBuilder, OpKernel, Result, Runtime, Tensor,
+    AttrValue, Code, DType, Element, FnKernel, InputTypes, KernelConstruction, KernelContext,
+    OpCall, OpDefBuilder, OpKernel, Result, Runtime, Tensor,
 };
 
 mod common;
@@ -1170,4 +1170,50 @@ fn a_huge_node_name_is_quoted_at_a_bounded_length() {
         .unwrap();
     let err = prepared.run(vec![Tensor::scalar(1.0f32)]).unwrap_err();
     short(err, &["(node 'nnn", &cut]);
+}
+
+/// What an executor reads of a call: the op, the inputs flattened and by
+/// arg, the explicit attrs, the node name.
+#[test]
+fn an_op_call_describes_itself_to_an_executor() {
+    let call = OpCall::new("Mixed")
+        .input(Tensor::scalar(1i32))
+        .input_list([Tensor::scalar(2.0f32), Tensor::scalar(3.0f32)])
+        .input(Tensor::scalar(4i64))
+        .attr("k", 7i64)
+        .attr("k", 8i64)
+        .node_name("mixed");
+    assert_eq!(call.op(), "Mixed");
+    assert_eq!(call.given_node_name(), Some("mixed"));
+    assert_eq!(
+        call.input_groups().collect::<Vec<_>>(),
+        [None, Some(2), None]
+    );
+    assert_eq!(call.attrs(), [("k", AttrValue::Int(8))]);
+    assert_eq!(
+        call.input_types(),
+        [
+            InputTypes::Single(DType::I32),
+            InputTypes::List(vec![DType::F32, DType::F32]),
+            InputTypes::Single(DType::I64),
+        ]
+    );
+    let dtypes: Vec<DType> = call.into_inputs().iter().map(Tensor::dtype).collect();
+    assert_eq!(dtypes, [DType::I32, DType::F32, DType::F32, DType::I64]);
+
+    let singles = OpCall::new("Singles")
+        .input(Tensor::scalar(1i32))
+        .input(Tensor::scalar(2i32));
+    assert_eq!(singles.input_groups().collect::<Vec<_>>(), [None, None]);
+    assert_eq!(singles.given_node_name(), None);
+}
+
+/// A call on values of another executor builds alike.
+#[test]
+fn an_op_call_holds_any_executors_values() {
+    let call = OpCall::<&str>::with_values("Symbolic")
+        .input("a")
+        .input_list(["b", "c"]);
+    assert_eq!(call.inputs(), ["a", "b", "c"]);
+    assert_eq!(call.input_groups().collect::<Vec<_>>(), [None, Some(2)]);
 }

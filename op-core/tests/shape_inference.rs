@@ -1743,7 +1743,8 @@ fn the_shape_test_helper_turns_a_panicking_shape_fn_into_an_error() {
     let err = t.run("[2]").unwrap_err();
     assert_eq!(err.code(), op_core::Code::Internal);
     assert!(
-        err.message().contains("the shape function panicked: rank table out of date"),
+        err.message()
+            .contains("the shape function panicked: rank table out of date"),
         "{err}"
     );
     t.error("[2]", "rank table out of date");

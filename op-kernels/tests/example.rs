@@ -251,6 +251,10 @@ fn a_new_allocator_applies_to_ops_prepared_before_it() {
     let runtime = runtime.with_allocator(second.clone());
     let y = Example::call(&x).run_on(&runtime).unwrap();
     assert_eq!(y.as_slice::<f32>().unwrap()[0], 2.0);
-    assert_eq!(second.stats().bytes_in_use, 4096, "the op kept the old allocator");
+    assert_eq!(
+        second.stats().bytes_in_use,
+        4096,
+        "the op kept the old allocator"
+    );
     assert_eq!(first.stats().bytes_in_use, 0);
 }
