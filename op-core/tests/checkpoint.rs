@@ -2023,3 +2023,30 @@ fn lengths_suffix_is_documented_value() {
     assert_eq!(checkpoint::FORMAT, "op-core-checkpoint");
     assert_eq!(checkpoint::VERSION, "1");
 }
+
+/// A hostile file's tensor names are quoted capped in errors: a 1 MB name
+/// gives a short message, not a 1 MB one.
+#[test]
+fn errors_about_a_file_quote_its_tensor_names_capped() {
+    let (_dir, path) = scratch();
+    let name = "n".repeat(1 << 20);
+    let header = format!(
+        r#"{{"{name}":{{"dtype":"F32","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,4]}}}}"#
+    );
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&[0; 4]);
+    fs::write(&path, bytes).unwrap();
+    let err = checkpoint::read(&path).unwrap_err();
+    assert_eq!(err.code(), Code::DataLoss, "{err}");
+    assert!(
+        err.message().starts_with("tensor 'nnn"),
+        "{}",
+        &err.message()[..100]
+    );
+    assert!(
+        err.to_string().len() < 2000,
+        "{} bytes",
+        err.to_string().len()
+    );
+}

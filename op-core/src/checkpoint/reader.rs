@@ -13,6 +13,7 @@ use super::{
     COMPLEX_KEY, CRC32C_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION,
     VERSION_KEY,
 };
+use crate::error::quoted;
 use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 
 /// Reads every tensor of the safetensors file at `path`, by name, decoding
@@ -275,9 +276,12 @@ impl<'de> Visitor<'de> for HeaderVisitor {
             } else {
                 let info = map
                     .next_value()
-                    .map_err(|e| A::Error::custom(format!("tensor '{name}': {e}")))?;
+                    .map_err(|e| A::Error::custom(format!("tensor {}: {e}", quoted(&name))))?;
                 if header.tensors.contains_key(&name) {
-                    return Err(A::Error::custom(format!("tensor '{name}' appears twice")));
+                    return Err(A::Error::custom(format!(
+                        "tensor {} appears twice",
+                        quoted(&name)
+                    )));
                 }
                 header.tensors.insert(name, info);
             }
@@ -304,8 +308,13 @@ fn check_layout<'a>(
     let mut previous: Option<&str> = None;
     for (name, info) in by_offset {
         let dtype = info.dtype;
-        let shape = TensorShape::try_new(info.shape.as_slice())
-            .map_err(|e| Error::data_loss(format!("tensor '{name}' ({dtype}): {}", e.message())))?;
+        let shape = TensorShape::try_new(info.shape.as_slice()).map_err(|e| {
+            Error::data_loss(format!(
+                "tensor {} ({dtype}): {}",
+                quoted(name),
+                e.message()
+            ))
+        })?;
         let (begin, end) = info.data_offsets;
         let size = shape
             .num_elements()
@@ -553,5 +562,5 @@ fn elements<T, const N: usize>(
 /// [`Tensor::from_vec`], a count mismatch being data loss in tensor `name`.
 fn from_vec<T: Element>(name: &str, shape: &TensorShape, values: Vec<T>) -> Result<Tensor> {
     Tensor::from_vec(shape.dims(), values)
-        .map_err(|e| Error::data_loss(format!("tensor '{name}': {}", e.message())))
+        .map_err(|e| Error::data_loss(format!("tensor {}: {}", quoted(name), e.message())))
 }
