@@ -1,0 +1,451 @@
+//! `#[kernel]`: a kernel function or an inherent impl, checked against
+//! its arguments.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use super::error;
+use super::types::{TypeCombos, type_combos};
+use crate::dtypes;
+use crate::parse::{KernelArgs, OpRef};
+use crate::runtime_path::RuntimePath;
+
+/// A kernel's code: a function, or an inherent impl with `new` and `compute`.
+#[derive(Clone, Debug)]
+pub enum KernelBody {
+    Fn {
+        item: Box<syn::ItemFn>,
+        signature: KernelFnSignature,
+    },
+    Impl {
+        item: Box<syn::ItemImpl>,
+    },
+}
+
+/// A checked `#[kernel]`.
+#[derive(Clone, Debug)]
+pub struct CheckedKernel {
+    pub op: OpRef,
+    pub device: op_spec::DeviceType,
+    pub types: TypeCombos,
+    pub host_memory: Vec<syn::LitStr>,
+    pub body: KernelBody,
+    /// Where generated code finds the runtime.
+    pub runtime: RuntimePath,
+}
+
+pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKernel> {
+    let mut errors = darling::Error::accumulator();
+    let op = match &args.op {
+        Some(op) => Some(op.clone()),
+        None => {
+            errors.push(error(
+                Span::call_site(),
+                "say which op this kernel implements: `#[kernel(op = MyOp)]` (the op's Rust type, checked at compile time) or `#[kernel(op = \"MyOp\")]` (its registered name)",
+            ));
+            None
+        }
+    };
+    // The names are the runtime's own (`op_spec::DeviceType`), lowercase
+    // as registrations and messages spell them.
+    let device_names = op_spec::DeviceType::ALL.map(op_spec::DeviceType::name);
+    let device = match &args.device {
+        None => op_spec::DeviceType::Cpu,
+        Some(d) => match device_names.iter().position(|n| *n == d.value()) {
+            Some(i) => op_spec::DeviceType::ALL[i],
+            None => {
+                let hint = op_spec::suggest::closest(&d.value(), device_names)
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
+                let list: Vec<String> = device_names.iter().map(|n| format!("\"{n}\"")).collect();
+                errors.push(error(
+                    d.span(),
+                    format!(
+                        "unknown device \"{}\": {hint}the devices are {}",
+                        d.value(),
+                        list.join(" and ")
+                    ),
+                ));
+                op_spec::DeviceType::Cpu
+            }
+        },
+    };
+    // On an error in `types(...)`, the kernel's generics are not compared
+    // with it: that would only repeat the error.
+    let types = errors.handle(type_combos(&args.types, Some("T")));
+    let (generics, body) = match item {
+        syn::Item::Fn(mut f) => {
+            let signature = errors.handle(kernel_fn_signature(&mut f.sig));
+            (
+                f.sig.generics.clone(),
+                KernelBody::Fn {
+                    item: Box::new(f),
+                    signature: signature.unwrap_or(KernelFnSignature {
+                        attrs_ty: None,
+                        params: Vec::new(),
+                        returns: None,
+                    }),
+                },
+            )
+        }
+        syn::Item::Impl(i) => {
+            errors.handle(kernel_impl(&i));
+            (i.generics.clone(), KernelBody::Impl { item: Box::new(i) })
+        }
+        other => {
+            errors.push(error(
+                item_keyword_span(&other),
+                "`#[kernel]` goes on a function `fn k<T>(ctx: &mut KernelContext<'_>, attrs: &Op) -> Result<()>` or on an inherent impl with `fn new(..)` and `fn compute(&self, ..)`",
+            ));
+            errors.finish()?;
+            unreachable!("an error was pushed");
+        }
+    };
+    let type_params: Vec<&syn::TypeParam> = generics.type_params().collect();
+    if let Some(c) = generics.const_params().next() {
+        errors.push(error(
+            c.span(),
+            "a kernel cannot have const generic parameters",
+        ));
+    }
+    // A kernel without type parameters may still be registered for chosen
+    // types (TensorFlow's `ZeroOutInt32Op` with `TypeConstraint<int32>`); a
+    // generic one needs one type parameter per constrained attr.
+    if let Some(types) = &types
+        && !type_params.is_empty()
+        && type_params.len() != types.attrs.len()
+    {
+        let attrs: Vec<&str> = types.attrs.iter().map(|(n, _)| n.as_str()).collect();
+        let (span, message) = match (type_params.len(), attrs.len()) {
+            (n, 0) => (
+                type_params[0].ident.span(),
+                format!(
+                    "the kernel is generic over {n} type(s) but has no `types(...)`: list the types to register, as in `#[kernel(op = .., types(f32, i32))]`"
+                ),
+            ),
+            (n, m) if n < m => (
+                types.attrs[n].1,
+                format!(
+                    "`types(...)` constrains {m} attrs ({}) but the kernel has {n} type parameter(s): add a type parameter for `{}`, or remove it from `types(...)` (the type parameters take the attrs' types in order)",
+                    attrs.join(", "),
+                    attrs[n],
+                ),
+            ),
+            (n, m) => (
+                type_params[m].ident.span(),
+                format!(
+                    "the kernel has {n} type parameters but `types(...)` constrains {m} attr(s) ({}): list the types of this one in `types(...)`, as in `types({} = [f32])`, or remove it",
+                    attrs.join(", "),
+                    type_params[m].ident,
+                ),
+            ),
+        };
+        errors.push(error(span, message));
+    }
+    errors.finish()?;
+    Ok(CheckedKernel {
+        op: op.expect("no errors, so an op was given"),
+        device,
+        types: types.unwrap_or_else(TypeCombos::none),
+        host_memory: args.host_memory.0.clone(),
+        body,
+        runtime: RuntimePath::new(args.krate.as_ref().map(|k| &k.0)),
+    })
+}
+
+/// The span of an item's keyword (`struct`, `enum`, ...), for errors about
+/// what kind of item it is.
+fn item_keyword_span(item: &syn::Item) -> Span {
+    match item {
+        syn::Item::Struct(i) => i.struct_token.span,
+        syn::Item::Enum(i) => i.enum_token.span,
+        syn::Item::Trait(i) => i.trait_token.span,
+        syn::Item::Mod(i) => i.mod_token.span,
+        syn::Item::Const(i) => i.const_token.span,
+        syn::Item::Static(i) => i.static_token.span,
+        syn::Item::Type(i) => i.type_token.span,
+        other => other.span(),
+    }
+}
+
+fn last_segment_is(ty: &syn::Type, name: &str) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == name),
+        _ => false,
+    }
+}
+
+pub fn check_plain_signature(sig: &syn::Signature, errors: &mut darling::error::Accumulator) {
+    if let Some(t) = &sig.asyncness {
+        errors.push(error(t.span(), "a kernel cannot be async: remove `async`"));
+    }
+    if let Some(t) = &sig.unsafety {
+        errors.push(error(
+            t.span(),
+            "a kernel cannot be unsafe: remove `unsafe`",
+        ));
+    }
+    if let Some(t) = &sig.constness {
+        errors.push(error(t.span(), "a kernel cannot be const: remove `const`"));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(error(abi.span(), "a kernel cannot have an ABI: remove it"));
+    }
+}
+
+fn check_result_output(sig: &syn::Signature, what: &str, errors: &mut darling::error::Accumulator) {
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) if last_segment_is(ty, "Result") => {}
+        syn::ReturnType::Type(_, ty) => errors.push(error(
+            ty.span(),
+            format!("{what} must return `op_core::Result<..>` so that errors reach the caller"),
+        )),
+        syn::ReturnType::Default => errors.push(error(
+            sig.ident.span(),
+            format!("{what} must return `op_core::Result<..>`: add `-> Result<()>` and end with `Ok(())`"),
+        )),
+    }
+}
+
+fn is_context_param(arg: &syn::FnArg, context: &str, mutable: bool) -> bool {
+    match arg {
+        syn::FnArg::Typed(p) => match &*p.ty {
+            syn::Type::Reference(r) => {
+                r.mutability.is_some() == mutable && last_segment_is(&r.elem, context)
+            }
+            _ => false,
+        },
+        syn::FnArg::Receiver(_) => false,
+    }
+}
+
+/// A kernel function's parameter after `ctx`.
+#[derive(Clone, Debug)]
+pub enum KernelParam {
+    /// `attrs: &MyOp`: the attrs, parsed once per node.
+    Attrs,
+    /// `#[resource] table: &MyTable`: the resource an input's handle
+    /// refers to, resolved on each call.
+    Resource {
+        /// The input holding the handle.
+        input: syn::LitStr,
+        /// The resource type (`MyTable`).
+        ty: Box<syn::Type>,
+    },
+}
+
+/// A checked kernel function signature.
+#[derive(Clone, Debug)]
+pub struct KernelFnSignature {
+    /// The type of the attrs parameter, if the function takes one.
+    pub attrs_ty: Option<Box<syn::Type>>,
+    /// The parameters after `ctx`, in order.
+    pub params: Vec<KernelParam>,
+    /// `T` of `Result<T>`, unless it is `()`: the value stored in output 0.
+    pub returns: Option<Box<syn::Type>>,
+}
+
+const KERNEL_PARAMS: &str = "`ctx: &mut KernelContext<'_>`, then optionally `attrs: &MyOp` and resources marked `#[resource]` (`#[resource] table: &MyTable`)";
+
+/// One parameter after `ctx`: `#[resource]` (taking the attribute out of
+/// the item) or the attrs.
+fn kernel_param(
+    param: &mut syn::PatType,
+    seen: &mut Vec<String>,
+    has_attrs: bool,
+    errors: &mut darling::error::Accumulator,
+) -> Option<KernelParam> {
+    let options = errors.handle(crate::parse::take_resource_options(&mut param.attrs))?;
+    let Some((options, _)) = options else {
+        return match &*param.ty {
+            _ if has_attrs => {
+                let name = match &*param.pat {
+                    syn::Pat::Ident(p) => format!("`{}`", p.ident),
+                    _ => "this".to_owned(),
+                };
+                errors.push(error(
+                    param.span(),
+                    format!("a kernel function takes one attrs parameter, and {name} is a second one: read inputs from `ctx`, and mark a resource parameter `#[resource]` (`#[resource] table: &MyTable`)"),
+                ));
+                None
+            }
+            syn::Type::Reference(r) if r.mutability.is_none() => Some(KernelParam::Attrs),
+            other => {
+                errors.push(error(
+                    other.span(),
+                    "a kernel takes the op's attrs by shared reference, `attrs: &MyOp` (and a resource as `#[resource] table: &MyTable`)",
+                ));
+                None
+            }
+        };
+    };
+    let ty = match &*param.ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => Some(r.elem.clone()),
+        other => {
+            errors.push(error(
+                other.span(),
+                "a `#[resource]` parameter takes the resource by shared reference, as in `table: &MyTable`: other kernels and threads share it, so it guards its own state (a Mutex, RwLock or atomics)",
+            ));
+            None
+        }
+    };
+    let input = match (&options.input, &*param.pat) {
+        (Some(input), _) => Some(input.clone()),
+        (None, syn::Pat::Ident(p)) => {
+            let name = p.ident.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name);
+            Some(syn::LitStr::new(name, p.ident.span()))
+        }
+        (None, other) => {
+            errors.push(error(
+                other.span(),
+                "a `#[resource]` parameter receives the input of its name: name it like the op's `resource` input, or write `#[resource(input = \"table_handle\")]`",
+            ));
+            None
+        }
+    };
+    let (input, ty) = (input?, ty?);
+    if seen.contains(&input.value()) {
+        errors.push(error(
+            input.span(),
+            format!(
+                "input `{}` already has a `#[resource]` parameter: take it once",
+                input.value()
+            ),
+        ));
+        return None;
+    }
+    seen.push(input.value());
+    Some(KernelParam::Resource { input, ty })
+}
+
+/// Checks `fn k<T>(ctx: &mut KernelContext<'_>[, attrs: &A][, #[resource]
+/// r: &R ...]) -> Result<()>` (or `Result<Tensor>`, `Result<Arc<R>>`),
+/// taking the `#[resource]` attributes out of the signature.
+fn kernel_fn_signature(sig: &mut syn::Signature) -> darling::Result<KernelFnSignature> {
+    let mut errors = darling::Error::accumulator();
+    check_plain_signature(sig, &mut errors);
+    check_result_output(sig, "a kernel function", &mut errors);
+    let returns = match &sig.output {
+        syn::ReturnType::Type(_, ty) => result_inner(ty)
+            .filter(|inner| !matches!(inner, syn::Type::Tuple(t) if t.elems.is_empty()))
+            .map(|inner| Box::new(inner.clone())),
+        syn::ReturnType::Default => None,
+    };
+    let mut signature = KernelFnSignature {
+        attrs_ty: None,
+        params: Vec::new(),
+        returns,
+    };
+    let paren_span = sig.paren_token.span.join();
+    let mut params = sig.inputs.iter_mut();
+    match params.next() {
+        None => errors.push(error(
+            paren_span,
+            format!("a kernel function takes {KERNEL_PARAMS}"),
+        )),
+        Some(syn::FnArg::Receiver(r)) => {
+            let span = r.self_token.span;
+            errors.push(error(span, "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on the impl block, with `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>` and `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`"));
+            return errors.finish_with(signature);
+        }
+        Some(first) => {
+            if !is_context_param(first, "KernelContext", true) {
+                errors.push(error(
+                    first.span(),
+                    "the first parameter of a kernel function must be `ctx: &mut KernelContext<'_>`",
+                ));
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    for param in params {
+        let syn::FnArg::Typed(param) = param else {
+            continue;
+        };
+        let has_attrs = signature.attrs_ty.is_some();
+        match kernel_param(param, &mut seen, has_attrs, &mut errors) {
+            Some(KernelParam::Attrs) => {
+                if let syn::Type::Reference(r) = &*param.ty {
+                    signature.attrs_ty = Some(r.elem.clone());
+                }
+                signature.params.push(KernelParam::Attrs);
+            }
+            Some(resource) => signature.params.push(resource),
+            None => {}
+        }
+    }
+    errors.finish_with(signature)
+}
+
+/// Checks an `impl` for a struct kernel: inherent, with `new` and `compute`.
+fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
+    let mut errors = darling::Error::accumulator();
+    if let Some((_, path, _)) = &item.trait_ {
+        errors.push(error(
+            path.span(),
+            format!(
+                "`#[kernel]` goes on an inherent impl (`impl MyKernel {{ fn new(..); fn compute(..) }}`); it implements `{}` for you",
+                quote::quote!(#path).to_string().replace(' ', "")
+            ),
+        ));
+        return errors.finish();
+    }
+    let find = |name: &str| {
+        item.items.iter().find_map(|i| match i {
+            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })
+    };
+    match find("new") {
+        None => errors.push(error(
+            item.self_ty.span(),
+            "a kernel impl needs `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>`, which reads and checks the attrs once",
+        )),
+        Some(f) => {
+            check_plain_signature(&f.sig, &mut errors);
+            check_result_output(&f.sig, "`new`", &mut errors);
+            let ok = f.sig.inputs.len() == 1
+                && f.sig.inputs.first().is_some_and(|a| is_context_param(a, "KernelConstruction", false));
+            if !ok {
+                errors.push(error(
+                    f.sig.inputs.span(),
+                    "`new` takes one parameter, `ctx: &KernelConstruction<'_>`",
+                ));
+            }
+        }
+    }
+    match find("compute") {
+        None => errors.push(error(
+            item.self_ty.span(),
+            "a kernel impl needs `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`",
+        )),
+        Some(f) => {
+            check_plain_signature(&f.sig, &mut errors);
+            check_result_output(&f.sig, "`compute`", &mut errors);
+            let params: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
+            let ok = matches!(params.as_slice(), [syn::FnArg::Receiver(r), ctx]
+                if r.reference.is_some() && r.mutability.is_none() && is_context_param(ctx, "KernelContext", true));
+            if let Some(syn::FnArg::Receiver(r)) = params.first()
+                && r.reference.is_some()
+                && let Some(m) = r.mutability
+            {
+                errors.push(error(
+                    m.span,
+                    "`compute` takes `&self`, not `&mut self`: one kernel serves concurrent calls; keep changing state in a `Mutex` or an atomic",
+                ));
+            } else if !ok {
+                errors.push(error(
+                    f.sig.inputs.span(),
+                    "`compute` takes `&self` and `ctx: &mut KernelContext<'_>` (kernels run concurrently, so not `&mut self`)",
+                ));
+            }
+        }
+    }
+    errors.finish()
+}
+
+/// `T` in `Result<T>` / `Result<T, E>`.
+pub fn result_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    dtypes::type_args(ty, &["Result"])?.next()
+}

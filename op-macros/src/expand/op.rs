@@ -1,0 +1,135 @@
+//! The items of an op: its `Op` and `OpAttrs` impls, its registration and
+//! its typed wrapper.
+
+use op_spec::{ArgType, AttrKind, DType, ListValue};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+
+use super::wrapper::wrapper;
+use crate::check::CheckedOp;
+use crate::dtypes;
+
+/// The `Op` and `OpAttrs` impls, the registration and the typed wrapper.
+pub fn op_items(op: &CheckedOp) -> TokenStream {
+    let rt = &op.runtime;
+    let CheckedOp {
+        ident: ty,
+        spec,
+        def,
+        fields,
+        unit,
+        ..
+    } = op;
+    let name = &spec.name.text;
+    let attrs = spec.attrs.iter().map(|a| &a.text);
+    let inputs = spec.inputs.iter().map(|a| &a.text);
+    let outputs = spec.outputs.iter().map(|a| &a.text);
+    let doc = spec.doc.as_ref().map(|d| {
+        let text = &d.text;
+        quote!(.doc(#text))
+    });
+    let f = &spec.flags;
+    let flags = [
+        (f.stateful, quote!(.set_is_stateful())),
+        (f.commutative, quote!(.set_is_commutative())),
+        (f.aggregate, quote!(.set_is_aggregate())),
+        (
+            f.allows_uninitialized_input,
+            quote!(.set_allows_uninitialized_input()),
+        ),
+        (
+            f.distributed_communication,
+            quote!(.set_is_distributed_communication()),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(on, call)| on.then_some(call));
+    let deprecated = f
+        .deprecated
+        .as_ref()
+        .map(|(version, explanation)| quote!(.deprecated(#version, #explanation)));
+
+    let type_attrs = def
+        .attrs
+        .iter()
+        .filter(|a| a.ty.kind == AttrKind::Type)
+        .map(|a| {
+            let attr_name = &a.name;
+            let allowed = match &a.allowed_values {
+                Some(ListValue::Type(types)) => {
+                    let paths = types
+                        .iter()
+                        .map(|d| dtypes::dtype_path(*d, Span::call_site(), rt));
+                    quote!(::core::option::Option::Some(&[#(#paths),*]))
+                }
+                _ => quote!(::core::option::Option::None),
+            };
+            quote!(#rt::TypeAttrSignature { name: #attr_name, allowed: #allowed })
+        });
+    let input_names = def.inputs.iter().map(|a| &a.name);
+    let output_names = def.outputs.iter().map(|a| &a.name);
+    let is_resource = |a: &&op_spec::ArgDef| a.ty == ArgType::Fixed(DType::Resource);
+    let resource_inputs = def.inputs.iter().filter(is_resource).map(|a| &a.name);
+    let resource_outputs = def.outputs.iter().filter(is_resource).map(|a| &a.name);
+
+    let construct = if *unit {
+        quote!(Self)
+    } else {
+        let inits = fields.iter().map(|f| {
+            let (field, attr, fty) = (&f.ident, &f.attr, &f.ty);
+            quote!(#field: node.get_attr::<#fty>(#attr)?)
+        });
+        quote!(Self { #(#inits),* })
+    };
+
+    let wrapper = wrapper(op);
+    let shape_fn = match &op.shape_fn {
+        None => quote!(::core::option::Option::None),
+        Some(crate::check::ShapeFnModel::Library(name)) => {
+            quote!(::core::option::Option::Some(#rt::shape_library::#name))
+        }
+        Some(crate::check::ShapeFnModel::Custom(expr)) => {
+            quote!(::core::option::Option::Some(#expr))
+        }
+    };
+    quote! {
+        impl #rt::Op for #ty {
+            const NAME: &'static str = #name;
+            const SIGNATURE: #rt::OpSignature = #rt::OpSignature {
+                type_attrs: &[#(#type_attrs),*],
+                inputs: &[#(#input_names),*],
+                outputs: &[#(#output_names),*],
+                resource_inputs: &[#(#resource_inputs),*],
+                resource_outputs: &[#(#resource_outputs),*],
+            };
+            fn op_def() -> ::core::result::Result<#rt::OpDef, #rt::SpecErrors> {
+                #rt::OpDefBuilder::new(#name)
+                    #(.attr(#attrs))*
+                    #(.input(#inputs))*
+                    #(.output(#outputs))*
+                    #doc
+                    #(#flags)*
+                    #deprecated
+                    .build()
+            }
+        }
+
+        impl #rt::OpAttrs for #ty {
+            fn from_node(node: &#rt::Node) -> #rt::Result<Self> {
+                ::core::result::Result::Ok(#construct)
+            }
+        }
+
+        #rt::inventory::submit! {
+            #rt::OpRegistration {
+                name: #name,
+                build: <#ty as #rt::Op>::op_def,
+                shape_fn: #shape_fn,
+                file: ::core::file!(),
+                line: ::core::line!(),
+            }
+        }
+
+        #wrapper
+    }
+}
