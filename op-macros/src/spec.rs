@@ -78,6 +78,57 @@ pub struct Flags {
     pub deprecated: Option<(i32, String)>,
 }
 
+/// The `OpDefBuilder` method that sets each on/off flag: the one list that
+/// both the compile-time check ([`OpSpec::builder`]) and the generated
+/// registration (`expand::registration::op_def_builder`) follow, so they
+/// cannot disagree on a flag.
+type FlagSetter = (
+    &'static str,
+    fn(&Flags) -> bool,
+    fn(OpDefBuilder) -> OpDefBuilder,
+);
+
+const FLAG_SETTERS: [FlagSetter; 5] = [
+    (
+        "set_is_stateful",
+        |f| f.stateful,
+        OpDefBuilder::set_is_stateful,
+    ),
+    (
+        "set_is_commutative",
+        |f| f.commutative,
+        OpDefBuilder::set_is_commutative,
+    ),
+    (
+        "set_is_aggregate",
+        |f| f.aggregate,
+        OpDefBuilder::set_is_aggregate,
+    ),
+    (
+        "set_allows_uninitialized_input",
+        |f| f.allows_uninitialized_input,
+        OpDefBuilder::set_allows_uninitialized_input,
+    ),
+    (
+        "set_is_distributed_communication",
+        |f| f.distributed_communication,
+        OpDefBuilder::set_is_distributed_communication,
+    ),
+];
+
+impl Flags {
+    /// The setters of the flags that are on: the method's name and the
+    /// method.
+    pub fn setters(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, fn(OpDefBuilder) -> OpDefBuilder)> + '_ {
+        FLAG_SETTERS
+            .iter()
+            .filter(|(_, on, _)| on(self))
+            .map(|(name, _, set)| (*name, *set))
+    }
+}
+
 /// Everything an op registration says, with where it said it.
 #[derive(Clone, Debug)]
 pub struct OpSpec {
@@ -104,23 +155,10 @@ impl OpSpec {
         if let Some(doc) = &self.doc {
             b = b.doc(&doc.text);
         }
-        let f = &self.flags;
-        if f.stateful {
-            b = b.set_is_stateful();
+        for (_, set) in self.flags.setters() {
+            b = set(b);
         }
-        if f.commutative {
-            b = b.set_is_commutative();
-        }
-        if f.aggregate {
-            b = b.set_is_aggregate();
-        }
-        if f.allows_uninitialized_input {
-            b = b.set_allows_uninitialized_input();
-        }
-        if f.distributed_communication {
-            b = b.set_is_distributed_communication();
-        }
-        if let Some((version, explanation)) = &f.deprecated {
+        if let Some((version, explanation)) = &self.flags.deprecated {
             b = b.deprecated(*version, explanation);
         }
         b

@@ -22,6 +22,33 @@ pub enum KernelBody {
     },
 }
 
+impl KernelBody {
+    /// The generics the type combinations instantiate.
+    pub fn generics(&self) -> &syn::Generics {
+        match self {
+            KernelBody::Fn { item, .. } => &item.sig.generics,
+            KernelBody::Impl { item } => &item.generics,
+        }
+    }
+
+    /// The kernel's name in messages, before its types: the function's,
+    /// or the last segment of the impl's type.
+    pub fn name(&self) -> String {
+        match self {
+            KernelBody::Fn { item, .. } => item.sig.ident.to_string(),
+            KernelBody::Impl { item } => match &*item.self_ty {
+                syn::Type::Path(p) => p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default(),
+                other => quote::quote!(#other).to_string(),
+            },
+        }
+    }
+}
+
 /// A checked `#[kernel]`.
 #[derive(Clone, Debug)]
 pub struct CheckedKernel {

@@ -24,6 +24,27 @@ pub struct TypeCombos {
 }
 
 impl TypeCombos {
+    /// The dtypes of each registration: one per combination, or a single
+    /// one with none when nothing is constrained.
+    pub fn each(&self) -> Vec<Vec<DType>> {
+        if self.combos.is_empty() {
+            return vec![Vec::new()];
+        }
+        self.combos
+            .iter()
+            .map(|c| c.iter().map(|(d, _)| *d).collect())
+            .collect()
+    }
+
+    /// `(attr, dtype)` for each constrained attr, in one combination.
+    pub fn constraints(&self, combo: &[DType]) -> Vec<(&str, DType)> {
+        self.attrs
+            .iter()
+            .map(|(attr, _)| attr.as_str())
+            .zip(combo.iter().copied())
+            .collect()
+    }
+
     pub fn none() -> Self {
         TypeCombos {
             attrs: Vec::new(),

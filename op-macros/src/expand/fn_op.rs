@@ -1,12 +1,12 @@
 //! `#[op]`: the function, its op struct and items, and its kernel.
 
-use op_spec::DType;
-use proc_macro2::{Span, TokenStream};
+use op_spec::DeviceType;
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::op_items;
+use super::registration::{KernelRegistration, kernel_name, kernel_registration};
+use super::{op_items, own_type_params, turbofish};
 use crate::check::{CheckedFnOp, Element, FnParam};
-use crate::dtypes;
 
 /// `#[op]`: the function, the op struct and items, the kernel adapter and
 /// one kernel per type combination.
@@ -82,11 +82,7 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
     }
     let generics = &function.sig.generics;
     let generic_names: Vec<&syn::Ident> = generics.type_params().map(|p| &p.ident).collect();
-    let turbofish = if generic_names.is_empty() {
-        quote!()
-    } else {
-        quote!(::<#(#generic_names),*>)
-    };
+    let own_params = own_type_params(generics);
     let mut where_clause = generics
         .where_clause
         .clone()
@@ -97,7 +93,7 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
             .push(syn::parse_quote!(#g: #rt::Element));
     }
     let params_decl = &generics.params;
-    let call = quote!(#fn_ident #turbofish(#(#args),*));
+    let call = quote!(#fn_ident #own_params(#(#args),*));
     let result = if *fallible { quote!(#call?) } else { call };
     let to_tensor = |out: &crate::check::FnOutput, value: TokenStream| {
         if out.scalar {
@@ -136,43 +132,21 @@ pub fn fn_op(f: &CheckedFnOp) -> TokenStream {
             ::core::result::Result::Ok(())
         }
     };
-    let combos: Vec<Vec<DType>> = if types.combos.is_empty() {
-        vec![Vec::new()]
-    } else {
-        types
-            .combos
-            .iter()
-            .map(|c| c.iter().map(|(d, _)| *d).collect())
-            .collect()
-    };
-    let name = &op.def.name;
-    let submits = combos.iter().map(|combo| {
-        let tys: Vec<TokenStream> = combo.iter().map(|d| dtypes::rust_type(*d, Span::call_site(), rt)).collect();
-        let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
-        let constraints = types.attrs.iter().zip(combo).map(|((attr, _), dtype)| {
-            let path = dtypes::dtype_path(*dtype, Span::call_site(), rt);
-            quote!(#rt::TypeConstraint { attr: #attr, dtype: #path })
-        });
-        let names: Vec<&str> = combo.iter().map(|d| dtypes::rust_name(*d)).collect();
-        let kernel_name = if names.is_empty() {
-            fn_ident.to_string()
-        } else {
-            format!("{fn_ident}::<{}>", names.join(", "))
+    let op_name = &op.def.name;
+    let op_name = quote!(#op_name);
+    let submits = types.each().into_iter().map(|combo| {
+        let types_of_combo = turbofish(&combo, rt);
+        let registration = KernelRegistration {
+            op: &op_name,
+            device: DeviceType::Cpu,
+            constraints: types.constraints(&combo),
+            host_memory: &[],
+            name: kernel_name(&fn_ident.to_string(), &combo),
+            create: quote! {
+                |construction| #rt::FnKernel::<#op_ty>::create(construction, #adapter #types_of_combo)
+            },
         };
-        quote! {
-            #rt::inventory::submit! {
-                #rt::KernelRegistration {
-                    op: #name,
-                    device: #rt::DeviceType::Cpu,
-                    constraints: &[#(#constraints),*],
-                    host_memory: &[],
-                    name: #kernel_name,
-                    create: |construction| #rt::FnKernel::<#op_ty>::create(construction, #adapter #turbofish),
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                }
-            }
-        }
+        kernel_registration(&registration, rt)
     });
     quote! {
         #function

@@ -2,21 +2,21 @@
 //! or `OpKernel` impl, and one registration per type combination.
 
 use op_spec::DType;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::registration::{KernelRegistration, kernel_name, kernel_registration};
+use super::{own_type_params, turbofish};
 use crate::check::{CheckedKernel, KernelBody, KernelFnSignature, KernelParam};
 use crate::dtypes;
 use crate::parse::OpRef;
 use crate::runtime_path::RuntimePath;
 
-struct Registration {
-    constraints: Vec<(String, DType)>,
-    name: String,
-    create: TokenStream,
-}
-
+/// The compile-time checks of a kernel against its op, when it names the
+/// op's type: each constrained attr and type, each `#[resource]` input, an
+/// `Arc<R>` return and each `host_memory` arg, as `const` panics on the
+/// author's token.
 fn op_checks(k: &CheckedKernel) -> TokenStream {
     let rt = &k.runtime;
     let OpRef::Path(path) = &k.op else {
@@ -126,12 +126,7 @@ fn kernel_fn_adapter(
     let f = &item.sig.ident;
     let generics = &item.sig.generics;
     let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let type_params: Vec<&syn::Ident> = generics.type_params().map(|t| &t.ident).collect();
-    let turbofish = if type_params.is_empty() {
-        quote!()
-    } else {
-        quote!(::<#(#type_params),*>)
-    };
+    let own_params = own_type_params(generics);
     let attrs_ty = match &signature.attrs_ty {
         Some(attrs) => quote!(#attrs),
         None => quote!(()),
@@ -157,7 +152,7 @@ fn kernel_fn_adapter(
             }
         }
     }
-    let call = quote!(#f #turbofish(ctx, #(#args),*));
+    let call = quote!(#f #own_params(ctx, #(#args),*));
     let body = match &signature.returns {
         Some(ty) => {
             let store = quote_spanned! {ty.span()=> <#ty as #rt::KernelReturn>::store};
@@ -184,144 +179,27 @@ fn kernel_fn_adapter(
 /// registration per type combination.
 pub fn kernel(k: &CheckedKernel) -> TokenStream {
     let rt = &k.runtime;
-    let combos: Vec<Vec<DType>> = if k.types.combos.is_empty() {
-        vec![Vec::new()]
-    } else {
-        k.types
-            .combos
-            .iter()
-            .map(|c| c.iter().map(|(d, _)| *d).collect())
-            .collect()
-    };
-    let attr_names: Vec<String> = k.types.attrs.iter().map(|(n, _)| n.clone()).collect();
-    let constraints = |combo: &[DType]| {
-        attr_names
-            .iter()
-            .cloned()
-            .zip(combo.iter().copied())
-            .collect()
-    };
-    let rust_types = |combo: &[DType]| -> Vec<TokenStream> {
-        combo
-            .iter()
-            .map(|d| dtypes::rust_type(*d, Span::call_site(), rt))
-            .collect()
-    };
-    let type_list = |combo: &[DType]| {
-        let names: Vec<&str> = combo.iter().map(|d| dtypes::rust_name(*d)).collect();
-        if names.is_empty() {
-            String::new()
-        } else {
-            format!("::<{}>", names.join(", "))
-        }
-    };
-
-    let (item, support, registrations): (TokenStream, TokenStream, Vec<Registration>) = match &k
-        .body
-    {
+    let (item, support) = match &k.body {
         KernelBody::Fn { item, signature } => {
-            let f = &item.sig.ident;
-            let generic = item.sig.generics.type_params().next().is_some();
-            let attrs_ty = match &signature.attrs_ty {
-                Some(attrs) => quote!(#attrs),
-                None => quote!(()),
-            };
-            let support = kernel_fn_adapter(item, signature, rt);
-            let regs = combos
-                .iter()
-                .map(|combo| {
-                    // A non-generic kernel is registered as is for each combination.
-                    let tys = if generic { rust_types(combo) } else { Vec::new() };
-                    let turbofish = if tys.is_empty() { quote!() } else { quote!(::<#(#tys),*>) };
-                    let create = quote! {
-                        |construction| #rt::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #turbofish)
-                    };
-                    Registration {
-                        constraints: constraints(combo),
-                        name: format!("{f}{}", type_list(combo)),
-                        create,
-                    }
-                })
-                .collect();
-            (quote!(#item), support, regs)
+            (quote!(#item), kernel_fn_adapter(item, signature, rt))
         }
-        KernelBody::Impl { item } => {
-            let self_ty = &item.self_ty;
-            let (impl_generics, _, where_clause) = item.generics.split_for_impl();
-            let base = match &**self_ty {
-                syn::Type::Path(p) => p
-                    .path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default(),
-                other => quote!(#other).to_string(),
-            };
-            let support = quote! {
-                impl #impl_generics #rt::OpKernel for #self_ty #where_clause {
-                    fn compute(&self, ctx: &mut #rt::KernelContext<'_>) -> #rt::Result<()> {
-                        <#self_ty>::compute(self, ctx)
-                    }
-                }
-                #[allow(non_snake_case)]
-                fn __create_kernel #impl_generics (
-                    construction: &#rt::KernelConstruction<'_>,
-                ) -> #rt::Result<::std::boxed::Box<dyn #rt::OpKernel>> #where_clause {
-                    ::core::result::Result::Ok(::std::boxed::Box::new(<#self_ty>::new(construction)?))
-                }
-            };
-            let regs = combos
-                .iter()
-                .map(|combo| {
-                    let generic = item.generics.type_params().next().is_some();
-                    let tys = if generic {
-                        rust_types(combo)
-                    } else {
-                        Vec::new()
-                    };
-                    let create = if tys.is_empty() {
-                        quote!(__create_kernel)
-                    } else {
-                        quote!(__create_kernel::<#(#tys),*>)
-                    };
-                    Registration {
-                        constraints: constraints(combo),
-                        name: format!("{base}{}", type_list(combo)),
-                        create,
-                    }
-                })
-                .collect();
-            (quote!(#item), support, regs)
-        }
+        KernelBody::Impl { item } => (quote!(#item), op_kernel_impl(item, rt)),
     };
-
-    let op_name = match &k.op {
+    let op = match &k.op {
         OpRef::Path(p) => quote!(<#p as #rt::Op>::NAME),
         OpRef::Name(s) => quote!(#s),
     };
-    let device = format_ident!("{}", k.device.variant_name());
-    let host_memory = &k.host_memory;
     let checks = op_checks(k);
-    let submits = registrations.iter().map(|r| {
-        let constraints = r.constraints.iter().map(|(attr, dtype)| {
-            let path = dtypes::dtype_path(*dtype, Span::call_site(), rt);
-            quote!(#rt::TypeConstraint { attr: #attr, dtype: #path })
-        });
-        let (name, create) = (&r.name, &r.create);
-        quote! {
-            #rt::inventory::submit! {
-                #rt::KernelRegistration {
-                    op: #op_name,
-                    device: #rt::DeviceType::#device,
-                    constraints: &[#(#constraints),*],
-                    host_memory: &[#(#host_memory),*],
-                    name: #name,
-                    create: #create,
-                    file: ::core::file!(),
-                    line: ::core::line!(),
-                }
-            }
-        }
+    let submits = k.types.each().into_iter().map(|combo| {
+        let registration = KernelRegistration {
+            op: &op,
+            device: k.device,
+            constraints: k.types.constraints(&combo),
+            host_memory: &k.host_memory,
+            name: kernel_name(&k.body.name(), &combo),
+            create: create_kernel(k, &combo),
+        };
+        kernel_registration(&registration, rt)
     });
     quote! {
         #item
@@ -330,5 +208,49 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
             #support
             #(#submits)*
         };
+    }
+}
+
+/// The expression that creates the kernel for one type combination: the
+/// function's adapter or the impl's `__create_kernel`, instantiated with
+/// the combination's types. A kernel without type parameters is
+/// registered as is for each combination.
+fn create_kernel(k: &CheckedKernel, combo: &[DType]) -> TokenStream {
+    let rt = &k.runtime;
+    let types = if k.body.generics().type_params().next().is_some() {
+        turbofish(combo, rt)
+    } else {
+        TokenStream::new()
+    };
+    match &k.body {
+        KernelBody::Fn { signature, .. } => {
+            let attrs_ty = match &signature.attrs_ty {
+                Some(attrs) => quote!(#attrs),
+                None => quote!(()),
+            };
+            quote! {
+                |construction| #rt::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #types)
+            }
+        }
+        KernelBody::Impl { .. } => quote!(__create_kernel #types),
+    }
+}
+
+/// A kernel impl's `OpKernel` impl, and the function that creates it.
+fn op_kernel_impl(item: &syn::ItemImpl, rt: &RuntimePath) -> TokenStream {
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    quote! {
+        impl #impl_generics #rt::OpKernel for #self_ty #where_clause {
+            fn compute(&self, ctx: &mut #rt::KernelContext<'_>) -> #rt::Result<()> {
+                <#self_ty>::compute(self, ctx)
+            }
+        }
+        #[allow(non_snake_case)]
+        fn __create_kernel #impl_generics (
+            construction: &#rt::KernelConstruction<'_>,
+        ) -> #rt::Result<::std::boxed::Box<dyn #rt::OpKernel>> #where_clause {
+            ::core::result::Result::Ok(::std::boxed::Box::new(<#self_ty>::new(construction)?))
+        }
     }
 }

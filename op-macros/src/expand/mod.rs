@@ -6,11 +6,16 @@
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
+use op_spec::DType;
+
 use crate::check::CheckedOp;
+use crate::dtypes;
+use crate::runtime_path::RuntimePath;
 
 mod fn_op;
 mod kernel;
 mod op;
+pub mod registration;
 mod wrapper;
 
 pub use fn_op::fn_op;
@@ -27,6 +32,28 @@ fn ident(name: &str, span: Span) -> syn::Ident {
         syn::Ident::new_raw(name, span)
     }
 }
+/// `::<f32, i64>`: the Rust types of a type combination, as generic
+/// arguments (nothing for none).
+fn turbofish(combo: &[DType], rt: &RuntimePath) -> TokenStream {
+    if combo.is_empty() {
+        return TokenStream::new();
+    }
+    let types = combo
+        .iter()
+        .map(|d| dtypes::rust_type(*d, Span::call_site(), rt));
+    quote!(::<#(#types),*>)
+}
+
+/// `::<T, U>`: a generic function's own type parameters as its generic
+/// arguments, for an adapter generic like it to call it (nothing for none).
+fn own_type_params(generics: &syn::Generics) -> TokenStream {
+    let params: Vec<&syn::Ident> = generics.type_params().map(|t| &t.ident).collect();
+    if params.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(::<#(#params),*>)
+}
+
 /// `x` for one item, `(x, y, ..)` for several.
 fn one_or_tuple(items: Vec<TokenStream>) -> TokenStream {
     match items.as_slice() {

@@ -5,6 +5,7 @@ use op_spec::{ArgType, AttrKind, DType, ListValue};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
+use super::registration::{op_def_builder, op_registration};
 use super::wrapper::wrapper;
 use crate::check::CheckedOp;
 use crate::dtypes;
@@ -21,33 +22,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
         ..
     } = op;
     let name = &spec.name.text;
-    let attrs = spec.attrs.iter().map(|a| &a.text);
-    let inputs = spec.inputs.iter().map(|a| &a.text);
-    let outputs = spec.outputs.iter().map(|a| &a.text);
-    let doc = spec.doc.as_ref().map(|d| {
-        let text = &d.text;
-        quote!(.doc(#text))
-    });
-    let f = &spec.flags;
-    let flags = [
-        (f.stateful, quote!(.set_is_stateful())),
-        (f.commutative, quote!(.set_is_commutative())),
-        (f.aggregate, quote!(.set_is_aggregate())),
-        (
-            f.allows_uninitialized_input,
-            quote!(.set_allows_uninitialized_input()),
-        ),
-        (
-            f.distributed_communication,
-            quote!(.set_is_distributed_communication()),
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(on, call)| on.then_some(call));
-    let deprecated = f
-        .deprecated
-        .as_ref()
-        .map(|(version, explanation)| quote!(.deprecated(#version, #explanation)));
+    let builder = op_def_builder(spec, rt);
 
     let type_attrs = def
         .attrs
@@ -83,15 +58,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
     };
 
     let wrapper = wrapper(op);
-    let shape_fn = match &op.shape_fn {
-        None => quote!(::core::option::Option::None),
-        Some(crate::check::ShapeFnModel::Library(name)) => {
-            quote!(::core::option::Option::Some(#rt::shape_library::#name))
-        }
-        Some(crate::check::ShapeFnModel::Custom(expr)) => {
-            quote!(::core::option::Option::Some(#expr))
-        }
-    };
+    let registration = op_registration(op);
     quote! {
         impl #rt::Op for #ty {
             const NAME: &'static str = #name;
@@ -103,14 +70,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
                 resource_outputs: &[#(#resource_outputs),*],
             };
             fn op_def() -> ::core::result::Result<#rt::OpDef, #rt::SpecErrors> {
-                #rt::OpDefBuilder::new(#name)
-                    #(.attr(#attrs))*
-                    #(.input(#inputs))*
-                    #(.output(#outputs))*
-                    #doc
-                    #(#flags)*
-                    #deprecated
-                    .build()
+                #builder.build()
             }
         }
 
@@ -120,15 +80,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
             }
         }
 
-        #rt::inventory::submit! {
-            #rt::OpRegistration {
-                name: #name,
-                build: <#ty as #rt::Op>::op_def,
-                shape_fn: #shape_fn,
-                file: ::core::file!(),
-                line: ::core::line!(),
-            }
-        }
+        #registration
 
         #wrapper
     }
