@@ -70,12 +70,7 @@ mod spec;
 #[proc_macro_attribute]
 pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemStruct);
-    let parsed = parse::args::<parse::RegisterOpArgs>(
-        args.into(),
-        "#[register_op(...)]",
-        parse::REGISTER_OP_KEYS,
-        true,
-    );
+    let parsed = parse::args::<parse::RegisterOpArgs>(args.into(), "#[register_op(...)]");
     let Some(args) = parsed.value else {
         return with_item(parsed.errors, quote!(#item));
     };
@@ -137,8 +132,7 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::Item);
-    let parsed =
-        parse::args::<parse::KernelArgs>(args.into(), "#[kernel(...)]", parse::KERNEL_KEYS, false);
+    let parsed = parse::args::<parse::KernelArgs>(args.into(), "#[kernel(...)]");
     let Some(args) = parsed.value else {
         return with_item(parsed.errors, quote!(#item));
     };
@@ -176,7 +170,7 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemFn);
-    let parsed = parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]", parse::FN_OP_KEYS, true);
+    let parsed = parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]");
     let Some(args) = parsed.value else {
         return with_item(parsed.errors, quote!(#item));
     };

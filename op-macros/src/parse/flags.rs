@@ -4,6 +4,7 @@ use darling::FromMeta;
 use darling::ast::NestedMeta;
 use darling::util::Flag;
 
+use super::keys::arguments;
 use super::unknown_key;
 
 /// `deprecated(version = 4, explanation = "use Bar")`.
@@ -92,13 +93,15 @@ impl FromMeta for Deprecated {
     }
 }
 
-/// The flags an op registration can set, shared by `#[register_op]` and `#[op]`.
-#[derive(Clone, Debug, Default, FromMeta)]
-pub struct FlagArgs {
-    pub stateful: Flag,
-    pub commutative: Flag,
-    pub aggregate: Flag,
-    pub allows_uninitialized_input: Flag,
-    pub distributed_communication: Flag,
-    pub deprecated: Option<Deprecated>,
+arguments! {
+    /// The flags an op registration can set, shared by `#[register_op]` and `#[op]`.
+    #[derive(Clone, Debug, Default)]
+    pub struct FlagArgs {
+        stateful: Flag,
+        commutative: Flag,
+        aggregate: Flag,
+        allows_uninitialized_input: Flag,
+        distributed_communication: Flag,
+        deprecated: Option<Deprecated>,
+    }
 }

@@ -6,21 +6,24 @@ use darling::ast::NestedMeta;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
-use super::{ATTR_KEYS, RESOURCE_KEYS, args};
+use super::args;
+use super::keys::{Keys, arguments};
 
-/// `#[attr(...)]` on an op struct's field or an `#[op]` function's
-/// parameter: how the typed attr is declared.
-#[derive(Clone, Debug, Default, FromMeta)]
-pub struct AttrOptions {
-    /// The attr's name, when it is not the field's (`name = "T"`).
-    pub name: Option<syn::LitStr>,
-    /// The default value, as a Rust literal (`default = 0`, `default = [1, 2]`).
-    pub default: Option<ValueExpr>,
-    /// The minimum, for an int (`min = 0`) or a list's length.
-    pub min: Option<ValueExpr>,
-    /// The allowed values, for a string (`one_of("a", "b")`) or type
-    /// (`one_of(f32, i32)`) attr.
-    pub one_of: Option<OneOf>,
+arguments! {
+    /// `#[attr(...)]` on an op struct's field or an `#[op]` function's
+    /// parameter: how the typed attr is declared.
+    #[derive(Clone, Debug, Default)]
+    pub struct AttrOptions {
+        /// The attr's name, when it is not the field's (`name = "T"`).
+        name: Option<syn::LitStr>,
+        /// The default value, as a Rust literal (`default = 0`, `default = [1, 2]`).
+        default: Option<ValueExpr>,
+        /// The minimum, for an int (`min = 0`) or a list's length.
+        min: Option<ValueExpr>,
+        /// The allowed values, for a string (`one_of("a", "b")`) or type
+        /// (`one_of(f32, i32)`) attr.
+        one_of: Option<OneOf>,
+    }
 }
 
 /// An expression taken as written. (darling's own `syn::Expr` parses a
@@ -65,7 +68,6 @@ pub fn take_attr_options(
     take_helper_attr(
         attrs,
         "attr",
-        ATTR_KEYS,
         "write the attr's options in parentheses: `#[attr(default = 0, min = 0)]`",
     )
 }
@@ -73,10 +75,9 @@ pub fn take_attr_options(
 /// Takes the helper attributes `#[name]` / `#[name(...)]` out of `attrs`
 /// (the compiler must not see them) and parses the last, with its span;
 /// `name_value` is the error for `#[name = ...]`.
-fn take_helper_attr<T: FromMeta + Default>(
+fn take_helper_attr<T: FromMeta + Keys + Default>(
     attrs: &mut Vec<syn::Attribute>,
     name: &str,
-    keys: &[&str],
     name_value: &str,
 ) -> darling::Result<Option<(T, Span)>> {
     let mut found = None;
@@ -88,7 +89,7 @@ fn take_helper_attr<T: FromMeta + Default>(
         }
         let options = match &attr.meta {
             syn::Meta::Path(_) => Ok(T::default()),
-            syn::Meta::List(list) => args(list.tokens.clone(), &what, keys, false).strict(),
+            syn::Meta::List(list) => args(list.tokens.clone(), &what).strict(),
             meta @ syn::Meta::NameValue(_) => {
                 Err(darling::Error::custom(name_value).with_span(meta))
             }
@@ -101,13 +102,15 @@ fn take_helper_attr<T: FromMeta + Default>(
     errors.finish_with(found)
 }
 
-/// `#[resource]` or `#[resource(input = "table_handle")]` on a kernel
-/// function's parameter: the parameter receives the resource that a
-/// `resource` input's handle refers to.
-#[derive(Clone, Debug, Default, FromMeta)]
-pub struct ResourceOptions {
-    /// The input, when it is not named like the parameter.
-    pub input: Option<syn::LitStr>,
+arguments! {
+    /// `#[resource]` or `#[resource(input = "table_handle")]` on a kernel
+    /// function's parameter: the parameter receives the resource that a
+    /// `resource` input's handle refers to.
+    #[derive(Clone, Debug, Default)]
+    pub struct ResourceOptions {
+        /// The input, when it is not named like the parameter.
+        input: Option<syn::LitStr>,
+    }
 }
 
 /// Takes the `#[resource(...)]` attributes out of `attrs` (the compiler
@@ -119,7 +122,6 @@ pub fn take_resource_options(
     take_helper_attr(
         attrs,
         "resource",
-        RESOURCE_KEYS,
         "write `#[resource]`, or name the input in parentheses: `#[resource(input = \"table_handle\")]`",
     )
 }

@@ -2,21 +2,23 @@
 
 use darling::FromMeta;
 
+use super::keys::arguments;
 use super::{CratePath, StrList, TypesArg};
 
-/// `#[kernel(...)]`.
-#[derive(Debug, FromMeta)]
-pub struct KernelArgs {
-    pub op: Option<OpRef>,
-    pub device: Option<syn::LitStr>,
-    #[darling(multiple)]
-    pub types: Vec<TypesArg>,
-    #[darling(default)]
-    pub host_memory: StrList,
-    /// `crate = "facade::op_core"`: where generated code finds op-core,
-    /// for a crate that re-exports it (default `::op_core`).
-    #[darling(rename = "crate")]
-    pub krate: Option<CratePath>,
+arguments! {
+    /// `#[kernel(...)]`.
+    #[derive(Debug)]
+    pub struct KernelArgs {
+        op: Option<OpRef>,
+        device: Option<syn::LitStr>,
+        #[darling(multiple)]
+        types: Vec<TypesArg>,
+        #[darling(default)]
+        host_memory: StrList,
+        /// `crate = "facade::op_core"`: where generated code finds op-core,
+        /// for a crate that re-exports it (default `::op_core`).
+        krate as "crate": Option<CratePath>,
+    }
 }
 
 /// The op a kernel implements: its Rust type (checked at compile time) or

@@ -5,9 +5,12 @@
 use darling::FromMeta;
 use darling::ast::NestedMeta;
 
+use keys::Keys;
+
 mod flags;
 mod helper_attrs;
 mod kernel;
+pub mod keys;
 mod op;
 mod op_def;
 mod register_op;
@@ -22,30 +25,6 @@ pub use op_def::OpDefInput;
 pub use register_op::RegisterOpArgs;
 pub use types::TypesArg;
 pub use values::{CRATE_HELP, CratePath, RawExpr, StrList};
-
-const FLAG_KEYS: [&str; 6] = [
-    "stateful",
-    "commutative",
-    "aggregate",
-    "allows_uninitialized_input",
-    "distributed_communication",
-    "deprecated",
-];
-
-/// The keys of `#[register_op(...)]`.
-pub const REGISTER_OP_KEYS: &[&str] = &[
-    "name", "attrs", "inputs", "outputs", "wrapper", "shape", "shape_fn", "crate",
-];
-/// The keys of `#[op(...)]`.
-pub const FN_OP_KEYS: &[&str] = &["name", "types", "outputs", "shape", "shape_fn", "crate"];
-/// The keys of `#[kernel(...)]`.
-pub const KERNEL_KEYS: &[&str] = &["op", "device", "types", "host_memory", "crate"];
-/// The keys of `#[attr(...)]`.
-pub const ATTR_KEYS: &[&str] = &["name", "default", "min", "one_of"];
-/// The keys of `#[resource(...)]`.
-pub const RESOURCE_KEYS: &[&str] = &["input"];
-/// The keys that take quoted strings, as `inputs("x: float")`.
-const STRING_LIST_KEYS: [&str; 4] = ["attrs", "inputs", "outputs", "host_memory"];
 
 /// "unknown key `statefull` in `#[register_op]`: did you mean `stateful`? ..."
 fn unknown_key(path: &syn::Path, key: &str, what: &str, keys: &[&str]) -> darling::Error {
@@ -87,27 +66,19 @@ impl<T> Recovered<T> {
 /// Arguments of `#[what(...)]` parsed into `T`, with unknown keys reported
 /// by name with a suggestion (and skipped), and spec lists written without
 /// quotes caught before they become syntax errors.
-pub fn args<T: FromMeta>(
-    tokens: proc_macro2::TokenStream,
-    what: &str,
-    keys: &[&str],
-    flags: bool,
-) -> Recovered<T> {
+pub fn args<T: FromMeta + Keys>(tokens: proc_macro2::TokenStream, what: &str) -> Recovered<T> {
     let failed = |e: darling::Error| Recovered {
         value: None,
         errors: vec![e],
     };
-    if let Err(e) = unquoted_strings(&tokens) {
+    if let Err(e) = unquoted_strings(&tokens, &T::string_list_keys()) {
         return failed(e);
     }
     let items = match NestedMeta::parse_meta_list(tokens) {
         Ok(items) => items,
         Err(e) => return failed(e.into()),
     };
-    let mut all: Vec<&str> = keys.to_vec();
-    if flags {
-        all.extend(FLAG_KEYS);
-    }
+    let all = T::keys();
     let mut errors = Vec::new();
     let mut known = Vec::new();
     for item in items {
@@ -146,7 +117,10 @@ pub fn args<T: FromMeta>(
 
 /// Catches `inputs(x: float)` (a spec without its quotes), which would
 /// otherwise be a bare syntax error.
-fn unquoted_strings(tokens: &proc_macro2::TokenStream) -> darling::Result<()> {
+fn unquoted_strings(
+    tokens: &proc_macro2::TokenStream,
+    string_list_keys: &[&str],
+) -> darling::Result<()> {
     use proc_macro2::TokenTree;
     let mut errors = darling::Error::accumulator();
     let mut previous: Option<proc_macro2::Ident> = None;
@@ -155,7 +129,7 @@ fn unquoted_strings(tokens: &proc_macro2::TokenStream) -> darling::Result<()> {
             TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => {
                 if let Some(key) = previous
                     .take()
-                    .filter(|k| STRING_LIST_KEYS.contains(&k.to_string().as_str()))
+                    .filter(|k| string_list_keys.contains(&k.to_string().as_str()))
                     && let Some(bad) = g.stream().into_iter().find(|t| match t {
                         TokenTree::Literal(_) => false,
                         TokenTree::Punct(p) => p.as_char() != ',',

@@ -1,26 +1,25 @@
 //! `#[op(...)]`.
 
-use darling::FromMeta;
-
+use super::keys::arguments;
 use super::{CratePath, FlagArgs, RawExpr, StrList, TypesArg};
 
-/// `#[op(...)]`.
-#[derive(Debug, FromMeta)]
-pub struct FnOpArgs {
-    pub name: Option<syn::LitStr>,
-    #[darling(multiple)]
-    pub types: Vec<TypesArg>,
-    #[darling(default)]
-    pub outputs: StrList,
-    /// `shape = "unchanged"`: a library shape function, by name (any
-    /// expression here, so that check.rs can explain one without quotes).
-    pub shape: Option<RawExpr>,
-    /// `shape_fn = my_fn` (or a closure): a custom shape function.
-    pub shape_fn: Option<syn::Expr>,
-    #[darling(flatten)]
-    pub flags: FlagArgs,
-    /// `crate = "facade::op_core"`: where generated code finds op-core,
-    /// for a crate that re-exports it (default `::op_core`).
-    #[darling(rename = "crate")]
-    pub krate: Option<CratePath>,
+arguments! {
+    /// `#[op(...)]`.
+    #[derive(Debug)]
+    pub struct FnOpArgs {
+        name: Option<syn::LitStr>,
+        #[darling(multiple)]
+        types: Vec<TypesArg>,
+        #[darling(default)]
+        outputs: StrList,
+        /// `shape = "unchanged"`: a library shape function, by name (any
+        /// expression here, so that the check can explain one without quotes).
+        shape: Option<RawExpr>,
+        /// `shape_fn = my_fn` (or a closure): a custom shape function.
+        shape_fn: Option<syn::Expr>,
+        /// `crate = "facade::op_core"`: where generated code finds op-core,
+        /// for a crate that re-exports it (default `::op_core`).
+        krate as "crate": Option<CratePath>,
+        ..flags: FlagArgs,
+    }
 }
