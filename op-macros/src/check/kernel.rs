@@ -5,8 +5,9 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use super::error;
+use super::kernel_fn::kernel_fn_signature;
+use super::signature::{FnSignature, check_plain_signature, check_result_output, is_context_param};
 use super::types::{TypeCombos, type_combos};
-use crate::dtypes;
 use crate::parse::{KernelArgs, OpRef};
 use crate::runtime_path::RuntimePath;
 
@@ -15,7 +16,7 @@ use crate::runtime_path::RuntimePath;
 pub enum KernelBody {
     Fn {
         item: Box<syn::ItemFn>,
-        signature: KernelFnSignature,
+        signature: FnSignature,
     },
     Impl {
         item: Box<syn::ItemImpl>,
@@ -107,11 +108,7 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
                 f.sig.generics.clone(),
                 KernelBody::Fn {
                     item: Box::new(f),
-                    signature: signature.unwrap_or(KernelFnSignature {
-                        attrs_ty: None,
-                        params: Vec::new(),
-                        returns: None,
-                    }),
+                    signature: signature.unwrap_or_else(FnSignature::unknown),
                 },
             )
         }
@@ -195,216 +192,6 @@ fn item_keyword_span(item: &syn::Item) -> Span {
     }
 }
 
-fn last_segment_is(ty: &syn::Type, name: &str) -> bool {
-    match ty {
-        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == name),
-        _ => false,
-    }
-}
-
-pub fn check_plain_signature(sig: &syn::Signature, errors: &mut darling::error::Accumulator) {
-    if let Some(t) = &sig.asyncness {
-        errors.push(error(t.span(), "a kernel cannot be async: remove `async`"));
-    }
-    if let Some(t) = &sig.unsafety {
-        errors.push(error(
-            t.span(),
-            "a kernel cannot be unsafe: remove `unsafe`",
-        ));
-    }
-    if let Some(t) = &sig.constness {
-        errors.push(error(t.span(), "a kernel cannot be const: remove `const`"));
-    }
-    if let Some(abi) = &sig.abi {
-        errors.push(error(abi.span(), "a kernel cannot have an ABI: remove it"));
-    }
-}
-
-fn check_result_output(sig: &syn::Signature, what: &str, errors: &mut darling::error::Accumulator) {
-    match &sig.output {
-        syn::ReturnType::Type(_, ty) if last_segment_is(ty, "Result") => {}
-        syn::ReturnType::Type(_, ty) => errors.push(error(
-            ty.span(),
-            format!("{what} must return `op_core::Result<..>` so that errors reach the caller"),
-        )),
-        syn::ReturnType::Default => errors.push(error(
-            sig.ident.span(),
-            format!("{what} must return `op_core::Result<..>`: add `-> Result<()>` and end with `Ok(())`"),
-        )),
-    }
-}
-
-fn is_context_param(arg: &syn::FnArg, context: &str, mutable: bool) -> bool {
-    match arg {
-        syn::FnArg::Typed(p) => match &*p.ty {
-            syn::Type::Reference(r) => {
-                r.mutability.is_some() == mutable && last_segment_is(&r.elem, context)
-            }
-            _ => false,
-        },
-        syn::FnArg::Receiver(_) => false,
-    }
-}
-
-/// A kernel function's parameter after `ctx`.
-#[derive(Clone, Debug)]
-pub enum KernelParam {
-    /// `attrs: &MyOp`: the attrs, parsed once per node.
-    Attrs,
-    /// `#[resource] table: &MyTable`: the resource an input's handle
-    /// refers to, resolved on each call.
-    Resource {
-        /// The input holding the handle.
-        input: syn::LitStr,
-        /// The resource type (`MyTable`).
-        ty: Box<syn::Type>,
-    },
-}
-
-/// A checked kernel function signature.
-#[derive(Clone, Debug)]
-pub struct KernelFnSignature {
-    /// The type of the attrs parameter, if the function takes one.
-    pub attrs_ty: Option<Box<syn::Type>>,
-    /// The parameters after `ctx`, in order.
-    pub params: Vec<KernelParam>,
-    /// `T` of `Result<T>`, unless it is `()`: the value stored in output 0.
-    pub returns: Option<Box<syn::Type>>,
-}
-
-const KERNEL_PARAMS: &str = "`ctx: &mut KernelContext<'_>`, then optionally `attrs: &MyOp` and resources marked `#[resource]` (`#[resource] table: &MyTable`)";
-
-/// One parameter after `ctx`: `#[resource]` (taking the attribute out of
-/// the item) or the attrs.
-fn kernel_param(
-    param: &mut syn::PatType,
-    seen: &mut Vec<String>,
-    has_attrs: bool,
-    errors: &mut darling::error::Accumulator,
-) -> Option<KernelParam> {
-    let options = errors.handle(crate::parse::take_resource_options(&mut param.attrs))?;
-    let Some((options, _)) = options else {
-        return match &*param.ty {
-            _ if has_attrs => {
-                let name = match &*param.pat {
-                    syn::Pat::Ident(p) => format!("`{}`", p.ident),
-                    _ => "this".to_owned(),
-                };
-                errors.push(error(
-                    param.span(),
-                    format!("a kernel function takes one attrs parameter, and {name} is a second one: read inputs from `ctx`, and mark a resource parameter `#[resource]` (`#[resource] table: &MyTable`)"),
-                ));
-                None
-            }
-            syn::Type::Reference(r) if r.mutability.is_none() => Some(KernelParam::Attrs),
-            other => {
-                errors.push(error(
-                    other.span(),
-                    "a kernel takes the op's attrs by shared reference, `attrs: &MyOp` (and a resource as `#[resource] table: &MyTable`)",
-                ));
-                None
-            }
-        };
-    };
-    let ty = match &*param.ty {
-        syn::Type::Reference(r) if r.mutability.is_none() => Some(r.elem.clone()),
-        other => {
-            errors.push(error(
-                other.span(),
-                "a `#[resource]` parameter takes the resource by shared reference, as in `table: &MyTable`: other kernels and threads share it, so it guards its own state (a Mutex, RwLock or atomics)",
-            ));
-            None
-        }
-    };
-    let input = match (&options.input, &*param.pat) {
-        (Some(input), _) => Some(input.clone()),
-        (None, syn::Pat::Ident(p)) => {
-            let name = p.ident.to_string();
-            let name = name.strip_prefix("r#").unwrap_or(&name);
-            Some(syn::LitStr::new(name, p.ident.span()))
-        }
-        (None, other) => {
-            errors.push(error(
-                other.span(),
-                "a `#[resource]` parameter receives the input of its name: name it like the op's `resource` input, or write `#[resource(input = \"table_handle\")]`",
-            ));
-            None
-        }
-    };
-    let (input, ty) = (input?, ty?);
-    if seen.contains(&input.value()) {
-        errors.push(error(
-            input.span(),
-            format!(
-                "input `{}` already has a `#[resource]` parameter: take it once",
-                input.value()
-            ),
-        ));
-        return None;
-    }
-    seen.push(input.value());
-    Some(KernelParam::Resource { input, ty })
-}
-
-/// Checks `fn k<T>(ctx: &mut KernelContext<'_>[, attrs: &A][, #[resource]
-/// r: &R ...]) -> Result<()>` (or `Result<Tensor>`, `Result<Arc<R>>`),
-/// taking the `#[resource]` attributes out of the signature.
-fn kernel_fn_signature(sig: &mut syn::Signature) -> darling::Result<KernelFnSignature> {
-    let mut errors = darling::Error::accumulator();
-    check_plain_signature(sig, &mut errors);
-    check_result_output(sig, "a kernel function", &mut errors);
-    let returns = match &sig.output {
-        syn::ReturnType::Type(_, ty) => result_inner(ty)
-            .filter(|inner| !matches!(inner, syn::Type::Tuple(t) if t.elems.is_empty()))
-            .map(|inner| Box::new(inner.clone())),
-        syn::ReturnType::Default => None,
-    };
-    let mut signature = KernelFnSignature {
-        attrs_ty: None,
-        params: Vec::new(),
-        returns,
-    };
-    let paren_span = sig.paren_token.span.join();
-    let mut params = sig.inputs.iter_mut();
-    match params.next() {
-        None => errors.push(error(
-            paren_span,
-            format!("a kernel function takes {KERNEL_PARAMS}"),
-        )),
-        Some(syn::FnArg::Receiver(r)) => {
-            let span = r.self_token.span;
-            errors.push(error(span, "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on the impl block, with `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>` and `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`"));
-            return errors.finish_with(signature);
-        }
-        Some(first) => {
-            if !is_context_param(first, "KernelContext", true) {
-                errors.push(error(
-                    first.span(),
-                    "the first parameter of a kernel function must be `ctx: &mut KernelContext<'_>`",
-                ));
-            }
-        }
-    }
-    let mut seen = Vec::new();
-    for param in params {
-        let syn::FnArg::Typed(param) = param else {
-            continue;
-        };
-        let has_attrs = signature.attrs_ty.is_some();
-        match kernel_param(param, &mut seen, has_attrs, &mut errors) {
-            Some(KernelParam::Attrs) => {
-                if let syn::Type::Reference(r) = &*param.ty {
-                    signature.attrs_ty = Some(r.elem.clone());
-                }
-                signature.params.push(KernelParam::Attrs);
-            }
-            Some(resource) => signature.params.push(resource),
-            None => {}
-        }
-    }
-    errors.finish_with(signature)
-}
-
 /// Checks an `impl` for a struct kernel: inherent, with `new` and `compute`.
 fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
     let mut errors = darling::Error::accumulator();
@@ -470,9 +257,4 @@ fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
         }
     }
     errors.finish()
-}
-
-/// `T` in `Result<T>` / `Result<T, E>`.
-pub fn result_inner(ty: &syn::Type) -> Option<&syn::Type> {
-    dtypes::type_args(ty, &["Result"])?.next()
 }

@@ -10,14 +10,17 @@ use crate::spec::{Flags, OpSpec};
 
 mod attr;
 mod kernel;
+mod kernel_fn;
 mod op;
 mod register_op;
 mod shape_fn;
+mod signature;
 mod types;
 
-pub use kernel::{CheckedKernel, KernelBody, KernelFnSignature, KernelParam, kernel};
-pub use op::{CheckedFnOp, Element, FnOutput, FnParam, fn_op};
+pub use kernel::{CheckedKernel, KernelBody, kernel};
+pub use op::{CheckedFnOp, fn_op};
 pub use register_op::register_op;
+pub use signature::{Element, FnSignature, Output, Param, ReturnValue};
 
 fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)

@@ -6,9 +6,10 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::adapter::adapter;
 use super::registration::{KernelRegistration, kernel_name, kernel_registration};
-use super::{own_type_params, turbofish};
-use crate::check::{CheckedKernel, KernelBody, KernelFnSignature, KernelParam};
+use super::turbofish;
+use crate::check::{CheckedKernel, FnSignature, KernelBody, Param, ReturnValue};
 use crate::dtypes;
 use crate::parse::OpRef;
 use crate::runtime_path::RuntimePath;
@@ -68,7 +69,7 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
     } = &k.body
     {
         for param in &kernel_fn.params {
-            let KernelParam::Resource { input, .. } = param else {
+            let Param::Resource { input, .. } = param else {
                 continue;
             };
             let name = input.value();
@@ -86,7 +87,7 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
                 };
             });
         }
-        if let Some(ty) = &kernel_fn.returns
+        if let ReturnValue::Stored(ty) = &kernel_fn.returns.value
             && dtypes::type_args(ty, &["Arc"]).is_some()
         {
             let message = format!(
@@ -113,75 +114,21 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
     quote!(#(#checks)*)
 }
 
-/// The function every registration of a kernel function calls: generic
-/// like it, it resolves each `#[resource]` parameter from its input's
-/// handle, calls the function with the attrs and resources in its order,
-/// and stores what it returns (`op_core::kernel::KernelReturn`) in output
-/// 0 unless that is `()`.
-fn kernel_fn_adapter(
-    item: &syn::ItemFn,
-    signature: &KernelFnSignature,
-    rt: &RuntimePath,
-) -> TokenStream {
-    let f = &item.sig.ident;
-    let generics = &item.sig.generics;
-    let (impl_generics, _, where_clause) = generics.split_for_impl();
-    let own_params = own_type_params(generics);
-    let attrs_ty = match &signature.attrs_ty {
-        Some(attrs) => quote!(#attrs),
-        None => quote!(()),
-    };
-    let mut fetches = Vec::new();
-    let mut args = Vec::new();
-    for (i, param) in signature.params.iter().enumerate() {
-        match param {
-            KernelParam::Attrs => args.push(quote!(attrs)),
-            KernelParam::Resource { input, ty } => {
-                let var = format_ident!("__resource_{}", i);
-                // Only the path carries the author's span (for a "not a
-                // resource" error on their type): `ctx` must keep the
-                // adapter's hygiene, or a kernel written inside a
-                // `macro_rules!` would not find it.
-                let fetch = quote_spanned! {ty.span()=>
-                    #rt::KernelContext::resource_by_name::<#ty>
-                };
-                fetches.push(quote! {
-                    let #var = #fetch(ctx, #input)?;
-                });
-                args.push(quote!(&*#var));
-            }
-        }
-    }
-    let call = quote!(#f #own_params(ctx, #(#args),*));
-    let body = match &signature.returns {
-        Some(ty) => {
-            let store = quote_spanned! {ty.span()=> <#ty as #rt::KernelReturn>::store};
-            quote! {
-                let __output = #call?;
-                #store(__output, ctx)
-            }
-        }
-        None => call,
-    };
-    quote! {
-        #[allow(non_snake_case, unused_variables)]
-        fn __kernel_adapter #impl_generics (
-            ctx: &mut #rt::KernelContext<'_>,
-            attrs: &#attrs_ty,
-        ) -> #rt::Result<()> #where_clause {
-            #(#fetches)*
-            #body
-        }
-    }
-}
-
 /// `#[kernel]`: the item, compile-time checks against the op, and one
 /// registration per type combination.
 pub fn kernel(k: &CheckedKernel) -> TokenStream {
     let rt = &k.runtime;
     let (item, support) = match &k.body {
         KernelBody::Fn { item, signature } => {
-            (quote!(#item), kernel_fn_adapter(item, signature, rt))
+            // The adapter every registration calls: it resolves each
+            // `#[resource]` parameter from its input's handle, calls the
+            // function with the attrs and resources in its order, and
+            // stores what it returns (`op_core::kernel::KernelReturn`) in
+            // output 0 unless that is `()`.
+            let name = format_ident!("__kernel_adapter");
+            let attrs_ty = attrs_type(signature);
+            let adapter = adapter(&name, &item.sig, signature, &attrs_ty, rt);
+            (quote!(#item), adapter)
         }
         KernelBody::Impl { item } => (quote!(#item), op_kernel_impl(item, rt)),
     };
@@ -224,15 +171,21 @@ fn create_kernel(k: &CheckedKernel, combo: &[DType]) -> TokenStream {
     };
     match &k.body {
         KernelBody::Fn { signature, .. } => {
-            let attrs_ty = match &signature.attrs_ty {
-                Some(attrs) => quote!(#attrs),
-                None => quote!(()),
-            };
+            let attrs_ty = attrs_type(signature);
             quote! {
                 |construction| #rt::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #types)
             }
         }
         KernelBody::Impl { .. } => quote!(__create_kernel #types),
+    }
+}
+
+/// The attrs a kernel function's kernel is created with: its attrs
+/// parameter's type, or none.
+fn attrs_type(signature: &FnSignature) -> TokenStream {
+    match signature.attrs_ty() {
+        Some(attrs) => quote!(#attrs),
+        None => quote!(()),
     }
 }
 

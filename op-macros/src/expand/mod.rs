@@ -12,6 +12,7 @@ use crate::check::CheckedOp;
 use crate::dtypes;
 use crate::runtime_path::RuntimePath;
 
+mod adapter;
 mod fn_op;
 mod kernel;
 mod op;
