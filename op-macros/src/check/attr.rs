@@ -182,7 +182,10 @@ pub fn unknown_type(name: &str, span: Span, groups: bool) -> darling::Error {
     let names = "a Rust element type (f32, i64, bool, f16, Complex64, QInt8, ...)";
     let spec_names = "a TensorFlow type name (float, int64, string, ...)";
     let choices = if groups {
-        format!("{names}, {spec_names} or a type group (numbertype, realnumbertype, quantizedtype)")
+        format!(
+            "{names}, {spec_names} or a type group ({})",
+            dtypes::type_class_names()
+        )
     } else {
         format!("{names} or {spec_names}")
     };

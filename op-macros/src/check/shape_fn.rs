@@ -1,20 +1,11 @@
 //! The op's shape function: `shape = "name"` from the library, or
 //! `shape_fn = ...`.
 
+use op_spec::shape_library::NAMES as SHAPE_LIBRARY;
 use syn::spanned::Spanned;
 
 use super::{ShapeFnModel, error};
 use crate::parse::RawExpr;
-
-/// The names of `op_core::shape_inference::library`'s functions.
-const SHAPE_LIBRARY: [&str; 6] = [
-    "unchanged",
-    "scalar",
-    "unknown",
-    "broadcast",
-    "merge_inputs",
-    "pass_through",
-];
 
 pub fn shape_fn(
     shape: &Option<RawExpr>,
