@@ -14,6 +14,38 @@ pub const SHAPE_FNS: &[(&str, ShapeFn)] = &[
     ("pass_through", pass_through),
 ];
 
+// The names are op-spec's, which `#[register_op(shape = "...")]` is
+// checked against at compile time: a function added here without its name
+// there, or the reverse, fails to compile instead of failing a registration.
+const _: () = assert!(
+    names_are(SHAPE_FNS, &op_spec::shape_library::NAMES),
+    "SHAPE_FNS must list op_spec::shape_library::NAMES, in order"
+);
+
+/// Whether `fns` are named `names`, in order (a `const fn`, for the check
+/// above).
+const fn names_are(fns: &[(&str, ShapeFn)], names: &[&str]) -> bool {
+    if fns.len() != names.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < fns.len() {
+        let (a, b) = (fns[i].0.as_bytes(), names[i].as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut j = 0;
+        while j < a.len() {
+            if a[j] != b[j] {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The library function named `name`.
 pub fn by_name(name: &str) -> Option<ShapeFn> {
     SHAPE_FNS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
