@@ -4,6 +4,7 @@
 use darling::ast::NestedMeta;
 use op_spec::DType;
 use proc_macro2::Span;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use super::error;
@@ -55,6 +56,15 @@ pub fn typed_attr_spec(
         spec.push(&format!(" = {text}"), default.0.span());
     }
     errors.finish_with(spec)
+}
+
+/// The attr a field or parameter declares is named like it, unless
+/// `#[attr(name = "...")]` says otherwise; with the span to report it at.
+pub fn attr_name(ident: &syn::Ident, options: &AttrOptions) -> (String, Span) {
+    match &options.name {
+        Some(name) => (name.value(), name.span()),
+        None => (ident.unraw().to_string(), ident.span()),
+    }
 }
 
 /// A type as the author wrote it: `Vec<Vec<i64>>`, not `Vec < Vec < i64 > >`.

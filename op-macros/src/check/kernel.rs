@@ -1,6 +1,7 @@
 //! `#[kernel]`: a kernel function or an inherent impl, checked against
 //! its arguments.
 
+use op_spec::DeviceType;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
@@ -54,7 +55,7 @@ impl KernelBody {
 #[derive(Clone, Debug)]
 pub struct CheckedKernel {
     pub op: OpRef,
-    pub device: op_spec::DeviceType,
+    pub device: DeviceType,
     pub types: TypeCombos,
     pub host_memory: Vec<syn::LitStr>,
     pub body: KernelBody,
@@ -62,109 +63,25 @@ pub struct CheckedKernel {
     pub runtime: RuntimePath,
 }
 
+/// `#[kernel]` on `item`: the op, device and types of its arguments, then
+/// its code, then the code's generics against the types. Takes the
+/// `#[resource]` attributes out of a function's parameters.
 pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKernel> {
     let mut errors = darling::Error::accumulator();
-    let op = match &args.op {
-        Some(op) => Some(op.clone()),
-        None => {
-            errors.push(error(
-                Span::call_site(),
-                "say which op this kernel implements: `#[kernel(op = MyOp)]` (the op's Rust type, checked at compile time) or `#[kernel(op = \"MyOp\")]` (its registered name)",
-            ));
-            None
-        }
-    };
-    // The names are the runtime's own (`op_spec::DeviceType`), lowercase
-    // as registrations and messages spell them.
-    let device_names = op_spec::DeviceType::ALL.map(op_spec::DeviceType::name);
-    let device = match &args.device {
-        None => op_spec::DeviceType::Cpu,
-        Some(d) => match device_names.iter().position(|n| *n == d.value()) {
-            Some(i) => op_spec::DeviceType::ALL[i],
-            None => {
-                let hint = op_spec::suggest::closest(&d.value(), device_names)
-                    .map(|s| format!("did you mean \"{s}\"? "))
-                    .unwrap_or_default();
-                let list: Vec<String> = device_names.iter().map(|n| format!("\"{n}\"")).collect();
-                errors.push(error(
-                    d.span(),
-                    format!(
-                        "unknown device \"{}\": {hint}the devices are {}",
-                        d.value(),
-                        list.join(" and ")
-                    ),
-                ));
-                op_spec::DeviceType::Cpu
-            }
-        },
-    };
+    let op = errors.handle(kernel_op(args));
+    let device = errors
+        .handle(kernel_device(args))
+        .unwrap_or(DeviceType::Cpu);
     // On an error in `types(...)`, the kernel's generics are not compared
     // with it: that would only repeat the error.
     let types = errors.handle(type_combos(&args.types, Some("T")));
-    let (generics, body) = match item {
-        syn::Item::Fn(mut f) => {
-            let signature = errors.handle(kernel_fn_signature(&mut f.sig));
-            (
-                f.sig.generics.clone(),
-                KernelBody::Fn {
-                    item: Box::new(f),
-                    signature: signature.unwrap_or_else(FnSignature::unknown),
-                },
-            )
-        }
-        syn::Item::Impl(i) => {
-            errors.handle(kernel_impl(&i));
-            (i.generics.clone(), KernelBody::Impl { item: Box::new(i) })
-        }
-        other => {
-            errors.push(error(
-                item_keyword_span(&other),
-                "`#[kernel]` goes on a function `fn k<T>(ctx: &mut KernelContext<'_>, attrs: &Op) -> Result<()>` or on an inherent impl with `fn new(..)` and `fn compute(&self, ..)`",
-            ));
-            errors.finish()?;
-            unreachable!("an error was pushed");
-        }
+    let Some(body) = kernel_body(item, &mut errors) else {
+        errors.finish()?;
+        unreachable!("an error was pushed");
     };
-    let type_params: Vec<&syn::TypeParam> = generics.type_params().collect();
-    if let Some(c) = generics.const_params().next() {
-        errors.push(error(
-            c.span(),
-            "a kernel cannot have const generic parameters",
-        ));
-    }
-    // A kernel without type parameters may still be registered for chosen
-    // types (TensorFlow's `ZeroOutInt32Op` with `TypeConstraint<int32>`); a
-    // generic one needs one type parameter per constrained attr.
-    if let Some(types) = &types
-        && !type_params.is_empty()
-        && type_params.len() != types.attrs.len()
-    {
-        let attrs: Vec<&str> = types.attrs.iter().map(|(n, _)| n.as_str()).collect();
-        let (span, message) = match (type_params.len(), attrs.len()) {
-            (n, 0) => (
-                type_params[0].ident.span(),
-                format!(
-                    "the kernel is generic over {n} type(s) but has no `types(...)`: list the types to register, as in `#[kernel(op = .., types(f32, i32))]`"
-                ),
-            ),
-            (n, m) if n < m => (
-                types.attrs[n].1,
-                format!(
-                    "`types(...)` constrains {m} attrs ({}) but the kernel has {n} type parameter(s): add a type parameter for `{}`, or remove it from `types(...)` (the type parameters take the attrs' types in order)",
-                    attrs.join(", "),
-                    attrs[n],
-                ),
-            ),
-            (n, m) => (
-                type_params[m].ident.span(),
-                format!(
-                    "the kernel has {n} type parameters but `types(...)` constrains {m} attr(s) ({}): list the types of this one in `types(...)`, as in `types({} = [f32])`, or remove it",
-                    attrs.join(", "),
-                    type_params[m].ident,
-                ),
-            ),
-        };
-        errors.push(error(span, message));
+    check_no_const_generics(body.generics(), &mut errors);
+    if let Some(types) = &types {
+        errors.handle(check_type_params_match_types(body.generics(), types));
     }
     errors.finish()?;
     Ok(CheckedKernel {
@@ -175,6 +92,118 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
         body,
         runtime: RuntimePath::new(args.krate.as_ref().map(|k| &k.0)),
     })
+}
+
+/// A kernel is registered for one op, so it must say which; by type the
+/// op is checked at compile time, by name when the registry is built.
+fn kernel_op(args: &KernelArgs) -> darling::Result<OpRef> {
+    args.op.clone().ok_or_else(|| {
+        error(
+            Span::call_site(),
+            "say which op this kernel implements: `#[kernel(op = MyOp)]` (the op's Rust type, checked at compile time) or `#[kernel(op = \"MyOp\")]` (its registered name)",
+        )
+    })
+}
+
+/// The device is one the runtime knows (`op_spec::DeviceType`, lowercase
+/// as registrations and messages spell it); CPU when not given.
+fn kernel_device(args: &KernelArgs) -> darling::Result<DeviceType> {
+    let Some(device) = &args.device else {
+        return Ok(DeviceType::Cpu);
+    };
+    let names = DeviceType::ALL.map(DeviceType::name);
+    let value = device.value();
+    if let Some(i) = names.iter().position(|n| *n == value) {
+        return Ok(DeviceType::ALL[i]);
+    }
+    let hint = op_spec::suggest::closest(&value, names)
+        .map(|s| format!("did you mean \"{s}\"? "))
+        .unwrap_or_default();
+    let list: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    Err(error(
+        device.span(),
+        format!(
+            "unknown device \"{value}\": {hint}the devices are {}",
+            list.join(" and ")
+        ),
+    ))
+}
+
+/// A kernel is a function or an inherent impl with `new` and `compute`;
+/// anything else cannot run. Errors in a function or impl are pushed and
+/// it is kept, so that the rest is checked too; for another item, `None`.
+fn kernel_body(item: syn::Item, errors: &mut darling::error::Accumulator) -> Option<KernelBody> {
+    match item {
+        syn::Item::Fn(mut f) => {
+            let signature = errors.handle(kernel_fn_signature(&mut f.sig));
+            Some(KernelBody::Fn {
+                item: Box::new(f),
+                signature: signature.unwrap_or_else(FnSignature::unknown),
+            })
+        }
+        syn::Item::Impl(i) => {
+            errors.handle(kernel_impl(&i));
+            Some(KernelBody::Impl { item: Box::new(i) })
+        }
+        other => {
+            errors.push(error(
+                item_keyword_span(&other),
+                "`#[kernel]` goes on a function `fn k<T>(ctx: &mut KernelContext<'_>, attrs: &Op) -> Result<()>` or on an inherent impl with `fn new(..)` and `fn compute(&self, ..)`",
+            ));
+            None
+        }
+    }
+}
+
+/// Registrations instantiate the kernel with element types; a const
+/// parameter has no attr to take its value from.
+fn check_no_const_generics(generics: &syn::Generics, errors: &mut darling::error::Accumulator) {
+    if let Some(c) = generics.const_params().next() {
+        errors.push(error(
+            c.span(),
+            "a kernel cannot have const generic parameters",
+        ));
+    }
+}
+
+/// The type parameters take the constrained attrs' types in order, so a
+/// generic kernel needs one per constrained attr. A kernel without type
+/// parameters may still be registered for chosen types (TensorFlow's
+/// `ZeroOutInt32Op` with `TypeConstraint<int32>`).
+fn check_type_params_match_types(
+    generics: &syn::Generics,
+    types: &TypeCombos,
+) -> darling::Result<()> {
+    let type_params: Vec<&syn::TypeParam> = generics.type_params().collect();
+    if type_params.is_empty() || type_params.len() == types.attrs.len() {
+        return Ok(());
+    }
+    let attrs: Vec<&str> = types.attrs.iter().map(|(n, _)| n.as_str()).collect();
+    let (span, message) = match (type_params.len(), attrs.len()) {
+        (n, 0) => (
+            type_params[0].ident.span(),
+            format!(
+                "the kernel is generic over {n} type(s) but has no `types(...)`: list the types to register, as in `#[kernel(op = .., types(f32, i32))]`"
+            ),
+        ),
+        (n, m) if n < m => (
+            types.attrs[n].1,
+            format!(
+                "`types(...)` constrains {m} attrs ({}) but the kernel has {n} type parameter(s): add a type parameter for `{}`, or remove it from `types(...)` (the type parameters take the attrs' types in order)",
+                attrs.join(", "),
+                attrs[n],
+            ),
+        ),
+        (n, m) => (
+            type_params[m].ident.span(),
+            format!(
+                "the kernel has {n} type parameters but `types(...)` constrains {m} attr(s) ({}): list the types of this one in `types(...)`, as in `types({} = [f32])`, or remove it",
+                attrs.join(", "),
+                type_params[m].ident,
+            ),
+        ),
+    };
+    Err(error(span, message))
 }
 
 /// The span of an item's keyword (`struct`, `enum`, ...), for errors about

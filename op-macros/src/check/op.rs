@@ -8,7 +8,7 @@ use op_spec::DType;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
-use super::attr::{type_text, typed_attr_spec};
+use super::attr::{attr_name, type_text, typed_attr_spec};
 use super::shape_fn::shape_fn;
 use super::signature::{
     FnSignature, Output, Param, ParamType, ReturnValue, Returns, VIEW_NAMES, check_plain_signature,
@@ -233,14 +233,7 @@ fn op_params(
             }
             ParamType::Attr { owned, by_ref } => {
                 let options = options.map(|(o, _)| o).unwrap_or_default();
-                let attr_name = options
-                    .name
-                    .as_ref()
-                    .map_or_else(|| name.clone(), syn::LitStr::value);
-                let name_span = options
-                    .name
-                    .as_ref()
-                    .map_or(ident.span(), syn::LitStr::span);
+                let (attr_name, name_span) = attr_name(&ident, &options);
                 if let Some(spec) = errors.handle(typed_attr_spec(
                     (&attr_name, name_span),
                     ty,
