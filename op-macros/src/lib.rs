@@ -76,7 +76,14 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     match check::register_op(&args, &mut item) {
         Ok(op) => with_code(parsed.errors, expand::register_op(&item, &op)),
-        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
+        Err(check::Failed {
+            errors,
+            stand_in: Some(op),
+        }) => with_code(
+            first_errors(parsed.errors, errors),
+            expand::register_op(&item, &op),
+        ),
+        Err(failed) => with_item(first_errors(parsed.errors, failed.errors), quote!(#item)),
     }
 }
 

@@ -26,6 +26,23 @@ fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)
 }
 
+/// A check that failed: every error, and the model to generate stand-in
+/// code from when one could be made, so that code using the item reports
+/// nothing more (one mistake, one error).
+pub struct Failed<T> {
+    pub errors: darling::Error,
+    pub stand_in: Option<Box<T>>,
+}
+
+impl<T> From<darling::Error> for Failed<T> {
+    fn from(errors: darling::Error) -> Self {
+        Failed {
+            errors,
+            stand_in: None,
+        }
+    }
+}
+
 /// A struct field or function parameter that receives an attr's value.
 #[derive(Clone, Debug)]
 pub struct AttrField {

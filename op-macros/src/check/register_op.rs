@@ -4,7 +4,7 @@ use syn::spanned::Spanned;
 
 use super::attr::{attr_name, typed_attr_spec};
 use super::shape_fn::shape_fn;
-use super::{AttrField, CheckedOp, error, flags};
+use super::{AttrField, CheckedOp, Failed, error, flags};
 use crate::parse::{RegisterOpArgs, take_attr_options};
 use crate::runtime_path::RuntimePath;
 use crate::spec::{OpSpec, Spanned as SpannedText, doc_comment};
@@ -12,10 +12,14 @@ use crate::spec::{OpSpec, Spanned as SpannedText, doc_comment};
 /// `#[register_op]` on `item`: its shape, its fields as attrs, then the
 /// spec they make with the arguments. Strips the `#[attr]` attributes
 /// from its fields.
+///
+/// When the spec strings are the only mistake, the failure carries a
+/// stand-in op built from [`OpSpec::stand_in`], so that kernels and calls
+/// of the op report nothing on top of the spec's own errors.
 pub fn register_op(
     args: &RegisterOpArgs,
     item: &mut syn::ItemStruct,
-) -> darling::Result<CheckedOp> {
+) -> Result<CheckedOp, Failed<CheckedOp>> {
     let mut errors = darling::Error::accumulator();
     check_not_generic(item, &mut errors);
     check_named_fields(item, &mut errors);
@@ -40,22 +44,31 @@ pub fn register_op(
         doc: op_doc(item, &fields.docs),
         flags: flags(&args.flags),
     };
-    let def = errors.handle(spec.check());
-    let shape_fn = errors
-        .handle(shape_fn(&args.shape, &args.shape_fn))
-        .flatten();
-    errors.finish()?;
-    Ok(CheckedOp {
+    let before_spec = errors.finish();
+    let def = spec.check();
+    let shape_fn = shape_fn(&args.shape, &args.shape_fn);
+    let op = |spec, def| CheckedOp {
         ident: item.ident.clone(),
         vis: item.vis.clone(),
         spec,
-        def: def.expect("no errors, so the op built"),
-        fields: fields.fields,
+        def,
+        fields: fields.fields.clone(),
         unit,
         wrapper: args.wrapper.clone(),
-        shape_fn,
+        shape_fn: shape_fn.as_ref().ok().cloned().flatten(),
         runtime: RuntimePath::new(args.krate.as_ref().map(|k| &k.0)),
-    })
+    };
+    match (before_spec, def, &shape_fn) {
+        (Ok(()), Ok(def), Ok(_)) => Ok(op(spec, def)),
+        (Ok(()), Err(spec_errors), Ok(_)) => Err(Failed {
+            errors: spec_errors,
+            stand_in: spec.stand_in().map(|(spec, def)| Box::new(op(spec, def))),
+        }),
+        (before_spec, def, shape_fn) => {
+            let errors = [before_spec.err(), def.err(), shape_fn.clone().err()];
+            Err(darling::Error::multiple(errors.into_iter().flatten().collect()).into())
+        }
+    }
 }
 
 /// The struct's fields hold attr values, which have no type parameters;
