@@ -10,9 +10,20 @@
 //!   function's signature.
 //! - [`op_def!`] builds an `OpDefBuilder` from checked spec strings.
 //!
-//! Each macro works in three stages, one module each: `parse` (arguments
-//! into plain models, with darling), `check` (validation, every error on
-//! the author's token, several at once), `expand` (code generation).
+//! Each macro works in three stages, one folder each, as serde_derive
+//! splits its generators:
+//! - `parse/`: arguments into plain models, with darling; one file per
+//!   macro and per shared piece, each macro's keys declared once
+//!   (`parse/keys.rs`);
+//! - `check/`: validation, every error on the author's token, several at
+//!   once; one function per rule, and one signature model for `#[kernel]`
+//!   and `#[op]` functions (`check/signature.rs`);
+//! - `expand/`: code generation; every registration is written by
+//!   `expand/registration.rs`, every typed wrapper by `expand/wrapper.rs`,
+//!   and every function adapter by `expand/adapter.rs`.
+//!
+//! After an error, a macro still generates what it can (the other keys'
+//! code, or a stand-in op), so that one mistake is one error.
 //!
 //! The README's "Writing ops" section is the guide; the `op-kernels` crate
 //! and the `examples` crate use every form.
