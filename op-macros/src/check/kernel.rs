@@ -206,6 +206,65 @@ fn check_type_params_match_types(
     Err(error(span, message))
 }
 
+/// The method `name` of a kernel impl, which the generated `OpKernel`
+/// impl calls, so it must exist (`missing` says how to write it), be
+/// plain and return a `Result`.
+fn impl_method<'i>(
+    item: &'i syn::ItemImpl,
+    name: &str,
+    missing: &str,
+    errors: &mut darling::error::Accumulator,
+) -> Option<&'i syn::ImplItemFn> {
+    let method = item.items.iter().find_map(|i| match i {
+        syn::ImplItem::Fn(f) if f.sig.ident == name => Some(f),
+        _ => None,
+    });
+    let Some(method) = method else {
+        errors.push(error(item.self_ty.span(), missing));
+        return None;
+    };
+    check_plain_signature(&method.sig, errors);
+    check_result_output(&method.sig, &format!("`{name}`"), errors);
+    Some(method)
+}
+
+/// `new` runs once per node, with the node's attrs and nothing else.
+fn check_new_params(sig: &syn::Signature, errors: &mut darling::error::Accumulator) {
+    let ok = sig.inputs.len() == 1
+        && sig
+            .inputs
+            .first()
+            .is_some_and(|a| is_context_param(a, "KernelConstruction", false));
+    if !ok {
+        errors.push(error(
+            sig.inputs.span(),
+            "`new` takes one parameter, `ctx: &KernelConstruction<'_>`",
+        ));
+    }
+}
+
+/// One kernel serves concurrent calls, so `compute` takes `&self` (state
+/// that changes lives behind a lock or an atomic) and the call's context.
+fn check_compute_params(sig: &syn::Signature, errors: &mut darling::error::Accumulator) {
+    let params: Vec<&syn::FnArg> = sig.inputs.iter().collect();
+    let ok = matches!(params.as_slice(), [syn::FnArg::Receiver(r), ctx]
+        if r.reference.is_some() && r.mutability.is_none() && is_context_param(ctx, "KernelContext", true));
+    if let Some(syn::FnArg::Receiver(r)) = params.first()
+        && r.reference.is_some()
+        && let Some(m) = r.mutability
+    {
+        errors.push(error(
+            m.span,
+            "`compute` takes `&self`, not `&mut self`: one kernel serves concurrent calls; keep changing state in a `Mutex` or an atomic",
+        ));
+    } else if !ok {
+        errors.push(error(
+            sig.inputs.span(),
+            "`compute` takes `&self` and `ctx: &mut KernelContext<'_>` (kernels run concurrently, so not `&mut self`)",
+        ));
+    }
+}
+
 /// The span of an item's keyword (`struct`, `enum`, ...), for errors about
 /// what kind of item it is.
 fn item_keyword_span(item: &syn::Item) -> Span {
@@ -234,56 +293,21 @@ fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
         ));
         return errors.finish();
     }
-    let find = |name: &str| {
-        item.items.iter().find_map(|i| match i {
-            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(f),
-            _ => None,
-        })
-    };
-    match find("new") {
-        None => errors.push(error(
-            item.self_ty.span(),
-            "a kernel impl needs `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>`, which reads and checks the attrs once",
-        )),
-        Some(f) => {
-            check_plain_signature(&f.sig, &mut errors);
-            check_result_output(&f.sig, "`new`", &mut errors);
-            let ok = f.sig.inputs.len() == 1
-                && f.sig.inputs.first().is_some_and(|a| is_context_param(a, "KernelConstruction", false));
-            if !ok {
-                errors.push(error(
-                    f.sig.inputs.span(),
-                    "`new` takes one parameter, `ctx: &KernelConstruction<'_>`",
-                ));
-            }
-        }
+    if let Some(new) = impl_method(
+        item,
+        "new",
+        "a kernel impl needs `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>`, which reads and checks the attrs once",
+        &mut errors,
+    ) {
+        check_new_params(&new.sig, &mut errors);
     }
-    match find("compute") {
-        None => errors.push(error(
-            item.self_ty.span(),
-            "a kernel impl needs `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`",
-        )),
-        Some(f) => {
-            check_plain_signature(&f.sig, &mut errors);
-            check_result_output(&f.sig, "`compute`", &mut errors);
-            let params: Vec<&syn::FnArg> = f.sig.inputs.iter().collect();
-            let ok = matches!(params.as_slice(), [syn::FnArg::Receiver(r), ctx]
-                if r.reference.is_some() && r.mutability.is_none() && is_context_param(ctx, "KernelContext", true));
-            if let Some(syn::FnArg::Receiver(r)) = params.first()
-                && r.reference.is_some()
-                && let Some(m) = r.mutability
-            {
-                errors.push(error(
-                    m.span,
-                    "`compute` takes `&self`, not `&mut self`: one kernel serves concurrent calls; keep changing state in a `Mutex` or an atomic",
-                ));
-            } else if !ok {
-                errors.push(error(
-                    f.sig.inputs.span(),
-                    "`compute` takes `&self` and `ctx: &mut KernelContext<'_>` (kernels run concurrently, so not `&mut self`)",
-                ));
-            }
-        }
+    if let Some(compute) = impl_method(
+        item,
+        "compute",
+        "a kernel impl needs `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`",
+        &mut errors,
+    ) {
+        check_compute_params(&compute.sig, &mut errors);
     }
     errors.finish()
 }
