@@ -3,6 +3,7 @@
 
 use super::{InferenceContext, ShapeFn};
 use crate::Result;
+use crate::op::checks::str_eq;
 
 /// Every function of the library with its name.
 pub const SHAPE_FNS: &[(&str, ShapeFn)] = &[
@@ -30,16 +31,8 @@ const fn names_are(fns: &[(&str, ShapeFn)], names: &[&str]) -> bool {
     }
     let mut i = 0;
     while i < fns.len() {
-        let (a, b) = (fns[i].0.as_bytes(), names[i].as_bytes());
-        if a.len() != b.len() {
+        if !str_eq(fns[i].0, names[i]) {
             return false;
-        }
-        let mut j = 0;
-        while j < a.len() {
-            if a[j] != b[j] {
-                return false;
-            }
-            j += 1;
         }
         i += 1;
     }
