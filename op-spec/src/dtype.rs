@@ -324,10 +324,12 @@ pub enum RustPath {
 }
 
 /// Each dtype's Rust element type, as op-core stores tensors of it and as
-/// authors name it in `#[kernel(types(f32))]`: the one table that both the
-/// proc macros (names in `types(...)`, paths in generated code, kernel
-/// names in messages) and op-core (its `Element` impls, checked against
-/// this table by its tests) follow. `variant` has none.
+/// authors name it in `#[kernel(types(f32))]`: the proc macros read names
+/// in `types(...)`, write paths in generated code and name kernels in
+/// messages from this one table. op-core declares its `Element` impls by
+/// type (`elements!` in its `element.rs`), which a string table cannot
+/// drive; generated code names each `Runtime` type through op-core, so a
+/// name op-core lacks fails to compile. `variant` has none.
 pub const RUST_TYPES: [(DType, &str, RustPath); 22] = [
     (DType::F32, "f32", RustPath::Primitive),
     (DType::F64, "f64", RustPath::Primitive),
