@@ -51,7 +51,8 @@ pub(crate) mod checks {
     use super::{OpSignature, TypeAttrSignature};
     use op_spec::DType;
 
-    const fn str_eq(a: &str, b: &str) -> bool {
+    /// Whether `a` and `b` are the same string, in a `const` context.
+    pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
         let (a, b) = (a.as_bytes(), b.as_bytes());
         if a.len() != b.len() {
             return false;

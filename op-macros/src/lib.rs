@@ -10,20 +10,26 @@
 //!   function's signature.
 //! - [`op_def!`] builds an `OpDefBuilder` from checked spec strings.
 //!
-//! Each macro works in three stages, one module each: `parse` (arguments
-//! into plain models, with darling), `check` (validation, every error on
-//! the author's token, several at once), `expand` (code generation).
+//! Each macro works in three stages, one folder each, as serde_derive
+//! splits its generators:
+//! - `parse/`: arguments into plain models, with darling; one file per
+//!   macro and per shared piece, each macro's keys declared once
+//!   (`parse/keys.rs`);
+//! - `check/`: validation, every error on the author's token, several at
+//!   once; one function per rule, and one signature model for `#[kernel]`
+//!   and `#[op]` functions (`check/signature.rs`);
+//! - `expand/`: code generation; every registration is written by
+//!   `expand/registration.rs`, every typed wrapper by `expand/wrapper.rs`,
+//!   and every function adapter by `expand/adapter.rs`.
+//!
+//! After an error, a macro still generates what it can (the other keys'
+//! code, or a stand-in op), so that one mistake is one error.
 //!
 //! The README's "Writing ops" section is the guide; the `op-kernels` crate
 //! and the `examples` crate use every form.
 
 use proc_macro::TokenStream;
-use proc_macro2::Span;
 use quote::quote;
-use syn::ext::IdentExt;
-use syn::parse::{Parse, ParseStream};
-use syn::punctuated::Punctuated;
-use syn::{Ident, LitStr, Token, bracketed};
 
 mod check;
 mod dtypes;
@@ -75,18 +81,20 @@ mod spec;
 #[proc_macro_attribute]
 pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemStruct);
-    let parsed = parse::args::<parse::RegisterOpArgs>(
-        args.into(),
-        "#[register_op(...)]",
-        parse::REGISTER_OP_KEYS,
-        true,
-    );
+    let parsed = parse::args::<parse::RegisterOpArgs>(args.into(), "#[register_op(...)]");
     let Some(args) = parsed.value else {
         return with_item(parsed.errors, quote!(#item));
     };
     match check::register_op(&args, &mut item) {
         Ok(op) => with_code(parsed.errors, expand::register_op(&item, &op)),
-        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
+        Err(check::Failed {
+            errors,
+            stand_in: Some(op),
+        }) => with_code(
+            first_errors(parsed.errors, errors),
+            expand::register_op(&item, &op),
+        ),
+        Err(failed) => with_item(first_errors(parsed.errors, failed.errors), quote!(#item)),
     }
 }
 
@@ -142,8 +150,7 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::Item);
-    let parsed =
-        parse::args::<parse::KernelArgs>(args.into(), "#[kernel(...)]", parse::KERNEL_KEYS, false);
+    let parsed = parse::args::<parse::KernelArgs>(args.into(), "#[kernel(...)]");
     let Some(args) = parsed.value else {
         return with_item(parsed.errors, quote!(#item));
     };
@@ -181,7 +188,7 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemFn);
-    let parsed = parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]", parse::FN_OP_KEYS, true);
+    let parsed = parse::args::<parse::FnOpArgs>(args.into(), "#[op(...)]");
     let Some(args) = parsed.value else {
         return with_item(parsed.errors, quote!(#item));
     };
@@ -280,127 +287,17 @@ fn strip_attr_helpers(item: proc_macro2::TokenStream) -> proc_macro2::TokenStrea
 /// ```
 #[proc_macro]
 pub fn op_def(input: TokenStream) -> TokenStream {
-    let registration = syn::parse_macro_input!(input as Registration);
-    match registration.spec().check() {
-        Ok(_) => registration.expand().into(),
+    let op_def = syn::parse_macro_input!(input as parse::OpDefInput);
+    let spec = op_def.spec();
+    match spec.check() {
+        Ok(_) => expand::registration::op_def_builder(&spec, &op_def.runtime).into(),
         Err(e) => {
             // Still an OpDefBuilder, so that code using the result reports no
             // errors of its own on top of the real ones.
             let errors = e.write_errors();
-            let name = &registration.name;
-            let rt = &registration.runtime;
+            let name = &op_def.name;
+            let rt = &op_def.runtime;
             quote!({ #errors #rt::OpDefBuilder::new(#name) }).into()
-        }
-    }
-}
-
-/// The parsed `op_def!` input: `name: "...", attrs: [...], inputs: [...],
-/// outputs: [...], stateful: true, crate: "facade::op_core"`.
-struct Registration {
-    name: LitStr,
-    attrs: Vec<LitStr>,
-    inputs: Vec<LitStr>,
-    outputs: Vec<LitStr>,
-    stateful: bool,
-    runtime: runtime_path::RuntimePath,
-}
-
-const KEYS: [&str; 6] = ["name", "attrs", "inputs", "outputs", "stateful", "crate"];
-
-impl Parse for Registration {
-    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        let mut name = None;
-        let (mut attrs, mut inputs, mut outputs, mut stateful) =
-            (Vec::new(), Vec::new(), Vec::new(), false);
-        let mut krate = None;
-        while !input.is_empty() {
-            // `crate` is a keyword, so not an `Ident` to a plain parse.
-            let key = Ident::parse_any(input)?;
-            input.parse::<Token![:]>()?;
-            let list = |input: ParseStream<'_>| -> syn::Result<Vec<LitStr>> {
-                let content;
-                bracketed!(content in input);
-                Ok(Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?
-                    .into_iter()
-                    .collect())
-            };
-            match key.to_string().as_str() {
-                "name" => name = Some(input.parse()?),
-                "attrs" => attrs = list(input)?,
-                "inputs" => inputs = list(input)?,
-                "outputs" => outputs = list(input)?,
-                "stateful" => stateful = input.parse::<syn::LitBool>()?.value,
-                "crate" => {
-                    let path: LitStr = input.parse()?;
-                    krate = Some(
-                        path.parse::<syn::Path>()
-                            .map_err(|_| syn::Error::new(path.span(), parse::CRATE_HELP))?,
-                    );
-                }
-                other => {
-                    let hint = op_spec::suggest::closest(other, KEYS)
-                        .map(|k| format!("did you mean `{k}`? "))
-                        .unwrap_or_default();
-                    return Err(syn::Error::new(
-                        key.span(),
-                        format!(
-                            "unknown key `{other}`: {hint}the keys are name, attrs, inputs, outputs, stateful and crate"
-                        ),
-                    ));
-                }
-            }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
-        }
-        let name = name.ok_or_else(|| {
-            syn::Error::new(
-                Span::call_site(),
-                "missing the op's name: add `name: \"MyOp\",`",
-            )
-        })?;
-        Ok(Registration {
-            name,
-            attrs,
-            inputs,
-            outputs,
-            stateful,
-            runtime: runtime_path::RuntimePath::new(krate.as_ref()),
-        })
-    }
-}
-
-impl Registration {
-    fn spec(&self) -> spec::OpSpec {
-        spec::OpSpec {
-            name: (&self.name).into(),
-            attrs: self.attrs.iter().map(Into::into).collect(),
-            inputs: self.inputs.iter().map(Into::into).collect(),
-            outputs: self.outputs.iter().map(Into::into).collect(),
-            doc: None,
-            flags: spec::Flags {
-                stateful: self.stateful,
-                ..Default::default()
-            },
-        }
-    }
-
-    fn expand(&self) -> proc_macro2::TokenStream {
-        let Registration {
-            name,
-            attrs,
-            inputs,
-            outputs,
-            stateful,
-            runtime: rt,
-        } = self;
-        let stateful = stateful.then(|| quote!(.set_is_stateful()));
-        quote! {
-            #rt::OpDefBuilder::new(#name)
-                #(.attr(#attrs))*
-                #(.input(#inputs))*
-                #(.output(#outputs))*
-                #stateful
         }
     }
 }

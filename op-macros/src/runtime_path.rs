@@ -49,7 +49,7 @@ impl ToTokens for RuntimePath {
 #[cfg(test)]
 mod tests {
     use std::fs;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     /// Generated code reaches op-core only through [`super::RuntimePath`]:
     /// no other source file of the macros names `::op_core` outside
@@ -58,8 +58,7 @@ mod tests {
     fn only_the_runtime_path_names_op_core() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut offenders = Vec::new();
-        for entry in fs::read_dir(&src).expect("the macros' sources") {
-            let path = entry.expect("a directory entry").path();
+        for path in source_files(&src) {
             if path.file_name().is_some_and(|n| n == "runtime_path.rs") {
                 continue;
             }
@@ -72,6 +71,20 @@ mod tests {
             }
         }
         assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+    }
+
+    /// The `.rs` files under `dir`, in the stage folders too.
+    fn source_files(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in fs::read_dir(dir).expect("the macros' sources") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                files.extend(source_files(&path));
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+        files
     }
 
     /// Whether `code` has the absolute path `::op_core` (not a path that

@@ -78,6 +78,57 @@ pub struct Flags {
     pub deprecated: Option<(i32, String)>,
 }
 
+/// The `OpDefBuilder` method that sets each on/off flag: the one list that
+/// both the compile-time check ([`OpSpec::builder`]) and the generated
+/// registration (`expand::registration::op_def_builder`) follow, so they
+/// cannot disagree on a flag.
+type FlagSetter = (
+    &'static str,
+    fn(&Flags) -> bool,
+    fn(OpDefBuilder) -> OpDefBuilder,
+);
+
+const FLAG_SETTERS: [FlagSetter; 5] = [
+    (
+        "set_is_stateful",
+        |f| f.stateful,
+        OpDefBuilder::set_is_stateful,
+    ),
+    (
+        "set_is_commutative",
+        |f| f.commutative,
+        OpDefBuilder::set_is_commutative,
+    ),
+    (
+        "set_is_aggregate",
+        |f| f.aggregate,
+        OpDefBuilder::set_is_aggregate,
+    ),
+    (
+        "set_allows_uninitialized_input",
+        |f| f.allows_uninitialized_input,
+        OpDefBuilder::set_allows_uninitialized_input,
+    ),
+    (
+        "set_is_distributed_communication",
+        |f| f.distributed_communication,
+        OpDefBuilder::set_is_distributed_communication,
+    ),
+];
+
+impl Flags {
+    /// The setters of the flags that are on: the method's name and the
+    /// method.
+    pub fn setters(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, fn(OpDefBuilder) -> OpDefBuilder)> + '_ {
+        FLAG_SETTERS
+            .iter()
+            .filter(|(_, on, _)| on(self))
+            .map(|(name, _, set)| (*name, *set))
+    }
+}
+
 /// Everything an op registration says, with where it said it.
 #[derive(Clone, Debug)]
 pub struct OpSpec {
@@ -104,23 +155,10 @@ impl OpSpec {
         if let Some(doc) = &self.doc {
             b = b.doc(&doc.text);
         }
-        let f = &self.flags;
-        if f.stateful {
-            b = b.set_is_stateful();
+        for (_, set) in self.flags.setters() {
+            b = set(b);
         }
-        if f.commutative {
-            b = b.set_is_commutative();
-        }
-        if f.aggregate {
-            b = b.set_is_aggregate();
-        }
-        if f.allows_uninitialized_input {
-            b = b.set_allows_uninitialized_input();
-        }
-        if f.distributed_communication {
-            b = b.set_is_distributed_communication();
-        }
-        if let Some((version, explanation)) = &f.deprecated {
+        if let Some((version, explanation)) = &self.flags.deprecated {
             b = b.deprecated(*version, explanation);
         }
         b
@@ -149,6 +187,68 @@ impl OpSpec {
             )
         })
     }
+}
+
+impl OpSpec {
+    /// A spec that builds, for code to generate after the real spec's
+    /// errors have been reported: each erroneous arg or attr replaced by
+    /// the most permissive one of its name, so that kernels and calls
+    /// written against the op report nothing more. `None` when that
+    /// still fails (a bad op name, a duplicate).
+    pub fn stand_in(&self) -> Option<(OpSpec, OpDef)> {
+        let errors = self.builder().build().err()?;
+        let mut stand_in = self.clone();
+        for e in errors.errors() {
+            match e.source {
+                SpecSource::Attr(i) => stand_in.attrs[i] = stand_in_attr(&self.attrs[i])?,
+                SpecSource::Input(i) => stand_in.inputs[i] = stand_in_arg(&self.inputs[i])?,
+                SpecSource::Output(i) => stand_in.outputs[i] = stand_in_arg(&self.outputs[i])?,
+                SpecSource::Doc => stand_in.doc = None,
+                SpecSource::OpName => return None,
+            }
+        }
+        let def = stand_in.builder().build().ok()?;
+        Some((stand_in, def))
+    }
+}
+
+/// The name before the `:` of an arg or attr spec, if it is one.
+fn spec_name(spec: &Spanned) -> Option<&str> {
+    let (name, _) = spec.text.split_once(':')?;
+    let name = name.trim();
+    syn::parse_str::<syn::Ident>(name).is_ok().then_some(name)
+}
+
+/// `x: resource`: a stand-in arg, which the wrapper takes as any tensor
+/// and a `#[resource]` parameter or `Arc<R>` return accepts. A list
+/// (`N * T`) keeps no stand-in, since its count attr may be the error.
+fn stand_in_arg(spec: &Spanned) -> Option<Spanned> {
+    if spec.text.contains('*') {
+        return None;
+    }
+    let name = spec_name(spec)?;
+    Some(Spanned::new(format!("{name}: resource"), spec.span))
+}
+
+/// `T: type` for what looks like a type attr (any type allowed, so every
+/// `types(...)` of a kernel passes); `x: func` for another required attr
+/// (which the wrapper takes as any `AttrValue`). An attr with a default
+/// keeps no stand-in but a type one.
+fn stand_in_attr(spec: &Spanned) -> Option<Spanned> {
+    let name = spec_name(spec)?;
+    let (_, rest) = spec.text.split_once(':')?;
+    let kind = rest.split('=').next().unwrap_or_default().trim();
+    let has_default = rest.contains('=');
+    let is_type = (kind.starts_with('{') && !kind.contains('\'')) || kind.contains("type");
+    let text = if is_type {
+        let default = if has_default { " = DT_FLOAT" } else { "" };
+        format!("{name}: type{default}")
+    } else if !has_default {
+        format!("{name}: func")
+    } else {
+        return None;
+    };
+    Some(Spanned::new(text, spec.span))
 }
 
 /// An error's message and where it goes: for a derived spec, the whole

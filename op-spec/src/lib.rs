@@ -16,7 +16,10 @@
 //! - [`OpDefBuilder`], which parses the `Input`, `Output` and `Attr` spec strings
 //!   exactly as TensorFlow's `REGISTER_OP` does and validates the result,
 //!   reporting every problem with the spec it came from and the column;
-//! - [`pbtxt`], which writes op definitions in TensorFlow's text format.
+//! - [`pbtxt`], which writes op definitions in TensorFlow's text format;
+//! - the tables that the proc macros and the runtime must agree on: each
+//!   dtype's Rust element type ([`dtype::RUST_TYPES`]) and the names of the
+//!   runtime's library shape functions ([`shape_library::NAMES`]).
 //!
 //! ```
 //! use op_spec::{DType, OpDefBuilder};
@@ -41,6 +44,7 @@ pub mod error;
 pub mod op_def;
 pub mod pbtxt;
 pub mod quote;
+pub mod shape_library;
 pub mod suggest;
 pub mod text;
 pub mod validate;

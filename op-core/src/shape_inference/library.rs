@@ -3,6 +3,7 @@
 
 use super::{InferenceContext, ShapeFn};
 use crate::Result;
+use crate::op::checks::str_eq;
 
 /// Every function of the library with its name.
 pub const SHAPE_FNS: &[(&str, ShapeFn)] = &[
@@ -13,6 +14,30 @@ pub const SHAPE_FNS: &[(&str, ShapeFn)] = &[
     ("merge_inputs", merge_inputs),
     ("pass_through", pass_through),
 ];
+
+// The names are op-spec's, which `#[register_op(shape = "...")]` is
+// checked against at compile time: a function added here without its name
+// there, or the reverse, fails to compile instead of failing a registration.
+const _: () = assert!(
+    names_are(SHAPE_FNS, &op_spec::shape_library::NAMES),
+    "SHAPE_FNS must list op_spec::shape_library::NAMES, in order"
+);
+
+/// Whether `fns` are named `names`, in order (a `const fn`, for the check
+/// above).
+const fn names_are(fns: &[(&str, ShapeFn)], names: &[&str]) -> bool {
+    if fns.len() != names.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < fns.len() {
+        if !str_eq(fns[i].0, names[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// The library function named `name`.
 pub fn by_name(name: &str) -> Option<ShapeFn> {

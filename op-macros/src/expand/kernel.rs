@@ -1,0 +1,209 @@
+//! `#[kernel]`: compile-time checks against the op, the function adapter
+//! or `OpKernel` impl, and one registration per type combination.
+
+use op_spec::DType;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::adapter::adapter;
+use super::registration::{KernelRegistration, kernel_name, kernel_registration};
+use super::turbofish;
+use crate::check::{CheckedKernel, FnSignature, KernelBody, Param, ReturnValue};
+use crate::dtypes;
+use crate::parse::OpRef;
+use crate::runtime_path::RuntimePath;
+
+/// The compile-time checks of a kernel against its op, when it names the
+/// op's type: each constrained attr and type, each `#[resource]` input, an
+/// `Arc<R>` return and each `host_memory` arg, as `const` panics on the
+/// author's token.
+fn op_checks(k: &CheckedKernel) -> TokenStream {
+    let rt = &k.runtime;
+    let OpRef::Path(path) = &k.op else {
+        return TokenStream::new();
+    };
+    let op_text = quote!(#path).to_string().replace(' ', "");
+    let signature = quote!(<#path as #rt::Op>::SIGNATURE);
+    let mut checks = Vec::new();
+    for (i, (attr, attr_span)) in k.types.attrs.iter().enumerate() {
+        let message = if k.types.named.get(i).copied().unwrap_or(true) {
+            format!(
+                "op `{op_text}` has no `type` or `list(type)` attr named `{attr}`: name one of its type attrs, as in `types(T = [f32])`, or remove `types(...)` if it has none"
+            )
+        } else {
+            format!(
+                "op `{op_text}` has no type attr `{attr}`, which types listed without an attr name are for: name the op's type attr, as in `types(out_type = [f32, i32])`, or remove `types(...)` if the op has none"
+            )
+        };
+        checks.push(quote_spanned! {*attr_span=>
+            const _: () = if !#rt::has_type_attr(&#signature, #attr) {
+                ::core::panic!(#message)
+            };
+        });
+        let mut seen = Vec::new();
+        for combo in &k.types.combos {
+            let (dtype, span) = combo[i];
+            if seen.contains(&dtype) {
+                continue;
+            }
+            seen.push(dtype);
+            let message = format!(
+                "op `{op_text}` does not allow `{}` for attr `{attr}`: add `{}` to the attr's constraint in the op, or remove it from `types(...)`",
+                dtypes::rust_name(dtype),
+                dtype.spec_name()
+            );
+            let path = dtypes::dtype_path(dtype, span, rt);
+            checks.push(quote_spanned! {span=>
+                const _: () = if #rt::has_type_attr(&#signature, #attr)
+                    && !#rt::type_attr_allows(&#signature, #attr, #path)
+                {
+                    ::core::panic!(#message)
+                };
+            });
+        }
+    }
+    if let KernelBody::Fn {
+        signature: kernel_fn,
+        ..
+    } = &k.body
+    {
+        for param in &kernel_fn.params {
+            let Param::Resource { input, .. } = param else {
+                continue;
+            };
+            let name = input.value();
+            let missing = format!(
+                "op `{op_text}` has no input named `{name}`: a `#[resource]` parameter receives the op's `resource` input of its name; rename the parameter, or write `#[resource(input = \"...\")]`"
+            );
+            let not_resource = format!(
+                "input `{name}` of op `{op_text}` is not a `resource`: a `#[resource]` parameter receives the resource that a `resource` input's handle refers to; read other inputs from `ctx`"
+            );
+            checks.push(quote_spanned! {input.span()=>
+                const _: () = if !#rt::has_input(&#signature, #input) {
+                    ::core::panic!(#missing)
+                } else if !#rt::has_resource_input(&#signature, #input) {
+                    ::core::panic!(#not_resource)
+                };
+            });
+        }
+        if let ReturnValue::Stored(ty) = &kernel_fn.returns.value
+            && dtypes::type_args(ty, &["Arc"]).is_some()
+        {
+            let message = format!(
+                "op `{op_text}` has no `resource` output 0: a kernel returns `Arc<R>` (an owning handle in output 0) only for an op whose first output is a `resource`"
+            );
+            checks.push(quote_spanned! {ty.span()=>
+                const _: () = if !#rt::first_output_is_resource(&#signature) {
+                    ::core::panic!(#message)
+                };
+            });
+        }
+    }
+    for arg in &k.host_memory {
+        let message = format!(
+            "op `{op_text}` has no input or output named `{}`: `host_memory` takes the names of the op's inputs and outputs",
+            arg.value()
+        );
+        checks.push(quote_spanned! {arg.span()=>
+            const _: () = if !#rt::has_arg(&#signature, #arg) {
+                ::core::panic!(#message)
+            };
+        });
+    }
+    quote!(#(#checks)*)
+}
+
+/// `#[kernel]`: the item, compile-time checks against the op, and one
+/// registration per type combination.
+pub fn kernel(k: &CheckedKernel) -> TokenStream {
+    let rt = &k.runtime;
+    let (item, support) = match &k.body {
+        KernelBody::Fn { item, signature } => {
+            // The adapter every registration calls: it resolves each
+            // `#[resource]` parameter from its input's handle, calls the
+            // function with the attrs and resources in its order, and
+            // stores what it returns (`op_core::kernel::KernelReturn`) in
+            // output 0 unless that is `()`.
+            let name = format_ident!("__kernel_adapter");
+            let attrs_ty = attrs_type(signature);
+            let adapter = adapter(&name, &item.sig, signature, &attrs_ty, rt);
+            (quote!(#item), adapter)
+        }
+        KernelBody::Impl { item } => (quote!(#item), op_kernel_impl(item, rt)),
+    };
+    let op = match &k.op {
+        OpRef::Path(p) => quote!(<#p as #rt::Op>::NAME),
+        OpRef::Name(s) => quote!(#s),
+    };
+    let checks = op_checks(k);
+    let submits = k.types.each().into_iter().map(|combo| {
+        let registration = KernelRegistration {
+            op: &op,
+            device: k.device,
+            constraints: k.types.constraints(&combo),
+            host_memory: &k.host_memory,
+            name: kernel_name(&k.body.name(), &combo),
+            create: create_kernel(k, &combo),
+        };
+        kernel_registration(&registration, rt)
+    });
+    quote! {
+        #item
+        const _: () = {
+            #checks
+            #support
+            #(#submits)*
+        };
+    }
+}
+
+/// The expression that creates the kernel for one type combination: the
+/// function's adapter or the impl's `__create_kernel`, instantiated with
+/// the combination's types. A kernel without type parameters is
+/// registered as is for each combination.
+fn create_kernel(k: &CheckedKernel, combo: &[DType]) -> TokenStream {
+    let rt = &k.runtime;
+    let types = if k.body.generics().type_params().next().is_some() {
+        turbofish(combo, rt)
+    } else {
+        TokenStream::new()
+    };
+    match &k.body {
+        KernelBody::Fn { signature, .. } => {
+            let attrs_ty = attrs_type(signature);
+            quote! {
+                |construction| #rt::FnKernel::<#attrs_ty>::create(construction, __kernel_adapter #types)
+            }
+        }
+        KernelBody::Impl { .. } => quote!(__create_kernel #types),
+    }
+}
+
+/// The attrs a kernel function's kernel is created with: its attrs
+/// parameter's type, or none.
+fn attrs_type(signature: &FnSignature) -> TokenStream {
+    match signature.attrs_ty() {
+        Some(attrs) => quote!(#attrs),
+        None => quote!(()),
+    }
+}
+
+/// A kernel impl's `OpKernel` impl, and the function that creates it.
+fn op_kernel_impl(item: &syn::ItemImpl, rt: &RuntimePath) -> TokenStream {
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    quote! {
+        impl #impl_generics #rt::OpKernel for #self_ty #where_clause {
+            fn compute(&self, ctx: &mut #rt::KernelContext<'_>) -> #rt::Result<()> {
+                <#self_ty>::compute(self, ctx)
+            }
+        }
+        #[allow(non_snake_case)]
+        fn __create_kernel #impl_generics (
+            construction: &#rt::KernelConstruction<'_>,
+        ) -> #rt::Result<::std::boxed::Box<dyn #rt::OpKernel>> #where_clause {
+            ::core::result::Result::Ok(::std::boxed::Box::new(<#self_ty>::new(construction)?))
+        }
+    }
+}
