@@ -328,6 +328,7 @@ fn node_key(node: &OpInstance) -> String {
 impl Executor for Runtime {
     type Value = Tensor;
 
+    #[inline]
     fn execute(&self, mut call: OpCall<'_>) -> Result<Vec<Tensor>> {
         // Fast path: run the cached op while the per-thread cache is
         // borrowed, without touching its reference count. A kernel that
