@@ -32,9 +32,9 @@ pub use op_spec::{AttrValue, DType, DeviceType, OpDef, OpDefBuilder, ShapeValue,
 /// are not `N` (what a wrapper unpacks its outputs with).
 pub fn outputs_array<T, const N: usize>(outputs: Vec<T>) -> Result<[T; N]> {
     let count = outputs.len();
-    outputs.try_into().map_err(|_| {
-        crate::Error::internal(format!("expected {N} output(s), the op produced {count}"))
-    })
+    outputs
+        .try_into()
+        .map_err(|_| crate::executor::wrong_output_count::<N>(count))
 }
 
 /// The one value of a single-value output group.

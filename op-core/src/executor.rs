@@ -50,8 +50,8 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
-use crate::Result;
 use crate::runtime::OpCall;
+use crate::{Error, Result};
 
 /// Runs or records one op call (see the [module docs](self)).
 ///
@@ -83,6 +83,12 @@ pub trait Executor {
     {
         crate::__private::outputs_array(self.execute(call)?)
     }
+}
+
+/// The error when an op gave `count` output values where `N` were
+/// expected: a wrapper and its op disagree, a bug, not bad input.
+pub(crate) fn wrong_output_count<const N: usize>(count: usize) -> Error {
+    Error::internal(format!("expected {N} output(s), the op produced {count}"))
 }
 
 /// An executor behind a reference or a smart pointer is the executor

@@ -114,16 +114,23 @@ impl OpInstance {
         struct Described<'a, D>(&'a OpInstance, D);
         impl<D: std::fmt::Display> std::fmt::Display for Described<'_, D> {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let Described(instance, detail) = self;
-                write!(
-                    f,
-                    "op {} (node {}, {detail})",
-                    instance.op,
-                    quoted(&instance.name)
-                )
+                self.0.write_description(f, Some(&self.1))
             }
         }
         Described(self, detail)
+    }
+
+    /// `op X (node 'n')`, or `op X (node 'n', <detail>)`.
+    fn write_description(
+        &self,
+        f: &mut std::fmt::Formatter<'_>,
+        detail: Option<&dyn std::fmt::Display>,
+    ) -> std::fmt::Result {
+        write!(f, "op {} (node {}", self.op, quoted(&self.name))?;
+        match detail {
+            Some(detail) => write!(f, ", {detail})"),
+            None => f.write_str(")"),
+        }
     }
 
     /// The same instance under another name.
@@ -224,7 +231,7 @@ impl OpInstance {
 /// and capped, as every message quotes what a caller gave).
 impl std::fmt::Display for OpInstance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "op {} (node {})", self.op, quoted(&self.name))
+        self.write_description(f, None)
     }
 }
 

@@ -712,13 +712,19 @@ pub fn infer(
     input_tensors: &[Option<&Tensor>],
 ) -> Result<Vec<PartialShape>> {
     let mut c = InferenceContext::new(op, node, input_shapes, input_tensors)?;
-    match crate::unwind::catch_panic(|| shape_fn(&mut c)) {
-        Ok(result) => result?,
-        Err(message) => {
-            return Err(Error::internal(format!(
-                "{node}: the shape function panicked: {message}"
-            )));
-        }
-    }
+    run_contained(shape_fn, &mut c)?;
     Ok(c.output_shapes())
+}
+
+/// Runs `shape_fn` on `c`; a panic in it becomes an `Internal` error
+/// naming the node (a bug in the op is an error for the caller, never a
+/// panic in it).
+pub(crate) fn run_contained(shape_fn: ShapeFn, c: &mut InferenceContext<'_>) -> Result<()> {
+    let node = c.node;
+    match crate::unwind::catch_panic(|| shape_fn(c)) {
+        Ok(result) => result,
+        Err(message) => Err(Error::internal(format!(
+            "{node}: the shape function panicked: {message}"
+        ))),
+    }
 }

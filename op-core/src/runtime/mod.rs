@@ -370,9 +370,7 @@ impl Executor for Runtime {
         let mut outputs: [Option<Tensor>; N] = std::array::from_fn(|_| None);
         op.run_into(&mut call.inputs, &mut outputs).map_err(|e| {
             match op.node.output_types().len() {
-                count if count != N => {
-                    Error::internal(format!("expected {N} output(s), the op produced {count}"))
-                }
+                count if count != N => crate::executor::wrong_output_count::<N>(count),
                 _ => e,
             }
         })?;

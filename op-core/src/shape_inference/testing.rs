@@ -147,14 +147,7 @@ impl ShapeTest {
         let mut c = InferenceContext::new(&self.op, &node, &shapes, &[])?;
         // A panicking shape function is an error here too, as everywhere
         // else: `error(..)` can then assert what it says.
-        match crate::unwind::catch_panic(|| (self.shape_fn)(&mut c)) {
-            Ok(result) => result?,
-            Err(message) => {
-                return Err(crate::Error::internal(format!(
-                    "{node}: the shape function panicked: {message}"
-                )));
-            }
-        }
+        super::run_contained(self.shape_fn, &mut c)?;
         Ok(notation(&c))
     }
 
