@@ -257,6 +257,38 @@ impl TensorShape {
         });
     }
 
+    /// The shape that `self` and `other` broadcast to, NumPy style (as
+    /// TensorFlow's `BCast`): dimensions align from the right, a missing
+    /// dimension counts as 1, and a 1 stretches to the other size. `None`
+    /// when two aligned sizes differ and neither is 1.
+    ///
+    /// ```
+    /// use op_core::TensorShape;
+    /// let a = TensorShape::from([2, 1, 3]);
+    /// assert_eq!(a.broadcast(&TensorShape::from([4, 1])), Some(TensorShape::from([2, 4, 3])));
+    /// assert_eq!(a.broadcast(&TensorShape::scalar()), Some(a.clone()));
+    /// assert_eq!(a.broadcast(&TensorShape::from([2])), None);
+    /// ```
+    pub fn broadcast(&self, other: &TensorShape) -> Option<TensorShape> {
+        let (a, b) = (self.dims(), other.dims());
+        let rank = a.len().max(b.len());
+        let dim =
+            |dims: &[usize], i: usize| (i + dims.len()).checked_sub(rank).map_or(1, |j| dims[j]);
+        let mut out = TensorShape::scalar();
+        for i in 0..rank {
+            let size = match (dim(a, i), dim(b, i)) {
+                (x, y) if x == y => x,
+                (1, y) => y,
+                (x, 1) => x,
+                _ => return None,
+            };
+            // Both inputs are valid shapes, and each output size is one of
+            // theirs at its position, so the product is bounded by theirs.
+            out.add_dim(size);
+        }
+        Some(out)
+    }
+
     /// Formats `dims` as TensorFlow does, without requiring a valid shape.
     pub(crate) fn display_dims(dims: &[usize]) -> impl fmt::Display + '_ {
         struct Dims<'a>(&'a [usize]);

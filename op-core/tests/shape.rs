@@ -115,3 +115,50 @@ proptest! {
         prop_assert_eq!(shape.to_string(), text);
     }
 }
+
+mod broadcasting {
+    use op_core::TensorShape;
+    use proptest::prelude::*;
+
+    fn shape(dims: &[usize]) -> TensorShape {
+        TensorShape::from(dims)
+    }
+
+    #[test]
+    fn shapes_broadcast_as_numpy_does() {
+        let cases: &[(&[usize], &[usize], Option<&[usize]>)] = &[
+            (&[], &[], Some(&[])),
+            (&[3], &[], Some(&[3])),
+            (&[2, 3], &[3], Some(&[2, 3])),
+            (&[2, 1], &[1, 3], Some(&[2, 3])),
+            (&[5, 1, 4], &[3, 1], Some(&[5, 3, 4])),
+            (&[0, 1], &[1, 7], Some(&[0, 7])),
+            (&[0], &[1], Some(&[0])),
+            (&[2, 3], &[2], None),
+            (&[0], &[2], None),
+        ];
+        for &(a, b, expected) in cases {
+            let got = shape(a).broadcast(&shape(b));
+            assert_eq!(got, expected.map(shape), "{a:?} with {b:?}");
+            assert_eq!(shape(b).broadcast(&shape(a)), got, "{b:?} with {a:?}");
+        }
+    }
+
+    proptest! {
+        /// Broadcasting is symmetric, and a shape broadcast with the result
+        /// gives the result again.
+        #[test]
+        fn broadcasting_is_symmetric_and_idempotent(
+            a in prop::collection::vec(0usize..4, 0..5),
+            b in prop::collection::vec(0usize..4, 0..5),
+        ) {
+            let (a, b) = (shape(&a), shape(&b));
+            let ab = a.broadcast(&b);
+            prop_assert_eq!(&ab, &b.broadcast(&a));
+            if let Some(out) = ab {
+                prop_assert_eq!(a.broadcast(&out), Some(out.clone()));
+                prop_assert_eq!(out.rank(), a.rank().max(b.rank()));
+            }
+        }
+    }
+}
