@@ -8,4 +8,11 @@
 //! plan / state: a graph is plain data, a plan is computed from it once and
 //! shared, and a run's values live in a per-run state.
 
+pub mod graph;
 pub mod graphdef;
+
+pub use graph::KEPT_CONSTANT_ELEMENTS;
+pub use graph::{
+    ControlScope, DeviceScope, Graph, GraphBuilder, GraphId, IntoPartialShape, NameScope, NewNode,
+    Node, NodeId, Output, OutputInfo, TensorName, is_valid_node_name,
+};
