@@ -286,8 +286,8 @@ impl Graph {
         Ok(&self.nodes[output.node.index()].outputs[output.index()].shape)
     }
 
-    /// A name based on `base` that no node has and [`unique_name`]
-    /// (Self::unique_name) has not given before, as TensorFlow's
+    /// A name based on `base` that no node has and this method has not
+    /// given before, as TensorFlow's
     /// `Graph.unique_name` makes them: `base` the first time, then
     /// `base_1`, `base_2`, ..., skipping names in use. Names are compared
     /// ignoring case, as TensorFlow does, so `add` and `Add` share a count.
