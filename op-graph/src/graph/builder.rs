@@ -158,6 +158,13 @@ impl GraphBuilder {
         }
     }
 
+    /// The node added last: how to reach a node whose op has no outputs
+    /// (its typed wrapper returns `()`), to make it a target or a control
+    /// input.
+    pub fn last_node(&self) -> Option<NodeId> {
+        self.graph.borrow().nodes().last().map(|n| n.id())
+    }
+
     /// A name for a new node based on `base`, under the current name
     /// scope, unique in the graph.
     pub fn unique_name(&self, base: &str) -> String {
