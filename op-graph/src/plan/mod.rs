@@ -43,8 +43,7 @@ pub(crate) enum StepKernel {
 pub(crate) struct Step {
     pub(crate) node: NodeId,
     pub(crate) kernel: StepKernel,
-    /// The step's range in the plan's input sources (and in a run's
-    /// scratch inputs).
+    /// The step's range in the plan's input sources.
     pub(crate) inputs: Range<u32>,
     /// The step's output slots.
     pub(crate) outputs: Range<u32>,
@@ -85,8 +84,8 @@ pub struct Plan {
     pub(crate) num_slots: usize,
     /// Per slot: how many reads (and fetches) hold it, for a parallel run.
     pub(crate) holds: Box<[u32]>,
-    /// The number of step inputs, the size of a run's scratch.
-    pub(crate) num_inputs: usize,
+    /// The most inputs a step has: the capacity of a run's input `Vec`s.
+    pub(crate) max_inputs: usize,
     /// Run states kept for reuse, so a run allocates no slots.
     pub(crate) states: Mutex<Vec<RunState>>,
 }
@@ -170,7 +169,12 @@ impl Plan {
             fetch_outputs: fetches.into(),
             num_slots: slots.count,
             holds: slots.holds.into(),
-            num_inputs: slots.input_ranges.last().map_or(0, |r| r.end as usize),
+            max_inputs: slots
+                .input_ranges
+                .iter()
+                .map(|r| r.len())
+                .max()
+                .unwrap_or(0),
             states: Mutex::default(),
             graph,
         })

@@ -2,9 +2,9 @@
 //! checks, and the one-thread loop; `parallel.rs` has the inter-op
 //! scheduler.
 //!
-//! Per step, a run moves or clones each input from its slot into the
-//! step's scratch inputs, runs the prepared kernel into the step's output
-//! slots (`PreparedOp::run_into`), drops the scratch inputs at once (so an
+//! Per step, a run moves or clones each input from its slot into a
+//! scratch `Vec` of inputs, runs the prepared kernel into the step's
+//! output slots (`PreparedOp::run_into`), clears the scratch at once (so an
 //! input taken by its last consumer is freed as soon as that consumer is
 //! done), and empties the slots nothing reads. No name lookup, hashing,
 //! lock or allocation happens per step: the slots and scratch of a run
@@ -17,23 +17,17 @@ use op_core::{Error, Result, Tensor};
 
 use crate::plan::{Plan, Step, StepKernel};
 
-/// The values of one run: a slot per value, and scratch inputs per step.
-/// Kept by the plan between runs, empty.
+/// The values of one run: a slot per value, and the inputs of the step
+/// running. Kept by the plan between runs, empty.
 pub(crate) struct RunState {
     slots: Vec<Option<Tensor>>,
-    /// Each step's inputs while it runs, at its range; otherwise
-    /// [`placeholder`]s.
-    scratch: Vec<Tensor>,
+    /// The inputs of the step running (one thread); its capacity is the
+    /// most inputs a step has, so pushing never allocates.
+    inputs: Vec<Tensor>,
     /// For a parallel run: per step, predecessors not yet finished; per
     /// slot, holds not yet released.
     pending: Box<[std::sync::atomic::AtomicU32]>,
     remaining: Box<[std::sync::atomic::AtomicU32]>,
-}
-
-/// What a scratch input holds between runs: a small tensor (no
-/// allocation; a clone is a copy).
-fn placeholder() -> Tensor {
-    Tensor::scalar(false)
 }
 
 impl RunState {
@@ -42,15 +36,24 @@ impl RunState {
         let parallel = plan.is_parallel();
         RunState {
             slots: vec![None; plan.num_slots],
-            scratch: vec![placeholder(); plan.num_inputs],
+            inputs: Vec::with_capacity(plan.max_inputs),
             pending: atomics(if parallel { plan.steps.len() } else { 0 }),
             remaining: atomics(if parallel { plan.num_slots } else { 0 }),
         }
     }
 
-    /// Drops every value left (after a failed run, or unread feeds).
-    fn clear(&mut self) {
-        self.slots.fill(None);
+    /// Drops every value left: after a failed run, anything; after a run
+    /// that succeeded, only feeds nothing read (every other value was
+    /// taken by its last reader or fetch, or freed).
+    fn clear(&mut self, plan: &Plan, succeeded: bool) {
+        if succeeded {
+            for feed in &plan.feeds {
+                self.slots[feed.slot as usize] = None;
+            }
+            debug_assert!(self.slots.iter().all(Option::is_none));
+        } else {
+            self.slots.fill(None);
+        }
     }
 }
 
@@ -77,7 +80,7 @@ impl Plan {
             .pop()
             .unwrap_or_else(|| RunState::new(self));
         let result = self.run_with(&mut state, feeds);
-        state.clear();
+        state.clear(self, result.is_ok());
         self.states
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -116,7 +119,7 @@ impl Plan {
             Some(pool) => self.run_parallel(state, pool)?,
             None => {
                 for step in &self.steps {
-                    self.run_step(step, &mut state.slots, &mut state.scratch)
+                    self.run_step(step, &mut state.slots, &mut state.inputs)
                         .map_err(|e| self.node_error(step, e))?;
                 }
             }
@@ -141,26 +144,31 @@ impl Plan {
         &self,
         step: &Step,
         slots: &mut [Option<Tensor>],
-        scratch: &mut [Tensor],
+        inputs: &mut Vec<Tensor>,
     ) -> Result<()> {
         let outputs = range(&step.outputs);
         match &step.kernel {
             StepKernel::Constant(value) => slots[outputs.start] = Some(value.clone()),
             StepKernel::Prepared(op) => {
-                let inputs = &mut scratch[range(&step.inputs)];
-                for (input, source) in inputs.iter_mut().zip(&self.sources[range(&step.inputs)]) {
+                for source in &self.sources[range(&step.inputs)] {
                     let slot = &mut slots[source.slot as usize];
                     let value = if source.last {
                         slot.take()
                     } else {
                         slot.clone()
                     };
-                    *input = value.ok_or_else(|| self.lost_value(source.slot))?;
+                    match value {
+                        Some(value) => inputs.push(value),
+                        None => {
+                            inputs.clear();
+                            return Err(self.lost_value(source.slot));
+                        }
+                    }
                 }
                 let result = op.run_into(inputs, &mut slots[outputs]);
                 // The inputs go now: a value taken by its last consumer is
                 // freed as soon as that consumer is done.
-                inputs.fill_with(placeholder);
+                inputs.clear();
                 result?;
             }
         }

@@ -8,12 +8,13 @@
 //! what: every step computes from its inputs alone, and values move between
 //! steps only along edges.
 //!
-//! The run's slots and scratch inputs are shared by the threads through raw
-//! pointers. What makes that sound is the schedule: a step runs once per
-//! run, on one thread, only after all its predecessors finished (their
-//! count-downs are `Release`, the one that reaches zero `Acquire`s them),
-//! so its scratch range and its output slots are its own while it runs,
-//! and the values it reads were written before. A slot read by several
+//! The run's slots are shared by the threads through a raw pointer. What
+//! makes that sound is the schedule: a step runs once per run, on one
+//! thread, only after all its predecessors finished (their count-downs are
+//! `Release`, the one that reaches zero `Acquire`s them), so its output
+//! slots are its own while it runs, and the values it reads were written
+//! before. Each task (a root, or a successor handed to the pool) has its
+//! own `Vec` of inputs, reused along the chain it runs. A slot read by several
 //! steps is only read (cloned) until the last of them counts itself done;
 //! only then is its own reference dropped (see `plan/slots.rs`).
 
@@ -22,14 +23,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use op_core::{Error, Result, Tensor};
 
-use super::{RunState, placeholder, range};
+use super::{RunState, range};
 use crate::plan::{Plan, StepKernel};
 
 /// One parallel run's shared view of its state.
 struct Shared<'a> {
     plan: &'a Plan,
     slots: *mut Option<Tensor>,
-    scratch: *mut Tensor,
     pending: &'a [AtomicU32],
     remaining: &'a [AtomicU32],
     /// Set by the first failure: steps not yet started are skipped.
@@ -39,8 +39,8 @@ struct Shared<'a> {
     error: Mutex<Option<(usize, Error)>>,
 }
 
-// SAFETY: the pointers reach the run's slots and scratch, which outlive the
-// scope every thread runs in; the schedule (module docs) keeps each step's
+// SAFETY: the pointer reaches the run's slots, which outlive the scope
+// every thread runs in; the schedule (module docs) keeps each step's
 // accesses apart from every other thread's, and `Tensor` is `Send + Sync`.
 unsafe impl Sync for Shared<'_> {}
 
@@ -60,7 +60,6 @@ impl Plan {
         let shared = Shared {
             plan: self,
             slots: state.slots.as_mut_ptr(),
-            scratch: state.scratch.as_mut_ptr(),
             pending: &state.pending,
             remaining: &state.remaining,
             failed: AtomicBool::new(false),
@@ -87,13 +86,14 @@ impl<'a> Shared<'a> {
     /// Runs step `first`, then, while one is ready, a successor, handing
     /// the other ready successors to the pool.
     fn run_from<'s>(&'s self, first: usize, scope: &rayon::Scope<'s>) {
+        let mut inputs = Vec::with_capacity(self.plan.max_inputs);
         let mut next = Some(first);
         while let Some(index) = next.take() {
             if self.failed.load(Ordering::Relaxed) {
                 return;
             }
             let step = &self.plan.steps[index];
-            if let Err(error) = self.run_step(index) {
+            if let Err(error) = self.run_step(index, &mut inputs) {
                 self.fail(index, self.plan.node_error(step, error));
                 return;
             }
@@ -123,7 +123,7 @@ impl<'a> Shared<'a> {
 
     /// Runs step `index`; see the module docs for why its accesses to the
     /// shared state are its own.
-    fn run_step(&self, index: usize) -> Result<()> {
+    fn run_step(&self, index: usize, inputs: &mut Vec<Tensor>) -> Result<()> {
         let plan = self.plan;
         let step = &plan.steps[index];
         let outputs = range(&step.outputs);
@@ -135,22 +135,22 @@ impl<'a> Shared<'a> {
                 unsafe { *self.slots.add(outputs.start) = Some(value.clone()) };
             }
             StepKernel::Prepared(op) => {
-                let inputs = range(&step.inputs);
-                // SAFETY: the step's scratch range is used by this step
-                // alone, and the step runs on this thread alone.
-                let scratch = unsafe {
-                    std::slice::from_raw_parts_mut(self.scratch.add(inputs.start), inputs.len())
-                };
-                for (input, source) in scratch.iter_mut().zip(&plan.sources[inputs]) {
-                    *input = self.read(source.slot as usize, source.sole)?;
+                for source in &plan.sources[range(&step.inputs)] {
+                    match self.read(source.slot as usize, source.sole) {
+                        Ok(value) => inputs.push(value),
+                        Err(error) => {
+                            inputs.clear();
+                            return Err(error);
+                        }
+                    }
                 }
                 // SAFETY: as for a constant's output slot, for each of the
                 // step's output slots (a range no other step's touches).
                 let out = unsafe {
                     std::slice::from_raw_parts_mut(self.slots.add(outputs.start), outputs.len())
                 };
-                let result = op.run_into(scratch, out);
-                scratch.fill_with(placeholder);
+                let result = op.run_into(inputs, out);
+                inputs.clear();
                 result?;
             }
         }
