@@ -14,7 +14,7 @@ use op_kernels::identity::{Identity, IdentityN, NoOp};
 use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp};
 
 mod common;
-use common::{TestCopyDouble, TestFail, TestMatMul, assert_contains};
+use common::{TestCopyDouble, TestCounted, TestFail, TestMatMul, assert_contains};
 
 fn floats(values: &[f32]) -> Tensor {
     Tensor::from_vec([values.len()], values.to_vec()).unwrap()
@@ -667,4 +667,37 @@ fn a_node_without_a_kernel_for_its_dtype_is_an_error_naming_it_when_planned() {
     );
     // The placeholder alone plans.
     s.plan().feed("x").fetch("x").build().unwrap();
+}
+
+#[test]
+fn each_nodes_kernel_is_prepared_once_and_shared_by_every_plan_and_run() {
+    common::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[?]").unwrap();
+    let a = TestCounted::call_with(x)
+        .node_name("counted_a")
+        .run_on(&b)
+        .unwrap();
+    let c = TestCounted::call_with(a)
+        .node_name("counted_b")
+        .run_on(&b)
+        .unwrap();
+    // A runtime of its own: no kernel of these names exists yet.
+    let s = Session::builder(b.into_graph())
+        .runtime(Arc::new(Runtime::new()))
+        .inter_op_threads(1)
+        .build()
+        .unwrap();
+    let before = common::COUNTED_KERNELS.load(std::sync::atomic::Ordering::SeqCst);
+    let created = || common::COUNTED_KERNELS.load(std::sync::atomic::Ordering::SeqCst) - before;
+    let first = s.plan().feed(x).fetch(a).build().unwrap();
+    assert_eq!(created(), 1);
+    let second = s.plan().feed(x).fetch(c).fetch(a).build().unwrap();
+    assert_eq!(created(), 2, "the plans share node counted_a's kernel");
+    for _ in 0..5 {
+        first.run([floats(&[1.0])]).unwrap();
+        second.run([floats(&[1.0])]).unwrap();
+        s.runner().feed(x, floats(&[1.0])).fetch(c).run().unwrap();
+    }
+    assert_eq!(created(), 2);
 }

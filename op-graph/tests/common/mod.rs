@@ -125,3 +125,30 @@ pub struct TestFail;
 fn test_fail(ctx: &mut KernelContext<'_>) -> Result<()> {
     Err(ctx.error(Code::FailedPrecondition, "this op always fails"))
 }
+
+/// Kernels of `TestCounted` created so far.
+pub static COUNTED_KERNELS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Returns its input; counts its kernels' creations in
+/// [`COUNTED_KERNELS`].
+///
+/// x: anything.
+/// y: `x`.
+#[register_op(attrs("T: type"), inputs("x: T"), outputs("y: T"), shape = "unchanged")]
+pub struct TestCounted;
+
+/// `TestCounted`'s kernel.
+pub struct TestCountedKernel;
+
+#[kernel(op = TestCounted)]
+impl TestCountedKernel {
+    fn new(_ctx: &op_core::KernelConstruction<'_>) -> Result<Self> {
+        COUNTED_KERNELS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(TestCountedKernel)
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?.clone();
+        ctx.set_output(0, x)
+    }
+}
