@@ -88,7 +88,33 @@ impl std::fmt::Debug for Session {
 pub struct SessionBuilder {
     graph: Arc<Graph>,
     runtime: RuntimeRef,
-    inter_op_threads: usize,
+    /// `None`: the shared inter-op pool.
+    inter_op_threads: Option<usize>,
+}
+
+/// The inter-op pool of sessions that do not ask for their own: one thread
+/// per core, started on first use and shared, as TensorFlow's sessions
+/// share one by default. `None` on a one-core machine, or if the threads
+/// cannot be started (runs then stay on the caller's thread).
+static SHARED_POOL: std::sync::LazyLock<Option<Arc<rayon::ThreadPool>>> =
+    std::sync::LazyLock::new(|| {
+        match std::thread::available_parallelism().map_or(1, usize::from) {
+            1 => None,
+            threads => inter_op_pool(threads).ok().map(Arc::new),
+        }
+    });
+
+/// A pool of `threads` inter-op threads.
+fn inter_op_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("opkit-inter-op-{i}"))
+        .build()
+        .map_err(|e| {
+            Error::resource_exhausted(format!(
+                "starting an inter-op pool of {threads} threads: {e}"
+            ))
+        })
 }
 
 impl SessionBuilder {
@@ -99,11 +125,12 @@ impl SessionBuilder {
         self
     }
 
-    /// Runs independent branches on `threads` inter-op threads
-    /// (TensorFlow's `inter_op_parallelism_threads`); 1 runs every node on
-    /// the caller's thread. Default: one per core.
+    /// Runs independent branches on a pool of `threads` inter-op threads
+    /// of the session's own (TensorFlow's `inter_op_parallelism_threads`);
+    /// 1 runs every node on the caller's thread. Default: a pool of one
+    /// thread per core shared by every session that does not set this.
     pub fn inter_op_threads(mut self, threads: usize) -> SessionBuilder {
-        self.inter_op_threads = threads;
+        self.inter_op_threads = Some(threads);
         self
     }
 
@@ -111,23 +138,14 @@ impl SessionBuilder {
     /// `ResourceExhausted` error if the threads cannot be started.
     pub fn build(self) -> Result<Session> {
         let pool = match self.inter_op_threads {
-            0 => {
+            None => SHARED_POOL.clone(),
+            Some(0) => {
                 return Err(Error::invalid_argument(
                     "a session needs at least 1 inter-op thread, got 0",
                 ));
             }
-            1 => None,
-            threads => Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("opkit-inter-op-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        Error::resource_exhausted(format!(
-                            "starting an inter-op pool of {threads} threads: {e}"
-                        ))
-                    })?,
-            )),
+            Some(1) => None,
+            Some(threads) => Some(Arc::new(inter_op_pool(threads)?)),
         };
         Ok(Session {
             kernels: Mutex::new(vec![None; self.graph.len()]),
@@ -140,8 +158,8 @@ impl SessionBuilder {
 }
 
 impl Session {
-    /// A session over `graph` on the global runtime, with one inter-op
-    /// thread per core.
+    /// A session over `graph` on the global runtime, on the shared
+    /// inter-op pool (one thread per core).
     pub fn new(graph: impl Into<Arc<Graph>>) -> Result<Session> {
         Session::builder(graph).build()
     }
@@ -152,7 +170,7 @@ impl Session {
         SessionBuilder {
             graph: graph.into(),
             runtime: RuntimeRef::Global,
-            inter_op_threads: std::thread::available_parallelism().map_or(1, usize::from),
+            inter_op_threads: None,
         }
     }
 

@@ -632,7 +632,14 @@ fn a_chain_of_elementwise_nodes_keeps_at_most_one_buffer_live() {
 }
 
 #[test]
-fn a_session_needs_an_inter_op_thread() {
+fn a_session_runs_on_the_shared_pool_of_a_thread_per_core_unless_given_its_own() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    assert_eq!(Session::new(Graph::new()).unwrap().inter_op_threads(), cores);
+    let own = Session::builder(Graph::new())
+        .inter_op_threads(3)
+        .build()
+        .unwrap();
+    assert_eq!(own.inter_op_threads(), 3);
     let err = Session::builder(Graph::new())
         .inter_op_threads(0)
         .build()
