@@ -634,7 +634,10 @@ fn a_chain_of_elementwise_nodes_keeps_at_most_one_buffer_live() {
 #[test]
 fn a_session_runs_on_the_shared_pool_of_a_thread_per_core_unless_given_its_own() {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    assert_eq!(Session::new(Graph::new()).unwrap().inter_op_threads(), cores);
+    assert_eq!(
+        Session::new(Graph::new()).unwrap().inter_op_threads(),
+        cores
+    );
     let own = Session::builder(Graph::new())
         .inter_op_threads(3)
         .build()
@@ -707,4 +710,13 @@ fn each_nodes_kernel_is_prepared_once_and_shared_by_every_plan_and_run() {
         s.runner().feed(x, floats(&[1.0])).fetch(c).run().unwrap();
     }
     assert_eq!(created(), 2);
+}
+
+#[test]
+fn graphs_sessions_and_plans_are_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Graph>();
+    shared::<Session>();
+    shared::<op_graph::Plan>();
+    shared::<Output>();
 }
