@@ -14,7 +14,7 @@ use op_kernels::identity::{Identity, IdentityN, NoOp};
 use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp};
 
 mod common;
-use common::{TestCopyDouble, TestCounted, TestFail, TestMatMul, assert_contains};
+use common::{TestCopyDouble, TestCounted, TestFail, TestMatMul, TestRendezvous, assert_contains};
 
 fn floats(values: &[f32]) -> Tensor {
     Tensor::from_vec([values.len()], values.to_vec()).unwrap()
@@ -425,6 +425,27 @@ fn independent_branches_run_in_parallel_with_deterministic_results() {
     for _ in 0..100 {
         assert_eq!(plan.run([x_value.clone()]).unwrap(), expected);
     }
+}
+
+#[test]
+fn two_independent_branches_run_at_the_same_time_on_two_inter_op_threads() {
+    common::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[1]").unwrap();
+    let left = TestRendezvous::call_with(x, 2).run_on(&b).unwrap();
+    let right = TestRendezvous::call_with(x, 2).run_on(&b).unwrap();
+    let s = session(b.into_graph(), 2);
+    common::ARRIVED.store(0, std::sync::atomic::Ordering::SeqCst);
+    // Each branch waits until the other is under way: one thread running
+    // them in turn would never finish the first.
+    let out = s
+        .runner()
+        .feed(x, floats(&[1.0]))
+        .fetch(left)
+        .fetch(right)
+        .run()
+        .unwrap();
+    assert_eq!(out, [floats(&[1.0]), floats(&[1.0])]);
 }
 
 fn session_over(graph: &Arc<Graph>, threads: usize) -> Session {

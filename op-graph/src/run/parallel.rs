@@ -66,9 +66,14 @@ impl Plan {
             error: Mutex::new(None),
         };
         pool.scope(|scope| {
-            for &root in &self.roots {
-                let shared = &shared;
+            let shared = &shared;
+            for &root in self.roots.iter().skip(1) {
                 scope.spawn(move |scope| shared.run_from(root as usize, scope));
+            }
+            // The scope's own closure runs on the pool too: it takes the
+            // first root.
+            if let Some(&first) = self.roots.first() {
+                shared.run_from(first as usize, scope);
             }
         });
         match shared

@@ -152,3 +152,36 @@ impl TestCountedKernel {
         ctx.set_output(0, x)
     }
 }
+
+/// Runs of `TestRendezvous` that have arrived.
+pub static ARRIVED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Returns its input once `partners` runs of the op (counted in
+/// [`ARRIVED`]) are under way at once; a `DeadlineExceeded` error if they
+/// are not within 10 seconds (they ran one after another).
+///
+/// x: anything.
+/// y: `x`.
+#[register_op(inputs("x: float"), outputs("y: float"), shape = "unchanged")]
+pub struct TestRendezvous {
+    /// How many runs must be under way at once.
+    pub partners: i64,
+}
+
+#[kernel(op = TestRendezvous)]
+fn test_rendezvous(ctx: &mut KernelContext<'_>, attrs: &TestRendezvous) -> Result<()> {
+    use std::sync::atomic::Ordering;
+    ARRIVED.fetch_add(1, Ordering::SeqCst);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while ARRIVED.load(Ordering::SeqCst) < attrs.partners as usize {
+        if std::time::Instant::now() > deadline {
+            return Err(ctx.error(
+                Code::DeadlineExceeded,
+                "the partners never ran at the same time",
+            ));
+        }
+        std::thread::yield_now();
+    }
+    let x = ctx.input(0)?.clone();
+    ctx.set_output(0, x)
+}
