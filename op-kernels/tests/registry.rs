@@ -26,7 +26,7 @@ const OPS: &[(&str, usize)] = &[
     ("PolymorphicListExample", 1),
     ("ReadVariableOp", 21),
     ("SameListInputExample", 12),
-    ("StringToNumber", 2),
+    ("StringToNumber", 6),
     ("VarHandleOp", 21),
     ("VarIsInitializedOp", 1),
     ("ZeroOut", 1),
