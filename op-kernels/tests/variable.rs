@@ -176,10 +176,15 @@ fn debug_name_and_allowed_devices_are_accepted_and_change_nothing() {
     // Defaults as TensorFlow's: an empty name and no other devices.
     let def = Registry::global().op(HANDLE).unwrap().def();
     let default = |name: &str| def.attr(name).unwrap().default_value.clone();
-    assert_eq!(default("debug_name"), Some(op_core::AttrValue::String(Vec::new())));
+    assert_eq!(
+        default("debug_name"),
+        Some(op_core::AttrValue::String(Vec::new()))
+    );
     assert_eq!(
         default("allowed_devices"),
-        Some(op_core::AttrValue::List(op_core::ListValue::String(Vec::new())))
+        Some(op_core::AttrValue::List(op_core::ListValue::String(
+            Vec::new()
+        )))
     );
     // Still typed: a device list is a list of strings.
     let err = OpCall::new(HANDLE)
