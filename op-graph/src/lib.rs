@@ -7,3 +7,5 @@
 //! deployment runtime should pull in. The split follows tract's model /
 //! plan / state: a graph is plain data, a plan is computed from it once and
 //! shared, and a run's values live in a per-run state.
+
+pub mod graphdef;
