@@ -7,11 +7,14 @@
 //! by the same name.
 //!
 //! The comparison is structural: TensorFlow's text and ours (our OpDef
-//! printed in the same text format, docs stripped) are both read into a
-//! tree of fields, and the trees are compared field by field. A difference
-//! is reported as `Op: attr 'T' > allowed_values > list > type: ours [..],
-//! TensorFlow's [..]`, one line per differing field, every op at once.
+//! printed in the same text format, docs stripped) are both read with
+//! op-spec's text reader (`op_spec::text::parse_message`) into a tree of
+//! fields, scalars decoded (strings unescaped, numbers parsed), and the
+//! trees are compared field by field. A difference is reported as
+//! `Op: attr 'T' > allowed_values > list > type: ours [..], TensorFlow's
+//! [..]`, one line per differing field, every op at once.
 
+use op_core::op_spec::text::{self, TextNode};
 use op_core::op_spec::{OpDef, OpDefBuilder, pbtxt};
 use op_core::registry::Registry;
 
@@ -24,8 +27,8 @@ const DUMP_SCRIPT: &str = include_str!("../../tools/tensorflow/dump_opdefs.py");
 
 // ---- Protobuf text format, as a tree ----
 
-/// A field's value: a scalar as written (`"T"`, `DT_FLOAT`, `true`, `1`),
-/// or a message's fields.
+/// A field's value: a scalar in the canonical form of [`scalar_text`]
+/// (`"T"`, `DT_FLOAT`, `true`, `1`), or a message's fields.
 #[derive(Clone, Debug, PartialEq)]
 enum Value {
     Scalar(String),
@@ -35,92 +38,51 @@ enum Value {
 /// A message's fields, in order (repeated fields repeat).
 type Fields = Vec<(String, Value)>;
 
-/// Reads protobuf text format (`name: value`, `name { ... }`, `#`
-/// comments) into its fields. Panics, naming the byte offset, on text it
-/// cannot read: the inputs are the committed copy and our own printer.
+/// Reads protobuf text format with op-spec's reader into the tree. Panics,
+/// naming the position, on text it cannot read: the inputs are the
+/// committed copy and our own printer.
 fn parse(text: &str) -> Fields {
-    let tokens = tokenize(text);
-    let mut at = 0;
-    let fields = parse_fields(&tokens, &mut at);
-    assert_eq!(
-        at,
-        tokens.len(),
-        "unexpected '{}' in the text",
-        tokens[at.min(tokens.len() - 1)]
-    );
-    fields
+    let message = text::parse_message(text).unwrap_or_else(|e| panic!("{e:?}"));
+    match tree(message.root(), text) {
+        Value::Message(fields) => fields,
+        Value::Scalar(s) => panic!("expected a message, found {s}"),
+    }
 }
 
-fn tokenize(text: &str) -> Vec<String> {
-    let bytes = text.as_bytes();
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if c == b'#' {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-        } else if matches!(c, b'{' | b'}' | b':' | b'<' | b'>') {
-            tokens.push((c as char).to_string());
-            i += 1;
-        } else if c == b'"' || c == b'\'' {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && bytes[i] != c {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
-            }
-            assert!(i < bytes.len(), "unterminated string at byte {start}");
-            i += 1;
-            tokens.push(text[start..i].to_owned());
-        } else {
-            let start = i;
-            while i < bytes.len()
-                && !bytes[i].is_ascii_whitespace()
-                && !matches!(bytes[i], b'{' | b'}' | b':' | b'<' | b'>' | b'#')
-            {
-                i += 1;
-            }
-            tokens.push(text[start..i].to_owned());
-        }
+/// The tree of `node`, a node of `text`.
+fn tree(node: TextNode<'_>, text: &str) -> Value {
+    match node.fields("message") {
+        Ok(fields) => Value::Message(
+            fields
+                .into_iter()
+                .map(|f| (f.name.to_owned(), tree(f.value, text)))
+                .collect(),
+        ),
+        Err(_) => Value::Scalar(scalar_text(node, text)),
     }
-    tokens
 }
 
-fn parse_fields(tokens: &[String], at: &mut usize) -> Fields {
-    let mut fields = Fields::new();
-    while let Some(name) = tokens.get(*at) {
-        if name == "}" || name == ">" {
-            break;
-        }
-        *at += 1;
-        if tokens.get(*at).map(String::as_str) == Some(":") {
-            *at += 1;
-        }
-        let value = match tokens.get(*at).map(String::as_str) {
-            Some(open @ ("{" | "<")) => {
-                let close = if open == "{" { "}" } else { ">" };
-                *at += 1;
-                let inner = parse_fields(tokens, at);
-                assert_eq!(
-                    tokens.get(*at).map(String::as_str),
-                    Some(close),
-                    "field {name}"
-                );
-                *at += 1;
-                Value::Message(inner)
-            }
-            Some(scalar) => {
-                *at += 1;
-                Value::Scalar(scalar.to_owned())
-            }
-            None => panic!("field {name} has no value"),
-        };
-        fields.push((name.clone(), value));
+/// A scalar of `text`, written back in one canonical form: a quoted
+/// C-escaped string, an integer, a float, a bool, a dtype's enum name, or
+/// another enum's value as written (`TFT_SHAPE_TENSOR`).
+fn scalar_text(node: TextNode<'_>, text: &str) -> String {
+    if let Ok(bytes) = node.to_bytes() {
+        format!("\"{}\"", pbtxt::c_escape(&bytes))
+    } else if let Ok(i) = node.to_i64() {
+        i.to_string()
+    } else if let Ok(x) = node.to_f64() {
+        x.to_string()
+    } else if let Ok(b) = node.to_bool() {
+        b.to_string()
+    } else if let Ok(dtype) = node.to_dtype() {
+        dtype.enum_name().to_owned()
+    } else {
+        text[node.pos()..]
+            .split(|c: char| c.is_whitespace() || "{}:<>#".contains(c))
+            .next()
+            .unwrap_or_default()
+            .to_owned()
     }
-    fields
 }
 
 /// The value of the scalar field `name` of `fields`, if any.
@@ -147,12 +109,6 @@ fn without_docs(fields: &Fields) -> Fields {
 }
 
 // ---- The comparison ----
-
-/// Whether two scalars are the same value: the same text, or the same
-/// number written two ways (`1e-05` and `1e-5`).
-fn same_scalar(a: &str, b: &str) -> bool {
-    a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
-}
 
 /// A list of values for a message: `[x, y]`, or `(none)`.
 fn show(values: &[&Value]) -> String {
@@ -205,11 +161,7 @@ fn diff(path: &str, ours: &Fields, theirs: &Fields, out: &mut Vec<String>) {
                 diff_messages(&format!("{path}{name}"), &ma, &mb, &a, &b, out)
             }
             _ => {
-                let same = a.len() == b.len()
-                    && a.iter().zip(&b).all(|(x, y)| match (x, y) {
-                        (Value::Scalar(x), Value::Scalar(y)) => same_scalar(x, y),
-                        _ => x == y,
-                    });
+                let same = a == b;
                 if !same {
                     out.push(format!(
                         "{path}{name}: ours {}, TensorFlow's {}",
