@@ -312,6 +312,19 @@ fn inner_dimensions_that_differ_name_both_shapes() {
 }
 
 #[test]
+fn a_product_too_large_for_memory_is_an_error_not_a_panic() {
+    // No elements in either input, but a [2^40, 2^40] product.
+    let a = Tensor::from_vec([1 << 40, 0], Vec::<f64>::new()).unwrap();
+    let b = Tensor::from_vec([0, 1 << 40], Vec::<f64>::new()).unwrap();
+    let err = matmul(&Runtime::new(), &a, &b, false, false).unwrap_err();
+    assert!(
+        matches!(err.code(), Code::ResourceExhausted | Code::InvalidArgument),
+        "{err}"
+    );
+    assert_contains(&err, &["MatMul", "output 0"]);
+}
+
+#[test]
 fn inputs_that_are_not_matrices_are_invalid_arguments() {
     let rt = Runtime::new();
     let m = Tensor::from_vec([2, 2], vec![1i32; 4]).unwrap();

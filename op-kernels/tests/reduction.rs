@@ -544,6 +544,22 @@ fn axes_out_of_range_are_invalid_arguments_naming_the_axis_and_shape() {
 }
 
 #[test]
+fn outputs_too_large_for_memory_are_errors_not_panics() {
+    // No elements, but a dimension of 2^40: the sum over the empty axis
+    // would have 2^40 elements.
+    let x = Tensor::from_vec([1 << 40, 0], Vec::<f32>::new()).unwrap();
+    let err = reduce(&Runtime::new(), "Sum", &x, &Tensor::scalar(1i32), false).unwrap_err();
+    assert!(
+        matches!(err.code(), Code::ResourceExhausted | Code::InvalidArgument),
+        "{err}"
+    );
+    assert_contains(&err, &["Sum", "output 0"]);
+    // Over the other axis: nothing to compute.
+    let out = reduce(&Runtime::new(), "Sum", &x, &Tensor::scalar(0i32), false).unwrap();
+    assert_eq!(out.dims(), [0]);
+}
+
+#[test]
 fn an_axis_named_twice_is_an_invalid_argument_as_in_tensorflows_kernels() {
     let rt = Runtime::new();
     let x = Tensor::from_vec([2, 3], vec![0i64; 6]).unwrap();

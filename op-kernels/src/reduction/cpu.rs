@@ -37,7 +37,7 @@ fn reduce<T: Reducible, R: Reducer>(ctx: &mut KernelContext<'_>, keep_dims: bool
         ctx.error(
             e.code(),
             format_args!(
-                "input 1 ('reduction_indices') = {axes:?}: {}, and input 0 ('input') has shape {}",
+                "input 1 ('reduction_indices'): {}, and input 0 ('input') has shape {}",
                 e.message(),
                 input.shape()
             ),
