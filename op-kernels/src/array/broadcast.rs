@@ -6,7 +6,7 @@
 use op_core::shape_inference::InferenceContext;
 use op_core::{Code, Element, KernelContext, Result, kernel};
 
-use super::cpu::write_output;
+use super::cpu::write_view;
 use super::index::{
     IndexElement, in_kernel, index_output, input_vector, replace_dim, shape_from_shape_tensor,
 };
@@ -65,11 +65,7 @@ fn broadcast_to<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
             ),
         ));
     };
-    let copy = view.simplified();
-    let values = input.as_slice::<T>()?;
-    write_output::<T>(ctx, shape.dims(), |offset, block| {
-        copy.copy_into(values, offset, block)
-    })
+    write_view::<T>(ctx, &input, &view, shape.dims())
 }
 
 /// BroadcastGradientArgs's shape function (TensorFlow's): both inputs must

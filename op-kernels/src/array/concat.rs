@@ -1,14 +1,14 @@
 //! ConcatV2 and Pack: tensors joined along a dimension (Pack along a new
-//! one). Both are [`concat_rows_into`] over the inputs viewed as matrices
+//! one). Both are [`concat_rows_into`](super::concat_rows_into) over the inputs viewed as matrices
 //! (rows before the axis, the rest in each row), written block by block
 //! over the runtime's threads; a Pack of one tensor shares its buffer.
 
 use op_core::shape_inference::{DimensionHandle, InferenceContext, ShapeHandle};
 use op_core::{Element, KernelContext, Result, ResultExt, Tensor, kernel};
 
-use super::cpu::write_output;
+use super::cpu::write_rows;
 use super::index::{constant_values, dims_of, in_kernel, input_scalar};
-use super::math::{concat_dims, concat_rows_into, normalize_axis, pack_dims};
+use super::math::{concat_dims, normalize_axis, pack_dims};
 use super::ops::{ConcatV2, Pack};
 
 /// The dims of `s` before `axis`, the dim at `axis`, and the dims after it
@@ -99,13 +99,7 @@ fn concat_v2<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
     let (shape, axis) = concat_dims(&shapes, axis).map_err(|e| in_kernel(ctx, e))?;
     let inner: usize = shape.dims()[axis + 1..].iter().product();
     let widths: Vec<usize> = values.iter().map(|v| v.dims()[axis] * inner).collect();
-    let slices = values
-        .iter()
-        .map(Tensor::as_slice::<T>)
-        .collect::<Result<Vec<&[T]>>>()?;
-    write_output::<T>(ctx, shape.dims(), |offset, block| {
-        concat_rows_into(&slices, &widths, offset, block)
-    })
+    write_rows::<T>(ctx, &values, &widths, shape.dims())
 }
 
 /// Pack's shape function (TensorFlow's): the inputs' shapes merged, with a
@@ -151,11 +145,5 @@ fn pack<T: Element>(ctx: &mut KernelContext<'_>, attrs: &Pack) -> Result<()> {
     }
     let width: usize = values[0].dims()[axis..].iter().product();
     let widths = vec![width; values.len()];
-    let slices = values
-        .iter()
-        .map(Tensor::as_slice::<T>)
-        .collect::<Result<Vec<&[T]>>>()?;
-    write_output::<T>(ctx, shape.dims(), |offset, block| {
-        concat_rows_into(&slices, &widths, offset, block)
-    })
+    write_rows::<T>(ctx, &values, &widths, shape.dims())
 }

@@ -55,36 +55,36 @@ pub(super) fn describe_input(index: usize, name: &str) -> String {
 /// or int64 vector; otherwise an `InvalidArgument` error naming the op, the
 /// node, the input and its shape.
 pub(super) fn input_vector(ctx: &KernelContext<'_>, index: usize, name: &str) -> Result<Vec<i64>> {
+    input_of_rank(ctx, index, name, 1, "a vector (rank 1)")
+}
+
+/// The value of kernel input `index` (arg `name`), which must be an int32
+/// or int64 scalar.
+pub(super) fn input_scalar(ctx: &KernelContext<'_>, index: usize, name: &str) -> Result<i64> {
+    Ok(input_of_rank(ctx, index, name, 0, "a scalar")?[0])
+}
+
+/// The values of kernel input `index` (arg `name`), an int32 or int64
+/// tensor that must have rank `rank` (`what` says so in the error).
+fn input_of_rank(
+    ctx: &KernelContext<'_>,
+    index: usize,
+    name: &str,
+    rank: usize,
+    what: &str,
+) -> Result<Vec<i64>> {
     let tensor = ctx.input(index)?;
-    if tensor.rank() != 1 {
+    if tensor.rank() != rank {
         return Err(ctx.error(
             Code::InvalidArgument,
             format_args!(
-                "{} must be a vector (rank 1), but has shape {}",
+                "{} must be {what}, but has shape {}",
                 describe_input(index, name),
                 tensor.shape()
             ),
         ));
     }
     index_values(tensor).map_err(|e| in_input(ctx, index, name, e))
-}
-
-/// The value of kernel input `index` (arg `name`), which must be an int32
-/// or int64 scalar.
-pub(super) fn input_scalar(ctx: &KernelContext<'_>, index: usize, name: &str) -> Result<i64> {
-    let tensor = ctx.input(index)?;
-    if tensor.rank() != 0 {
-        return Err(ctx.error(
-            Code::InvalidArgument,
-            format_args!(
-                "{} must be a scalar, but has shape {}",
-                describe_input(index, name),
-                tensor.shape()
-            ),
-        ));
-    }
-    let values = index_values(tensor).map_err(|e| in_input(ctx, index, name, e))?;
-    Ok(values[0])
 }
 
 /// `e`, about kernel input `index`, as an error of the op and node.

@@ -6,7 +6,7 @@
 use op_core::shape_inference::InferenceContext;
 use op_core::{Element, KernelContext, Result, kernel};
 
-use super::cpu::write_output;
+use super::cpu::write_view;
 use super::index::{in_kernel, input_vector, shape_from_shape_tensor};
 use super::math::{tile_dims, tile_view};
 use super::ops::Tile;
@@ -55,9 +55,6 @@ fn tile<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
     }
     // Non-negative: `tile_dims` checked them.
     let multiples: Vec<usize> = multiples.iter().map(|&m| m as usize).collect();
-    let copy = tile_view(input.dims(), &multiples).simplified();
-    let values = input.as_slice::<T>()?;
-    write_output::<T>(ctx, shape.dims(), |offset, block| {
-        copy.copy_into(values, offset, block)
-    })
+    let view = tile_view(input.dims(), &multiples);
+    write_view::<T>(ctx, &input, &view, shape.dims())
 }

@@ -6,7 +6,7 @@
 use op_core::shape_inference::InferenceContext;
 use op_core::{Element, KernelContext, Result, kernel};
 
-use super::cpu::write_output;
+use super::cpu::write_view;
 use super::index::{constant_values, dims_of, in_kernel, input_vector};
 use super::math::{check_permutation, transpose_view};
 use super::ops::Transpose;
@@ -75,9 +75,5 @@ fn transpose<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
         return ctx.set_output(0, input);
     }
     let view = transpose_view(input.dims(), &perm);
-    let copy = view.simplified();
-    let values = input.as_slice::<T>()?;
-    write_output::<T>(ctx, &view.dims, |offset, block| {
-        copy.copy_into(values, offset, block)
-    })
+    write_view::<T>(ctx, &input, &view, &view.dims)
 }
