@@ -106,7 +106,7 @@ fn broadcast_gradient_args<I: IndexElement>(ctx: &mut KernelContext<'_>) -> Resu
         return Err(ctx.error(
             Code::InvalidArgument,
             format_args!(
-                "Incompatible shapes: {} vs. {}",
+                "Incompatible shapes: s0 = {} vs. s1 = {}",
                 display_values(&s0),
                 display_values(&s1)
             ),

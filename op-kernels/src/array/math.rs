@@ -64,7 +64,12 @@ pub struct StridedView {
 impl StridedView {
     /// The number of elements the view holds.
     pub fn len(&self) -> usize {
-        self.dims.iter().product()
+        if self.dims.contains(&0) {
+            return 0;
+        }
+        // Saturating: a view built by hand may describe more elements than
+        // memory holds; those of the kernels never do.
+        self.dims.iter().fold(1, |n, &d| n.saturating_mul(d))
     }
 
     /// Whether the view holds no elements.
@@ -476,7 +481,7 @@ pub fn concat_dims(shapes: &[&[usize]], axis: i64) -> Result<(TensorShape, usize
     }
     let index = normalize_axis(axis, rank).ok_or_else(|| {
         Error::invalid_argument(format!(
-            "Expected concatenating dimensions in the range [{}, {rank}), but got {axis}",
+            "Expected concatenating dimensions in the range [{}, {rank}), but got axis = {axis}",
             -(rank as i64)
         ))
     })?;
@@ -580,7 +585,8 @@ pub fn squeeze_dims(dims: &[usize], axes: &[i64]) -> Result<Vec<usize>> {
     for &axis in axes {
         let index = normalize_axis(axis, rank).ok_or_else(|| {
             Error::invalid_argument(format!(
-                "Tried to squeeze dim index {axis} for tensor with {rank} dimensions"
+                "Tried to squeeze dim index {axis} for tensor with {rank} dimensions: squeeze_dims must be in [{}, {rank})",
+                -(rank as i64)
             ))
         })?;
         if dims[index] != 1 {
