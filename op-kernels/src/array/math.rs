@@ -14,6 +14,12 @@
 
 use op_core::{Error, Result, TensorShape};
 
+/// Rows, and columns, of the tiles in which [`StridedView::copy_into`]
+/// copies rows that read strided input: 16 rows of 32 columns touch at
+/// most 32 input cache lines and 16 output ones at a time.
+const TILE_ROWS: usize = 16;
+const TILE_COLUMNS: usize = 32;
+
 /// `axis` as an index into `0..rank`, counting from the end when negative
 /// (NumPy's and TensorFlow's rule): `None` outside `[-rank, rank)`.
 ///
@@ -148,22 +154,54 @@ impl StridedView {
         }
         let mut row_start: usize = (0..rank - 1).map(|k| index[k] * self.strides[k]).sum();
         let (row_len, step) = (self.dims[rank - 1], self.strides[rank - 1]);
+        // The rows' own dimension: rows along it start `row_stride` apart.
+        let (rows_dim, row_stride) = match rank {
+            1 => (1, 0),
+            _ => (self.dims[rank - 2], self.strides[rank - 2]),
+        };
         let mut column = index[rank - 1];
         let mut written = 0;
         loop {
-            let n = (row_len - column).min(output.len() - written);
-            let out = &mut output[written..written + n];
-            let first = row_start + column * step;
-            match step {
-                1 => out.clone_from_slice(&input[first..first + n]),
-                0 => out.fill(input[first].clone()),
-                _ => {
-                    for (j, o) in out.iter_mut().enumerate() {
-                        *o = input[first + j * step].clone();
+            // Whole rows that read strided input go a tile at a time (a few
+            // columns of several rows), so that each input cache line a
+            // column touches serves the neighbouring rows too: a transpose
+            // then reads memory in runs instead of one element per line.
+            let rows = if column == 0 && step > 1 && rank >= 2 {
+                let whole = (output.len() - written) / row_len;
+                whole.min(rows_dim - index[rank - 2]).min(TILE_ROWS)
+            } else {
+                0
+            };
+            if rows > 1 {
+                let out = &mut output[written..written + rows * row_len];
+                for first_column in (0..row_len).step_by(TILE_COLUMNS) {
+                    let columns = first_column..(first_column + TILE_COLUMNS).min(row_len);
+                    for r in 0..rows {
+                        let from = row_start + r * row_stride;
+                        for c in columns.clone() {
+                            out[r * row_len + c] = input[from + c * step].clone();
+                        }
                     }
                 }
+                written += rows * row_len;
+                // At the group's last row; the carry below moves past it.
+                row_start += (rows - 1) * row_stride;
+                index[rank - 2] += rows - 1;
+            } else {
+                let n = (row_len - column).min(output.len() - written);
+                let out = &mut output[written..written + n];
+                let first = row_start + column * step;
+                match step {
+                    1 => out.clone_from_slice(&input[first..first + n]),
+                    0 => out.fill(input[first].clone()),
+                    _ => {
+                        for (j, o) in out.iter_mut().enumerate() {
+                            *o = input[first + j * step].clone();
+                        }
+                    }
+                }
+                written += n;
             }
-            written += n;
             if written == output.len() {
                 return;
             }
@@ -692,20 +730,39 @@ pub(crate) fn display_values(values: &[i64]) -> String {
 mod tests {
     use super::*;
 
+    /// The elements of `view` one by one, from their multi-indices.
+    fn naive_copy(view: &StridedView, input: &[u32]) -> Vec<u32> {
+        (0..view.len())
+            .map(|i| {
+                let (mut rest, mut at) = (i, 0);
+                for k in (0..view.dims.len()).rev() {
+                    at += rest % view.dims[k] * view.strides[k];
+                    rest /= view.dims[k];
+                }
+                input[at]
+            })
+            .collect()
+    }
+
     #[test]
-    fn strided_copy_of_any_block_matches_the_whole_copy() {
-        let input: Vec<u32> = (0..60).collect();
+    fn strided_copy_of_any_block_matches_the_elements_one_by_one() {
+        let input: Vec<u32> = (0..2400).collect();
         let views = [
             transpose_view(&[3, 4, 5], &[2, 0, 1]),
             transpose_view(&[3, 4, 5], &[1, 2, 0]).simplified(),
             broadcast_view(&[4, 1], &[3, 4, 5]).unwrap(),
             tile_view(&[3, 4, 5], &[2, 1, 2]),
+            // Rows in tiles: more rows and columns than one tile holds.
+            transpose_view(&[40, 60], &[1, 0]),
+            transpose_view(&[2, 20, 3, 20], &[3, 1, 0, 2]),
+            transpose_view(&[2400], &[0]),
         ];
         for view in &views {
             let mut whole = vec![0; view.len()];
             view.copy_into(&input, 0, &mut whole);
-            for start in 0..whole.len() {
-                for len in [1, 2, 7, 13] {
+            assert_eq!(whole, naive_copy(view, &input), "{view:?}");
+            for start in (0..whole.len()).step_by(7) {
+                for len in [1, 2, 13, 61, 700] {
                     let end = (start + len).min(whole.len());
                     let mut block = vec![0; end - start];
                     view.copy_into(&input, start, &mut block);
