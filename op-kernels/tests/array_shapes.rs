@@ -299,3 +299,24 @@ fn tile_multiplies_each_dim_by_its_multiple() {
     p(&[2, 2]).ok("?;[2]", "[?,?]");
     p(&[-2, 1]).error("[2,3];[2]", "invalid value -2 in input 1");
 }
+
+#[test]
+fn shape_function_errors_name_the_op_and_node() {
+    let error = t("Pack").attr("axis", 3i64).run("[2];[2]").unwrap_err();
+    assert_eq!(error.code(), op_core::Code::InvalidArgument);
+    assert!(
+        error
+            .message()
+            .starts_with("op Pack (node 'Pack'): Invalid axis: 3"),
+        "{error}"
+    );
+    let error = with_constant("Reshape", 1, i32s(&[4]))
+        .run("[2,3];[1]")
+        .unwrap_err();
+    assert!(
+        error
+            .message()
+            .starts_with("op Reshape (node 'Reshape'): Cannot reshape"),
+        "{error}"
+    );
+}

@@ -84,6 +84,25 @@ impl ShapeTest {
     /// function sees through
     /// [`InferenceContext::input_tensor`](super::InferenceContext::input_tensor)
     /// (as for a `Const` input in a graph).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use op_core::shape_inference::testing::ShapeTest;
+    /// use op_core::{OpDefBuilder, Tensor};
+    ///
+    /// // `y` has as many dimensions as the value of `n` says, when known.
+    /// let op = OpDefBuilder::new("Zeros").input("n: int32").output("y: float").build()?;
+    /// let t = ShapeTest::with_fn(Arc::new(op), |c| {
+    ///     let y = match c.input_tensor(0) {
+    ///         Some(n) => c.unknown_shape_of_rank(n.scalar_value::<i32>()? as usize),
+    ///         None => c.unknown_shape(),
+    ///     };
+    ///     c.set_output(0, y)
+    /// });
+    /// t.ok("[]", "?");
+    /// t.input_tensor(0, Tensor::scalar(2i32)).ok("[]", "[?,?]");
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
     pub fn input_tensor(mut self, index: usize, tensor: Tensor) -> Self {
         self.input_tensors.push((index, tensor));
         self

@@ -47,7 +47,7 @@ pub fn index_values(tensor: &Tensor) -> Result<Vec<i64>> {
 }
 
 /// `input 1 ('shape')`: input `index` by the name of its arg.
-pub(super) fn describe_input(index: usize, name: &str) -> String {
+fn describe_input(index: usize, name: &str) -> String {
     format!("input {index} ('{name}')")
 }
 
