@@ -216,8 +216,8 @@ impl<'a> InferenceContext<'a> {
     }
 
     /// An `InvalidArgument` error whose message starts with the op and
-    /// node, as every error of the context does: for shape functions'
-    /// own checks.
+    /// node (`op Sum (node 'total'): message`), as every error of the
+    /// context's own checks does: for a shape function's own checks.
     pub fn error(&self, message: impl fmt::Display) -> Error {
         Error::invalid_argument(format!("{}: {message}", self.node))
     }

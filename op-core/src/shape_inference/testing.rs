@@ -40,8 +40,8 @@ pub struct ShapeTest {
     shape_fn: ShapeFn,
     attrs: Vec<(String, AttrValue)>,
     list_lengths: Option<Vec<usize>>,
-    /// The values of constant inputs, by input index.
-    input_tensors: Vec<(usize, Tensor)>,
+    /// Constant input values, by input index.
+    tensors: Vec<(usize, Tensor)>,
 }
 
 impl ShapeTest {
@@ -69,7 +69,7 @@ impl ShapeTest {
             shape_fn,
             attrs: Vec::new(),
             list_lengths: None,
-            input_tensors: Vec::new(),
+            tensors: Vec::new(),
         }
     }
 
@@ -80,38 +80,19 @@ impl ShapeTest {
         self
     }
 
-    /// Gives input `index` the constant value `tensor`, which the shape
-    /// function sees through
-    /// [`InferenceContext::input_tensor`](super::InferenceContext::input_tensor)
-    /// (as for a `Const` input in a graph).
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use op_core::shape_inference::testing::ShapeTest;
-    /// use op_core::{OpDefBuilder, Tensor};
-    ///
-    /// // `y` has as many dimensions as the value of `n` says, when known.
-    /// let op = OpDefBuilder::new("Zeros").input("n: int32").output("y: float").build()?;
-    /// let t = ShapeTest::with_fn(Arc::new(op), |c| {
-    ///     let y = match c.input_tensor(0) {
-    ///         Some(n) => c.unknown_shape_of_rank(n.scalar_value::<i32>()? as usize),
-    ///         None => c.unknown_shape(),
-    ///     };
-    ///     c.set_output(0, y)
-    /// });
-    /// t.ok("[]", "?");
-    /// t.input_tensor(0, Tensor::scalar(2i32)).ok("[]", "[?,?]");
-    /// # Ok::<(), op_core::Error>(())
-    /// ```
-    pub fn input_tensor(mut self, index: usize, tensor: Tensor) -> Self {
-        self.input_tensors.push((index, tensor));
-        self
-    }
-
     /// The lengths of the op's list inputs, in order; only needed when it
     /// has more than one (with one, it takes the shapes left over).
     pub fn list_lengths(mut self, lengths: &[usize]) -> Self {
         self.list_lengths = Some(lengths.to_vec());
+        self
+    }
+
+    /// Gives input `index` the constant value `tensor`, which the shape
+    /// function reads with `input_tensor(index)` (as TensorFlow's tests
+    /// pass `input_tensors`); the other inputs have no known value. The
+    /// input's shape is still the one written in the notation.
+    pub fn input_tensor(mut self, index: usize, tensor: Tensor) -> Self {
+        self.tensors.push((index, tensor));
         self
     }
 
@@ -176,13 +157,13 @@ impl ShapeTest {
             builder = builder.attr(name.clone(), value.clone());
         }
         let node = builder.build()?;
-        let mut constants: Vec<Option<&Tensor>> = vec![None; shapes.len()];
-        for (index, tensor) in &self.input_tensors {
-            if let Some(slot) = constants.get_mut(*index) {
+        let mut tensors: Vec<Option<&Tensor>> = vec![None; shapes.len()];
+        for (index, tensor) in &self.tensors {
+            if let Some(slot) = tensors.get_mut(*index) {
                 *slot = Some(tensor);
             }
         }
-        let mut c = InferenceContext::new(&self.op, &node, &shapes, &constants)?;
+        let mut c = InferenceContext::new(&self.op, &node, &shapes, &tensors)?;
         // A panicking shape function is an error here too, as everywhere
         // else: `error(..)` can then assert what it says.
         super::run_contained(self.shape_fn, &mut c)?;
