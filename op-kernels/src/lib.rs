@@ -15,7 +15,7 @@
 //! | the hash table ops ([`hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
-//! | the array ops ([`array`]): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
+//! | the array ops ([`array`](mod@array)): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
 //! where one fits; [`zero_out::vector_shape`] and
