@@ -17,6 +17,7 @@
 //! | [`Sum`](reduction::Sum), [`Mean`](reduction::Mean), [`Max`](reduction::Max), [`Prod`](reduction::Prod) ([`reduction`]) | one generic engine over the element type and the reducer; the shape function reads constant axes |
 //! | [`MatMul`](matmul::MatMul) ([`matmul`]) | ndarray's GEMM over (transposed) views of the inputs |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
+//! | the array ops ([`array`](mod@array)): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
 //! where one fits; [`zero_out::vector_shape`] and
@@ -44,6 +45,7 @@
 //! [`op_core::registry`]): call [`link`] once, or write
 //! `use op_kernels as _;`.
 
+pub mod array;
 pub mod example;
 pub mod hash_table;
 pub mod list;
