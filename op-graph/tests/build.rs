@@ -7,6 +7,7 @@ use op_graph::{Graph, GraphBuilder, NewNode, TensorName};
 use op_kernels::example::Example;
 use op_kernels::identity::IdentityN;
 use op_kernels::list::IntListInputExample;
+use op_kernels::matmul::MatMul;
 
 mod common;
 use common::{TestMatMul, TestZeros, assert_contains};
@@ -185,6 +186,31 @@ fn a_shape_mismatch_is_an_error_naming_the_node_its_inputs_and_both_shapes() {
     // The shapes that fit give the product's.
     let w = b.placeholder("w", DType::F32, [3, 5]).unwrap();
     let y = TestMatMul::call_with(x, w).run_on(&b).unwrap();
+    assert_eq!(b.graph().output_shape(y).unwrap().to_string(), "[?,5]");
+}
+
+#[test]
+fn tensorflows_matmul_of_mismatched_shapes_is_an_error_naming_both() {
+    common::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[?,3]").unwrap();
+    let w = b.placeholder("w", DType::F32, [4, 5]).unwrap();
+    let err = MatMul::call_with(x, w)
+        .node_name("layer1")
+        .run_on(&b)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(
+        &err,
+        &[
+            "node 'layer1'",
+            "[?,3]",
+            "[4,5]",
+            "inputs: x [?,3], w [4,5]",
+        ],
+    );
+    let w = b.placeholder("w", DType::F32, [3, 5]).unwrap();
+    let y = MatMul::call_with(x, w).run_on(&b).unwrap();
     assert_eq!(b.graph().output_shape(y).unwrap().to_string(), "[?,5]");
 }
 
