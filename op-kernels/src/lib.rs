@@ -42,8 +42,10 @@
 //! [`op_core::registry`]): call [`link`] once, or write
 //! `use op_kernels as _;`.
 
+pub mod constant;
 pub mod example;
 pub mod hash_table;
+pub mod identity;
 pub mod list;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
