@@ -85,7 +85,7 @@ fn check_ops(def: &proto::GraphDef, registry: &Registry) -> Result<()> {
     let lines: Vec<String> = missing
         .iter()
         .map(|(op, nodes)| {
-            let shown: Vec<String> = nodes.iter().take(3).map(|n| quoted(n)).collect();
+            let shown: Vec<String> = nodes.iter().take(3).map(|n| quoted(n).to_string()).collect();
             let more = match nodes.len() {
                 n if n > 3 => format!(" and {} more", n - 3),
                 _ => String::new(),
@@ -181,7 +181,7 @@ fn topological_order(def: &proto::GraphDef, inputs: &[Inputs]) -> Result<Vec<usi
         let stuck: Vec<String> = (0..n)
             .filter(|&i| pending[i] > 0)
             .take(8)
-            .map(|i| quoted(&def.node[i].name))
+            .map(|i| quoted(&def.node[i].name).to_string())
             .collect();
         return Err(Error::invalid_argument(format!(
             "the GraphDef has a cycle: {} node(s) wait on each other, among them {}",
