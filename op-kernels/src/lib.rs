@@ -47,6 +47,7 @@ pub mod example;
 pub mod hash_table;
 pub mod identity;
 pub mod list;
+pub mod math;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
 pub mod string_to_number;
