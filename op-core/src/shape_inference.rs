@@ -215,7 +215,10 @@ impl<'a> InferenceContext<'a> {
         Ok(c)
     }
 
-    fn error(&self, message: impl fmt::Display) -> Error {
+    /// An `InvalidArgument` error whose message starts with the op and
+    /// node, as every error of the context does: for shape functions'
+    /// own checks.
+    pub fn error(&self, message: impl fmt::Display) -> Error {
         Error::invalid_argument(format!("{}: {message}", self.node))
     }
 

@@ -42,6 +42,7 @@
 //! [`op_core::registry`]): call [`link`] once, or write
 //! `use op_kernels as _;`.
 
+pub mod array;
 pub mod constant;
 pub mod example;
 pub mod hash_table;
@@ -57,6 +58,8 @@ pub mod zero_out;
 /// The hash table ops under their module's former name: the same items as
 /// [`hash_table`].
 pub use hash_table as simple_hash_table;
+
+pub use array::*;
 
 /// Makes sure this crate, and so its ops and kernels, is linked into the
 /// program. Call it once (e.g. first thing in `main` or in a test) if

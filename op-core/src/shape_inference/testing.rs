@@ -30,6 +30,7 @@ use op_spec::{ArgType, AttrValue, DType, ListValue, OpDef};
 use super::{InferenceContext, PartialShape, ShapeFn};
 use crate::op_instance::{InputTypes, OpInstanceBuilder};
 use crate::registry::Registry;
+use crate::tensor::Tensor;
 use crate::{Error, Result};
 
 /// The shape function of one op, with attrs, under test.
@@ -39,6 +40,8 @@ pub struct ShapeTest {
     shape_fn: ShapeFn,
     attrs: Vec<(String, AttrValue)>,
     list_lengths: Option<Vec<usize>>,
+    /// The values of constant inputs, by input index.
+    input_tensors: Vec<(usize, Tensor)>,
 }
 
 impl ShapeTest {
@@ -66,6 +69,7 @@ impl ShapeTest {
             shape_fn,
             attrs: Vec::new(),
             list_lengths: None,
+            input_tensors: Vec::new(),
         }
     }
 
@@ -73,6 +77,15 @@ impl ShapeTest {
     /// attr's default, else its first allowed type, else float).
     pub fn attr(mut self, name: &str, value: impl Into<AttrValue>) -> Self {
         self.attrs.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// Gives input `index` the constant value `tensor`, which the shape
+    /// function sees through
+    /// [`InferenceContext::input_tensor`](super::InferenceContext::input_tensor)
+    /// (as for a `Const` input in a graph).
+    pub fn input_tensor(mut self, index: usize, tensor: Tensor) -> Self {
+        self.input_tensors.push((index, tensor));
         self
     }
 
@@ -144,7 +157,13 @@ impl ShapeTest {
             builder = builder.attr(name.clone(), value.clone());
         }
         let node = builder.build()?;
-        let mut c = InferenceContext::new(&self.op, &node, &shapes, &[])?;
+        let mut constants: Vec<Option<&Tensor>> = vec![None; shapes.len()];
+        for (index, tensor) in &self.input_tensors {
+            if let Some(slot) = constants.get_mut(*index) {
+                *slot = Some(tensor);
+            }
+        }
+        let mut c = InferenceContext::new(&self.op, &node, &shapes, &constants)?;
         // A panicking shape function is an error here too, as everywhere
         // else: `error(..)` can then assert what it says.
         super::run_contained(self.shape_fn, &mut c)?;
