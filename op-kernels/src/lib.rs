@@ -14,6 +14,8 @@
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
 //! | the hash table ops ([`hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
+//! | [`Sum`](reduction::Sum), [`Mean`](reduction::Mean), [`Max`](reduction::Max), [`Prod`](reduction::Prod) ([`reduction`]) | one generic engine over the element type and the reducer; the shape function reads constant axes |
+//! | [`MatMul`](matmul::MatMul) ([`matmul`]) | ndarray's GEMM over (transposed) views of the inputs |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
@@ -49,8 +51,10 @@ pub mod hash_table;
 pub mod identity;
 pub mod list;
 pub mod math;
+pub mod matmul;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
+pub mod reduction;
 pub mod string_to_number;
 pub mod variable;
 pub mod zero_out;
