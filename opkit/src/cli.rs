@@ -120,7 +120,14 @@ pub fn run(
             outputs,
             output_dir,
             inter_op_threads,
-        }) => run_graph(&model, &inputs, &outputs, &output_dir, inter_op_threads, out),
+        }) => run_graph(
+            &model,
+            &inputs,
+            &outputs,
+            &output_dir,
+            inter_op_threads,
+            out,
+        ),
         Command::Graph(GraphCommand::Convert { input, output }) => convert(&input, &output, out),
     };
     match result {
@@ -240,8 +247,8 @@ fn run_graph(
                 "--input {input}: write NAME=FILE.npy, as in --input x=x.npy"
             ))
         })?;
-        let value = npy::read(Path::new(file))
-            .map_err(|e| e.with_context(format!("--input {input}")))?;
+        let value =
+            npy::read(Path::new(file)).map_err(|e| e.with_context(format!("--input {input}")))?;
         runner = runner.feed(name, value);
     }
     for output in outputs {

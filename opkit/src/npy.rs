@@ -57,15 +57,27 @@ fn read_error(path: &Path, e: ReadNpyError) -> Error {
             Code::from_io_error(&io),
             format!("cannot read {}: {io}", path.display()),
         ),
-        other => Error::invalid_argument(format!("{}: not a valid .npy file: {other}", path.display())),
+        other => Error::invalid_argument(format!(
+            "{}: not a valid .npy file: {other}",
+            path.display()
+        )),
     }
 }
 
-/// Writes `tensor` to `path` as a `.npy` file.
+/// Writes `tensor` to `path` as a `.npy` file, creating its folder.
 ///
 /// Returns an `InvalidArgument` error for a dtype `.npy` files here do not
 /// take, and an I/O error naming the file.
 pub fn write(path: &Path, tensor: &Tensor) -> Result<()> {
+    // A fetch of a scoped node (`layer1/MatMul`) is a file in a folder.
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            Error::new(
+                Code::from_io_error(&e),
+                format!("cannot create {}: {e}", parent.display()),
+            )
+        })?;
+    }
     macro_rules! write_as {
         ($($dtype:path => $t:ty,)*) => {
             match tensor.dtype() {
@@ -84,7 +96,6 @@ pub fn write(path: &Path, tensor: &Tensor) -> Result<()> {
             }
         };
     }
-    npy_types!(write_as).map_err(|e| {
-        Error::invalid_argument(format!("cannot write {}: {e}", path.display()))
-    })
+    npy_types!(write_as)
+        .map_err(|e| Error::invalid_argument(format!("cannot write {}: {e}", path.display())))
 }

@@ -51,7 +51,9 @@ fn run(graph: Graph, dir: &Path) -> Vec<(String, Tensor)> {
 /// Whether `got` is TensorFlow's `expected`: same dtype and shape, ints and
 /// bools equal, floats within 1e-5 relative (NaNs equal).
 fn assert_matches(dir: &Path, fetch: &str, got: &Tensor) {
-    let file = dir.join("expected").join(format!("{}.npy", fetch.replace(':', "_")));
+    let file = dir
+        .join("expected")
+        .join(format!("{}.npy", fetch.replace(':', "_")));
     let expected = npy::read(&file).unwrap();
     let at = format!("{}: {fetch}", dir.display());
     assert_eq!(got.dtype(), expected.dtype(), "{at}");
@@ -61,13 +63,19 @@ fn assert_matches(dir: &Path, fetch: &str, got: &Tensor) {
     };
     match got.dtype() {
         DType::F32 => {
-            let (a, b) = (got.as_slice::<f32>().unwrap(), expected.as_slice::<f32>().unwrap());
+            let (a, b) = (
+                got.as_slice::<f32>().unwrap(),
+                expected.as_slice::<f32>().unwrap(),
+            );
             for (x, y) in a.iter().zip(b) {
                 assert!(close(f64::from(*x), f64::from(*y)), "{at}: {a:?} vs {b:?}");
             }
         }
         DType::F64 => {
-            let (a, b) = (got.as_slice::<f64>().unwrap(), expected.as_slice::<f64>().unwrap());
+            let (a, b) = (
+                got.as_slice::<f64>().unwrap(),
+                expected.as_slice::<f64>().unwrap(),
+            );
             for (x, y) in a.iter().zip(b) {
                 assert!(close(*x, *y), "{at}: {a:?} vs {b:?}");
             }

@@ -18,7 +18,10 @@ pub fn export(graph: &Graph) -> proto::GraphDef {
         .nodes()
         .iter()
         .map(|node| {
-            let data = node.inputs().iter().map(|o| graph.tensor_name(*o).to_string());
+            let data = node
+                .inputs()
+                .iter()
+                .map(|o| graph.tensor_name(*o).to_string());
             let control = node
                 .control_inputs()
                 .iter()

@@ -85,7 +85,11 @@ fn check_ops(def: &proto::GraphDef, registry: &Registry) -> Result<()> {
     let lines: Vec<String> = missing
         .iter()
         .map(|(op, nodes)| {
-            let shown: Vec<String> = nodes.iter().take(3).map(|n| quoted(n).to_string()).collect();
+            let shown: Vec<String> = nodes
+                .iter()
+                .take(3)
+                .map(|n| quoted(n).to_string())
+                .collect();
             let more = match nodes.len() {
                 n if n > 3 => format!(" and {} more", n - 3),
                 _ => String::new(),
@@ -138,7 +142,9 @@ fn parse_inputs(def: &proto::GraphDef) -> Result<Vec<Inputs>> {
                 let tensor: TensorName = input.parse().map_err(|e: Error| {
                     e.with_context(format!("node {} input {k}", quoted(&node.name)))
                 })?;
-                inputs.data.push((find(node, k, &tensor.node)?, tensor.index));
+                inputs
+                    .data
+                    .push((find(node, k, &tensor.node)?, tensor.index));
             }
             Ok(inputs)
         })
