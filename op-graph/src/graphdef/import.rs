@@ -37,9 +37,8 @@ pub fn import(def: &proto::GraphDef, registry: &std::sync::Arc<Registry>) -> Res
         let node = &def.node[index];
         let new = new_node(node, &inputs[index], &ids, &graph, registry)
             .map_err(|e| e.with_context(format!("importing node {}", quoted(&node.name))))?;
-        let id = graph
-            .add(new)
-            .map_err(|e| e.with_context(format!("importing node {}", quoted(&node.name))))?;
+        // The graph's own errors name the node already.
+        let id = graph.add(new)?;
         ids[index] = Some(id);
     }
     Ok(graph)
