@@ -24,11 +24,21 @@ fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, Value)]) -> proto
 }
 
 fn placeholder(name: &str) -> proto::NodeDef {
-    node(name, "Placeholder", &[], &[("dtype", Value::Type(DType::F32.enum_value()))])
+    node(
+        name,
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(DType::F32.enum_value()))],
+    )
 }
 
 fn identity(name: &str, input: &str) -> proto::NodeDef {
-    node(name, "Identity", &[input], &[("T", Value::Type(DType::F32.enum_value()))])
+    node(
+        name,
+        "Identity",
+        &[input],
+        &[("T", Value::Type(DType::F32.enum_value()))],
+    )
 }
 
 fn graph(nodes: Vec<proto::NodeDef>) -> proto::GraphDef {
@@ -47,7 +57,11 @@ fn import_error(nodes: Vec<proto::NodeDef>) -> Error {
 #[test]
 fn nodes_in_any_order_are_imported_inputs_first() {
     op_kernels::link();
-    let def = graph(vec![identity("b", "a:0"), identity("a", "x"), placeholder("x")]);
+    let def = graph(vec![
+        identity("b", "a:0"),
+        identity("a", "x"),
+        placeholder("x"),
+    ]);
     let g = import(&def, Registry::global()).unwrap();
     let names: Vec<&str> = g.nodes().iter().map(|n| n.name()).collect();
     assert_eq!(names, ["x", "a", "b"]);
@@ -118,12 +132,19 @@ fn duplicate_and_empty_names_are_errors() {
         "nodes 0 and 1 of the GraphDef are both named 'x'; node names are unique"
     );
     let e = import_error(vec![placeholder("")]);
-    assert_eq!(e.message(), "node 0 of the GraphDef (op 'Placeholder') has no name");
+    assert_eq!(
+        e.message(),
+        "node 0 of the GraphDef (op 'Placeholder') has no name"
+    );
 }
 
 #[test]
 fn a_cycle_is_an_error_naming_its_nodes() {
-    let e = import_error(vec![identity("a", "b"), identity("b", "a"), placeholder("x")]);
+    let e = import_error(vec![
+        identity("a", "b"),
+        identity("b", "a"),
+        placeholder("x"),
+    ]);
     assert_eq!(e.code(), Code::InvalidArgument);
     assert_eq!(
         e.message(),
@@ -145,7 +166,12 @@ fn a_control_input_before_a_data_input_is_an_error() {
 
 #[test]
 fn attrs_of_the_wrong_type_or_missing_are_errors_naming_the_node_and_attr() {
-    let e = import_error(vec![node("x", "Placeholder", &[], &[("dtype", Value::I(3))])]);
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::I(3))],
+    )]);
     let text = e.to_string();
     assert!(text.contains("'x'") && text.contains("dtype"), "{text}");
 
@@ -153,12 +179,22 @@ fn attrs_of_the_wrong_type_or_missing_are_errors_naming_the_node_and_attr() {
     let text = e.to_string();
     assert!(text.contains("'x'") && text.contains("dtype"), "{text}");
 
-    let e = import_error(vec![node("x", "Placeholder", &[], &[("dtype", Value::Type(99))])]);
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(99))],
+    )]);
     assert_eq!(e.message(), "unknown DataType 99");
     assert!(e.to_string().contains("attr 'dtype'"), "{e}");
     assert!(e.to_string().contains("importing node 'x'"), "{e}");
 
-    let e = import_error(vec![node("x", "Placeholder", &[], &[("dtype", Value::Type(101))])]);
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(101))],
+    )]);
     assert_eq!(e.code(), Code::Unimplemented);
     assert!(e.message().contains("DT_FLOAT_REF"), "{e}");
 
@@ -200,14 +236,21 @@ fn shapes_an_op_rejects_are_errors_at_import() {
     )
     .unwrap_err();
     let text = e.to_string();
-    assert!(text.contains("'m'") && text.contains("[?,3]") && text.contains("[4,5]"), "{text}");
+    assert!(
+        text.contains("'m'") && text.contains("[?,3]") && text.contains("[4,5]"),
+        "{text}"
+    );
 }
 
 #[test]
 fn malformed_bytes_never_panic() {
     op_kernels::link();
     let x = graphdef::to_bytes(
-        &import(&graph(vec![placeholder("x"), identity("a", "x")]), Registry::global()).unwrap(),
+        &import(
+            &graph(vec![placeholder("x"), identity("a", "x")]),
+            Registry::global(),
+        )
+        .unwrap(),
     );
     for len in 0..x.len() {
         let _ = graphdef::from_bytes(&x[..len]);
