@@ -63,7 +63,10 @@ fn graph_show_prints_each_node_with_its_inferred_shapes() {
     let (status, out, err) = opkit(&["graph", "show", &format!("{}/graph.pb", mlp())]);
     assert_eq!(status, ExitCode::SUCCESS, "{err}");
     assert!(out.contains("x = Placeholder() -> float [?,4]\n"), "{out}");
-    assert!(out.contains("MatMul = MatMul(x, MatMul/ReadVariableOp) -> float [?,8]\n"), "{out}");
+    assert!(
+        out.contains("MatMul = MatMul(x, MatMul/ReadVariableOp) -> float [?,8]\n"),
+        "{out}"
+    );
     assert!(out.ends_with("16 nodes; placeholders: x\n"), "{out}");
 }
 
@@ -97,17 +100,34 @@ fn graph_run_feeds_npy_files_and_writes_each_fetch() {
 fn graph_errors_go_to_stderr_with_a_failure_status() {
     let model = format!("{}/graph.pb", mlp());
     let (status, out, err) = opkit(&[
-        "graph", "run", &model, "--input", "x", "--output", "Identity", "--output-dir", "/tmp",
+        "graph",
+        "run",
+        &model,
+        "--input",
+        "x",
+        "--output",
+        "Identity",
+        "--output-dir",
+        "/tmp",
     ]);
     assert_eq!(status, ExitCode::FAILURE);
     assert!(out.is_empty());
     assert!(err.contains("write NAME=FILE.npy"), "{err}");
 
     let (status, _, err) = opkit(&[
-        "graph", "run", &model, "--output", "Identity", "--output-dir", "/tmp",
+        "graph",
+        "run",
+        &model,
+        "--output",
+        "Identity",
+        "--output-dir",
+        "/tmp",
     ]);
     assert_eq!(status, ExitCode::FAILURE);
-    assert!(err.contains("You must feed a value for placeholder tensor 'x'"), "{err}");
+    assert!(
+        err.contains("You must feed a value for placeholder tensor 'x'"),
+        "{err}"
+    );
 
     let (status, _, err) = opkit(&["graph", "show", "/nonexistent/model.pb"]);
     assert_eq!(status, ExitCode::FAILURE);
