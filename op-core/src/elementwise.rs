@@ -19,6 +19,15 @@
 //! of the output from the function before anything can read it: a kernel
 //! never sees what an earlier tensor left in reused memory.
 //!
+//! Binary and ternary ops broadcast their inputs NumPy style through
+//! [`KernelContext::broadcast_binary`] and its siblings: inputs of one
+//! shape are zipped, a one-element input is repeated, and anything else is
+//! walked by a [`Broadcast`] plan (the [`broadcast`] module, plain index
+//! arithmetic that a lite runtime can walk over its own slices). They too
+//! write into an input's buffer when the caller handed it over and it has
+//! as many elements as the output, so that chains of elementwise ops in a
+//! graph run in place.
+//!
 //! ```
 //! use op_core::{Element, KernelContext, Result, kernel, register_op};
 //!
@@ -41,7 +50,11 @@
 //! assert_eq!(out, [1.0, 4.0, 9.0]);
 //! ```
 
+pub mod broadcast;
+
 use std::sync::Mutex;
+
+pub use broadcast::{Broadcast, Run};
 
 use crate::context::KernelContext;
 use crate::element::Element;
@@ -83,6 +96,150 @@ pub fn zip3_map_into<A, B, C, U>(
 ) {
     for (out, ((a, b), c)) in output.iter_mut().zip(a.iter().zip(b).zip(c)) {
         *out = f(a, b, c);
+    }
+}
+
+/// One operand's elements for a stretch of output elements, in a
+/// broadcast: one element per output element, or one element for all of
+/// them (a stretched operand, or a scalar).
+#[derive(Debug)]
+pub enum Lane<'a, T> {
+    /// One element per output element.
+    Each(&'a [T]),
+    /// The same element for every output element.
+    Same(&'a T),
+}
+
+impl<T> Clone for Lane<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Lane<'_, T> {}
+
+impl<'a, T> Lane<'a, T> {
+    /// The lane of a [`Run`]'s operand: `len` elements of `values` from
+    /// `start` when `step` is 1, else the element at `start`.
+    ///
+    /// # Panics
+    ///
+    /// If the elements are not all in `values`.
+    #[inline]
+    pub fn of_run(values: &'a [T], start: usize, step: usize, len: usize) -> Lane<'a, T> {
+        if step == 0 {
+            Lane::Same(&values[start])
+        } else {
+            Lane::Each(&values[start..start + len])
+        }
+    }
+
+    /// The element for output element `j`.
+    #[inline]
+    pub fn get(&self, j: usize) -> &'a T {
+        match *self {
+            Lane::Each(values) => &values[j],
+            Lane::Same(value) => value,
+        }
+    }
+}
+
+/// `output[j] = f(a[j], b[j])` over two lanes (each one element per output
+/// element, or one for all), stopping at the first error, which comes back
+/// with the index of its element. Each combination of lanes is its own
+/// loop, so that the common ones (two slices, a slice and a scalar)
+/// vectorize.
+#[inline]
+pub fn try_zip_lanes_into<A, B, U>(
+    a: Lane<'_, A>,
+    b: Lane<'_, B>,
+    output: &mut [U],
+    f: impl Fn(&A, &B) -> Result<U>,
+) -> std::result::Result<(), (usize, Error)> {
+    let write = |j: usize, out: &mut U, value: Result<U>| match value {
+        Ok(v) => {
+            *out = v;
+            Ok(())
+        }
+        Err(e) => Err((j, e)),
+    };
+    match (a, b) {
+        (Lane::Each(a), Lane::Each(b)) => {
+            for (j, (out, (a, b))) in output.iter_mut().zip(a.iter().zip(b)).enumerate() {
+                write(j, out, f(a, b))?;
+            }
+        }
+        (Lane::Each(a), Lane::Same(b)) => {
+            for (j, (out, a)) in output.iter_mut().zip(a).enumerate() {
+                write(j, out, f(a, b))?;
+            }
+        }
+        (Lane::Same(a), Lane::Each(b)) => {
+            for (j, (out, b)) in output.iter_mut().zip(b).enumerate() {
+                write(j, out, f(a, b))?;
+            }
+        }
+        (Lane::Same(a), Lane::Same(b)) => {
+            for (j, out) in output.iter_mut().enumerate() {
+                write(j, out, f(a, b))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `values[j] = f(values[j], other[j])` over a lane (see
+/// [`try_zip_lanes_into`]): a binary op written into its first operand's
+/// buffer.
+#[inline]
+pub fn try_zip_lane_in_place<T>(
+    values: &mut [T],
+    other: Lane<'_, T>,
+    f: impl Fn(&T, &T) -> Result<T>,
+) -> std::result::Result<(), (usize, Error)> {
+    let write = |j: usize, out: &mut T, value: Result<T>| match value {
+        Ok(v) => {
+            *out = v;
+            Ok(())
+        }
+        Err(e) => Err((j, e)),
+    };
+    match other {
+        Lane::Each(other) => {
+            for (j, (v, o)) in values.iter_mut().zip(other).enumerate() {
+                let value = f(v, o);
+                write(j, v, value)?;
+            }
+        }
+        Lane::Same(o) => {
+            for (j, v) in values.iter_mut().enumerate() {
+                let value = f(v, o);
+                write(j, v, value)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The runs covering `range` of a broadcast output: `plan`'s, or without a
+/// plan one run in which operand `k` walks along with the output when
+/// `full[k]` (it has the output's element count) and repeats its one
+/// element otherwise.
+#[inline]
+fn runs<const N: usize>(
+    plan: Option<&Broadcast<N>>,
+    full: [bool; N],
+    range: std::ops::Range<usize>,
+    mut run: impl FnMut(Run<N>),
+) {
+    match plan {
+        Some(plan) => plan.for_each_run(range, run),
+        None if range.is_empty() => {}
+        None => run(Run {
+            starts: full.map(|f| if f { range.start } else { 0 }),
+            steps: full.map(usize::from),
+            output: range,
+        }),
     }
 }
 
@@ -247,6 +404,332 @@ impl KernelContext<'_> {
             })?;
         self.outputs_mut()[output] = Some(tensor);
         Ok(())
+    }
+
+    /// Output `output` gets `f(a, b)` for the elements of inputs `a` and
+    /// `b` broadcast together, NumPy style: shapes align from the right, and
+    /// a dimension of size 1 (or a missing one) stretches to the other's
+    /// size. The output has the broadcast shape.
+    ///
+    /// It is written into the buffer of `a`, else of `b`, when the caller
+    /// handed that input over (a unique buffer of type `T`) and it has as
+    /// many elements as the output (TensorFlow's
+    /// `forward_input_or_allocate_output({0, 1}, ...)`); otherwise into a
+    /// new buffer from the runtime's allocator. Inputs of one shape are
+    /// zipped, a one-element input is repeated, and other shapes are walked
+    /// by a [`Broadcast`] plan; the work is split over the runtime's threads
+    /// by `cost_per_element` (in CPU cycles), as [`unary`](Self::unary)
+    /// does.
+    ///
+    /// Returns an `InvalidArgument` error naming both inputs and their
+    /// shapes when they do not broadcast (`Incompatible shapes: [2] vs.
+    /// [3]`, as TensorFlow says), or when an input or the output is not of
+    /// type `T`; and the errors of [`allocate_output`](Self::allocate_output).
+    ///
+    /// ```
+    /// # use op_core::{KernelContext, Result};
+    /// // The body of a kernel of `Add(x: float, y: float) -> z: float`.
+    /// fn add(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ///     ctx.broadcast_binary([0, 1], 0, 1, |x: &f32, y: &f32| x + y)
+    /// }
+    /// ```
+    pub fn broadcast_binary<T: Element>(
+        &mut self,
+        inputs: [usize; 2],
+        output: usize,
+        cost_per_element: usize,
+        f: impl Fn(&T, &T) -> T + Sync,
+    ) -> Result<()> {
+        self.try_broadcast_binary(inputs, output, cost_per_element, |a: &T, b: &T| Ok(f(a, b)))
+    }
+
+    /// Like [`broadcast_binary`](Self::broadcast_binary), for a function
+    /// that may fail (an integer power with a negative exponent): the error
+    /// of the first failing element (by index, however the work was split)
+    /// is returned, and the output is not set.
+    pub fn try_broadcast_binary<T: Element>(
+        &mut self,
+        inputs: [usize; 2],
+        output: usize,
+        cost_per_element: usize,
+        f: impl Fn(&T, &T) -> Result<T> + Sync,
+    ) -> Result<()> {
+        let shape = self.broadcast_shape(inputs)?;
+        self.expect_output_dtype::<T>(output)?;
+        for k in [0, 1] {
+            let candidate = self.input(inputs[k])?;
+            if candidate.is_unique()
+                && candidate.dtype() == T::DTYPE
+                && candidate.num_elements() == shape.num_elements()
+            {
+                return self.broadcast_binary_in_place(
+                    inputs,
+                    k,
+                    output,
+                    &shape,
+                    cost_per_element,
+                    &f,
+                );
+            }
+        }
+        self.try_broadcast_binary_to(inputs, output, cost_per_element, f)
+    }
+
+    /// Output `output` gets `f(a, b)` for inputs `a` and `b` broadcast
+    /// together, in a new buffer of type `U` (see
+    /// [`broadcast_binary`](Self::broadcast_binary), which reuses an input's
+    /// buffer when the types allow): comparisons, and ops whose inputs are
+    /// of other types than their output.
+    ///
+    /// Returns the errors of [`broadcast_binary`](Self::broadcast_binary).
+    pub fn broadcast_binary_to<A: Element, B: Element, U: Element>(
+        &mut self,
+        inputs: [usize; 2],
+        output: usize,
+        cost_per_element: usize,
+        f: impl Fn(&A, &B) -> U + Sync,
+    ) -> Result<()> {
+        self.try_broadcast_binary_to(inputs, output, cost_per_element, |a: &A, b: &B| Ok(f(a, b)))
+    }
+
+    /// [`broadcast_binary_to`](Self::broadcast_binary_to) for a function
+    /// that may fail, as [`try_broadcast_binary`](Self::try_broadcast_binary).
+    fn try_broadcast_binary_to<A: Element, B: Element, U: Element>(
+        &mut self,
+        [ia, ib]: [usize; 2],
+        output: usize,
+        cost_per_element: usize,
+        f: impl Fn(&A, &B) -> Result<U> + Sync,
+    ) -> Result<()> {
+        let shape = self.broadcast_shape([ia, ib])?;
+        let (ta, tb) = (self.input(ia)?, self.input(ib)?);
+        let (a, b) = (self.typed::<A>(ia, ta)?, self.typed::<B>(ib, tb)?);
+        let plan = self.plan_if_needed([ta, tb], &shape)?;
+        let full = [a.len(), b.len()].map(|n| n == shape.num_elements());
+        let first_error = FirstError::new();
+        let tensor =
+            self.filled_output::<U>(output, &shape, cost_per_element, |offset, block| {
+                runs(plan.as_ref(), full, offset..offset + block.len(), |run| {
+                    let len = run.output.len();
+                    let lanes = (
+                        Lane::of_run(a, run.starts[0], run.steps[0], len),
+                        Lane::of_run(b, run.starts[1], run.steps[1], len),
+                    );
+                    let out = &mut block[run.output.start - offset..run.output.end - offset];
+                    if let Err((j, e)) = try_zip_lanes_into(lanes.0, lanes.1, out, &f) {
+                        first_error.record(run.output.start + j, e);
+                    }
+                });
+            })?;
+        first_error.into_result()?;
+        self.outputs_mut()[output] = Some(tensor);
+        Ok(())
+    }
+
+    /// The in-place half of [`try_broadcast_binary`](Self::try_broadcast_binary):
+    /// `inputs[k]` (which has the output's element count and a buffer the
+    /// caller handed over) becomes output `output`, and `f` runs over it
+    /// and the other input.
+    fn broadcast_binary_in_place<T: Element>(
+        &mut self,
+        inputs: [usize; 2],
+        k: usize,
+        output: usize,
+        shape: &TensorShape,
+        cost_per_element: usize,
+        f: &(impl Fn(&T, &T) -> Result<T> + Sync),
+    ) -> Result<()> {
+        let threads = self.threads();
+        // A handle on the other input's buffer, so that it can be read
+        // while this input's buffer is the output being written.
+        let other_index = inputs[1 - k];
+        let other = self.input(other_index)?.clone();
+        let other_values = self.typed::<T>(other_index, &other)?;
+        let this_dims = self.input(inputs[k])?.dims().to_vec();
+        let plan = self.plan_if_needed_dims([&this_dims, other.dims()], shape)?;
+        let other_full = other_values.len() == shape.num_elements();
+        let values = self
+            .forward_input_or_allocate_output(inputs[k], output, shape.dims())?
+            .as_slice_mut::<T>()?;
+        let first_error = FirstError::new();
+        // The function with this input's element first, whichever input
+        // it is.
+        let g = |v: &T, o: &T| if k == 0 { f(v, o) } else { f(o, v) };
+        // Operand 0 of the runs is this input (the output), operand 1 the
+        // other.
+        threads.shard_slice(values, cost_per_element, |offset, block| {
+            let full = [true, other_full];
+            runs(plan.as_ref(), full, offset..offset + block.len(), |run| {
+                let len = run.output.len();
+                let other = Lane::of_run(other_values, run.starts[1], run.steps[1], len);
+                let out = &mut block[run.output.start - offset..run.output.end - offset];
+                if let Err((j, e)) = try_zip_lane_in_place(out, other, g) {
+                    first_error.record(run.output.start + j, e);
+                }
+            });
+        });
+        first_error.into_result()
+    }
+
+    /// Output `output` gets `f(c, t, e)` for the elements of inputs
+    /// `inputs` (a condition and two values, as `SelectV2`) mapped onto the
+    /// output by `plan`, which the kernel made from their shapes (or from
+    /// shapes of the same element counts: `Select` treats a vector
+    /// condition as `[n,1,...,1]`). The output has the plan's shape.
+    ///
+    /// It is written into the buffer of `t` (inputs[1]), else of `e`
+    /// (inputs[2]), when the caller handed it over and it has the output's
+    /// element count, as [`broadcast_binary`](Self::broadcast_binary) does;
+    /// otherwise into a new buffer. The work is split over the runtime's
+    /// threads.
+    ///
+    /// Returns an `InvalidArgument` error if an input's element count is
+    /// not what the plan expects, or an input or the output has another
+    /// type; and the errors of [`allocate_output`](Self::allocate_output).
+    ///
+    /// ```
+    /// # use op_core::{Code, KernelContext, Result};
+    /// use op_core::elementwise::Broadcast;
+    ///
+    /// // The body of a kernel of `Where3(c: bool, t: float, e: float) -> out: float`.
+    /// fn where3(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ///     let dims = [0, 1, 2].map(|i| ctx.input(i).map(|t| t.dims().to_vec()));
+    ///     let [c, t, e] = dims;
+    ///     let (c, t, e) = (c?, t?, e?);
+    ///     let plan = Broadcast::new([&c[..], &t[..], &e[..]])
+    ///         .ok_or_else(|| ctx.error(Code::InvalidArgument, "shapes do not broadcast"))?;
+    ///     ctx.broadcast_ternary(&plan, [0, 1, 2], 0, 1, |c: &bool, t: &f32, e: &f32| {
+    ///         if *c { *t } else { *e }
+    ///     })
+    /// }
+    /// ```
+    pub fn broadcast_ternary<C: Element, T: Element>(
+        &mut self,
+        plan: &Broadcast<3>,
+        inputs: [usize; 3],
+        output: usize,
+        cost_per_element: usize,
+        f: impl Fn(&C, &T, &T) -> T + Sync,
+    ) -> Result<()> {
+        for (k, &input) in inputs.iter().enumerate() {
+            let count = self.input(input)?.num_elements();
+            if count != plan.operand_elements(k) {
+                return Err(self.error(
+                    Code::InvalidArgument,
+                    format_args!(
+                        "{} has {count} element(s), but the broadcast of shape {} expects {}",
+                        self.describe_input(input),
+                        plan.shape(),
+                        plan.operand_elements(k)
+                    ),
+                ));
+            }
+        }
+        self.expect_output_dtype::<T>(output)?;
+        let threads = self.threads();
+        let cond = self.input(inputs[0])?.clone();
+        let cond = self.typed::<C>(inputs[0], &cond)?;
+        for k in [1, 2] {
+            let candidate = self.input(inputs[k])?;
+            if !(candidate.is_unique() && candidate.dtype() == T::DTYPE && plan.is_full(k)) {
+                continue;
+            }
+            let other_index = 3 - k;
+            let other = self.input(inputs[other_index])?.clone();
+            let other_values = self.typed::<T>(inputs[other_index], &other)?;
+            let values = self
+                .forward_input_or_allocate_output(inputs[k], output, plan.shape().dims())?
+                .as_slice_mut::<T>()?;
+            let g = |c: &C, v: &T, o: &T| if k == 1 { f(c, v, o) } else { f(c, o, v) };
+            threads.shard_slice(values, cost_per_element, |offset, block| {
+                plan.for_each_run(offset..offset + block.len(), |run| {
+                    let len = run.output.len();
+                    let c = Lane::of_run(cond, run.starts[0], run.steps[0], len);
+                    let o = Lane::of_run(
+                        other_values,
+                        run.starts[other_index],
+                        run.steps[other_index],
+                        len,
+                    );
+                    let out = &mut block[run.output.start - offset..run.output.end - offset];
+                    for (j, v) in out.iter_mut().enumerate() {
+                        *v = g(c.get(j), v, o.get(j));
+                    }
+                });
+            });
+            return Ok(());
+        }
+        let t = self.input(inputs[1])?;
+        let t = self.typed::<T>(inputs[1], t)?;
+        let e = self.input(inputs[2])?;
+        let e = self.typed::<T>(inputs[2], e)?;
+        let tensor =
+            self.filled_output::<T>(output, plan.shape(), cost_per_element, |offset, block| {
+                plan.for_each_run(offset..offset + block.len(), |run| {
+                    let len = run.output.len();
+                    let c = Lane::of_run(cond, run.starts[0], run.steps[0], len);
+                    let t = Lane::of_run(t, run.starts[1], run.steps[1], len);
+                    let e = Lane::of_run(e, run.starts[2], run.steps[2], len);
+                    let out = &mut block[run.output.start - offset..run.output.end - offset];
+                    for (j, v) in out.iter_mut().enumerate() {
+                        *v = f(c.get(j), t.get(j), e.get(j));
+                    }
+                });
+            })?;
+        self.outputs_mut()[output] = Some(tensor);
+        Ok(())
+    }
+
+    /// The shape inputs `a` and `b` broadcast to, or an `InvalidArgument`
+    /// error naming both and their shapes.
+    fn broadcast_shape(&self, [a, b]: [usize; 2]) -> Result<TensorShape> {
+        let (x, y) = (self.input(a)?, self.input(b)?);
+        if x.dims() == y.dims() {
+            return Ok(x.shape());
+        }
+        x.shape_ref().broadcast(y.shape_ref()).ok_or_else(|| {
+            self.error(
+                Code::InvalidArgument,
+                format_args!(
+                    "Incompatible shapes: {} vs. {} ({} and {} do not broadcast: aligned from the right, each pair of dimensions must be equal or one of them 1)",
+                    x.shape(),
+                    y.shape(),
+                    self.describe_input(a),
+                    self.describe_input(b)
+                ),
+            )
+        })
+    }
+
+    /// The plan for two inputs broadcast to `shape`, when one is needed: not
+    /// when each input has either the output's element count or one element
+    /// (then they are zipped or repeated without one).
+    fn plan_if_needed(
+        &self,
+        inputs: [&Tensor; 2],
+        shape: &TensorShape,
+    ) -> Result<Option<Broadcast<2>>> {
+        self.plan_if_needed_dims(inputs.map(Tensor::dims), shape)
+    }
+
+    fn plan_if_needed_dims(
+        &self,
+        dims: [&[usize]; 2],
+        shape: &TensorShape,
+    ) -> Result<Option<Broadcast<2>>> {
+        let simple = |d: &[usize]| {
+            let n: usize = d.iter().product();
+            n == 1 || n == shape.num_elements()
+        };
+        if dims.iter().all(|d| simple(d)) {
+            return Ok(None);
+        }
+        Broadcast::new(dims).map(Some).ok_or_else(|| {
+            self.error(
+                Code::Internal,
+                format_args!("shapes {dims:?} do not broadcast to {shape}"),
+            )
+        })
     }
 
     /// A tensor of shape `shape` for output `output` (which must be of type

@@ -78,6 +78,7 @@ pub mod graph;
 pub mod graphdef;
 mod plan;
 mod run;
+pub mod saved_model;
 mod session;
 
 pub use graph::KEPT_CONSTANT_ELEMENTS;

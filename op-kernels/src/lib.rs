@@ -53,6 +53,7 @@ pub mod example;
 pub mod hash_table;
 pub mod identity;
 pub mod list;
+pub mod math;
 pub mod matmul;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod cli;
+pub mod npy;
 
 pub use op_core;
 pub use op_graph;

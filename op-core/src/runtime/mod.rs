@@ -213,6 +213,11 @@ impl Runtime {
         &self.registry
     }
 
+    /// The registry, shared: for a graph whose nodes this runtime will run.
+    pub fn shared_registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
     /// The device this runtime runs kernels on.
     pub fn device(&self) -> Device {
         self.state.device

@@ -1,7 +1,7 @@
 //! The common shape functions, usable by name from `#[register_op(shape =
 //! "unchanged")]` or as plain functions (`shape_fn = library::unchanged`).
 
-use super::{InferenceContext, ShapeFn};
+use super::{InferenceContext, ShapeFn, ShapeHandle};
 use crate::Result;
 use crate::op::checks::str_eq;
 
@@ -69,18 +69,47 @@ pub fn unknown(c: &mut InferenceContext<'_>) -> Result<()> {
 }
 
 /// Output 0 is inputs 0 and 1 broadcast together, NumPy style (TensorFlow's
-/// `BroadcastBinaryOpOutputShapeFn`): dimensions align from the right, a 1
+/// `BroadcastBinaryOpShapeFn`): dimensions align from the right, a 1
 /// stretches, and known sizes that differ are an error naming both shapes.
+/// See [`broadcast_shapes`].
 pub fn broadcast(c: &mut InferenceContext<'_>) -> Result<()> {
     let (x, y) = (c.input(0)?, c.input(1)?);
+    let s = broadcast_shapes(c, x, y, true)?;
+    c.set_output(0, s)
+}
+
+/// The shape that `x` and `y` broadcast to (TensorFlow's
+/// `BroadcastBinaryOpOutputShapeFnHelper`), over partially known shapes:
+///
+/// - an unknown rank on either side gives an unknown rank;
+/// - dimensions align from the right, and a missing one counts as 1;
+/// - a known 1 takes the other dimension, whatever it is; two known sizes
+///   must be equal;
+/// - a known size above 1 facing an unknown one is taken (the program is
+///   assumed correct: the unknown one must be 1 or the same), two unknown
+///   ones give an unknown one (the same dimension, if they are the same
+///   handle), and a known 0 facing an unknown one gives an unknown one.
+///
+/// With `incompatible_shape_error` false (the attr of `Equal` and
+/// `NotEqual`, whose kernels then output a scalar instead of failing),
+/// known sizes that differ give the scalar shape, and a pair that may not
+/// broadcast (a known size other than 1 facing an unknown one) gives an
+/// unknown rank, as TensorFlow's. With it true, known sizes that differ are
+/// an `InvalidArgument` error naming both shapes (the inputs', when `x`
+/// and `y` are inputs).
+pub fn broadcast_shapes(
+    c: &mut InferenceContext<'_>,
+    x: ShapeHandle,
+    y: ShapeHandle,
+    incompatible_shape_error: bool,
+) -> Result<ShapeHandle> {
     let (Some(rank_x), Some(rank_y)) = (c.rank(x), c.rank(y)) else {
-        let s = c.unknown_shape();
-        return c.set_output(0, s);
+        return Ok(c.unknown_shape());
     };
     let rank = rank_x.max(rank_y);
     let mut dims = Vec::with_capacity(rank);
     for i in 0..rank {
-        // Position i from the left of the output; missing dims count as 1.
+        // Position i from the left of the output; a missing dim is None.
         let dx = match (i + rank_x).checked_sub(rank) {
             Some(j) => Some(c.dim(x, j as i64)?),
             None => None,
@@ -89,31 +118,44 @@ pub fn broadcast(c: &mut InferenceContext<'_>) -> Result<()> {
             Some(j) => Some(c.dim(y, j as i64)?),
             None => None,
         };
-        let dim = match (dx, dy) {
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => c.make_dim(Some(1)),
-            (Some(a), Some(b)) => match (c.value(a), c.value(b)) {
-                (_, Some(1)) => a,
-                (Some(1), _) => b,
-                (Some(va), Some(vb)) if va == vb => a,
-                (Some(_), Some(_)) => {
-                    return Err(c.error(format!(
-                        "incompatible shapes for broadcasting: {} and {}",
-                        c.describe(x),
-                        c.describe(y)
-                    )));
-                }
-                (Some(_), None) => a,
-                (None, Some(_)) => b,
-                (None, None) if a == b => a,
-                (None, None) => c.unknown_dim(),
-            },
+        let (a, b) = match (dx, dy) {
+            (Some(a), None) => {
+                dims.push(a);
+                continue;
+            }
+            (None, Some(b)) => {
+                dims.push(b);
+                continue;
+            }
+            (None, None) => {
+                dims.push(c.make_dim(Some(1)));
+                continue;
+            }
+            (Some(a), Some(b)) => (a, b),
+        };
+        let dim = match (c.value(a), c.value(b)) {
+            (_, Some(1)) => a,
+            (Some(1), _) => b,
+            (Some(va), Some(vb)) if va == vb => a,
+            (Some(_), Some(_)) if !incompatible_shape_error => return Ok(c.scalar()),
+            (Some(_), Some(_)) => {
+                return Err(c.error(format!(
+                    "incompatible shapes for broadcasting: {} and {}",
+                    c.describe(x),
+                    c.describe(y)
+                )));
+            }
+            (None, None) if a == b => a,
+            (None, None) => c.unknown_dim(),
+            // A known size (0 or above 1) facing an unknown one.
+            _ if !incompatible_shape_error => return Ok(c.unknown_shape()),
+            (Some(v), None) | (None, Some(v)) if v == 0 => c.unknown_dim(),
+            (Some(_), None) => a,
+            (None, Some(_)) => b,
         };
         dims.push(dim);
     }
-    let s = c.make_shape(dims);
-    c.set_output(0, s)
+    Ok(c.make_shape(dims))
 }
 
 /// Output 0 is every input merged: all inputs must have one shape (as for

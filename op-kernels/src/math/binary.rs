@@ -1,0 +1,266 @@
+//! The arithmetic of the binary ops (`AddV2`, `Sub`, `Mul`, `RealDiv`,
+//! `Maximum`, `Minimum`, `Pow`, `SquaredDifference`), the comparisons
+//! (`Greater`, `Less`, `Equal`) and `AddN`'s sum, over elements and
+//! slices, for every device's kernels to share. Broadcasting is not here:
+//! the kernels apply these functions through
+//! [`KernelContext::broadcast_binary`](op_core::KernelContext::broadcast_binary),
+//! and a lite runtime through a [`Broadcast`](op_core::elementwise::Broadcast)
+//! plan.
+//!
+//! As TensorFlow's CPU kernels do:
+//!
+//! - integers wrap on overflow (`Add`, `Sub`, `Mul`, `Pow`,
+//!   `SquaredDifference`, `AddN`);
+//! - an integer to a negative integer power is an error ([`POW_ERROR`]);
+//! - `Maximum` and `Minimum` propagate NaN, and otherwise return the first
+//!   operand on a tie (`Maximum(-0.0, 0.0)` is `-0.0`);
+//! - `SquaredDifference` of complex numbers is `(x - y) * conj(x - y)`, a
+//!   complex number with a zero imaginary part;
+//! - `half` and `bfloat16` are computed in `float` and rounded;
+//! - comparisons of NaN are false, and `Equal` of NaN too.
+
+use op_core::{Complex, Complex64, Complex128, Element, Error, Result, bf16, f16};
+
+/// What TensorFlow says when an integer is raised to a negative integer
+/// power.
+pub const POW_ERROR: &str = "Integers to negative integer powers are not allowed";
+
+/// Element types with `+`, `-` and `*`: every number type (integers wrap on
+/// overflow).
+pub trait Arithmetic: Element + Copy {
+    /// `self + other`.
+    fn add(self, other: Self) -> Self;
+    /// `self - other`.
+    fn sub(self, other: Self) -> Self;
+    /// `self * other`.
+    fn mul(self, other: Self) -> Self;
+    /// `(self - other)^2`; for complex numbers `(x - y) * conj(x - y)`.
+    #[inline]
+    fn squared_difference(self, other: Self) -> Self {
+        let d = self.sub(other);
+        d.mul(d)
+    }
+}
+
+macro_rules! arithmetic_wrapping {
+    ($($t:ty),*) => {$(
+        impl Arithmetic for $t {
+            #[inline]
+            fn add(self, other: Self) -> Self { self.wrapping_add(other) }
+            #[inline]
+            fn sub(self, other: Self) -> Self { self.wrapping_sub(other) }
+            #[inline]
+            fn mul(self, other: Self) -> Self { self.wrapping_mul(other) }
+        }
+    )*};
+}
+
+macro_rules! arithmetic_float {
+    ($($t:ty),*) => {$(
+        impl Arithmetic for $t {
+            #[inline]
+            fn add(self, other: Self) -> Self { self + other }
+            #[inline]
+            fn sub(self, other: Self) -> Self { self - other }
+            #[inline]
+            fn mul(self, other: Self) -> Self { self * other }
+        }
+    )*};
+}
+
+macro_rules! arithmetic_complex {
+    ($($t:ty),*) => {$(
+        impl Arithmetic for $t {
+            #[inline]
+            fn add(self, other: Self) -> Self { self + other }
+            #[inline]
+            fn sub(self, other: Self) -> Self { self - other }
+            #[inline]
+            fn mul(self, other: Self) -> Self { self * other }
+            #[inline]
+            fn squared_difference(self, other: Self) -> Self {
+                let d = self - other;
+                d * d.conj()
+            }
+        }
+    )*};
+}
+
+arithmetic_wrapping!(i8, i16, i32, i64, u8, u16, u32, u64);
+arithmetic_float!(f32, f64, f16, bf16);
+arithmetic_complex!(Complex64, Complex128);
+
+/// Element types with `RealDiv`: floats and complex numbers (TensorFlow
+/// registers no integer kernel for it).
+pub trait Divide: Element + Copy {
+    /// `self / other` (IEEE: `1 / 0` is infinity, `0 / 0` NaN).
+    fn divide(self, other: Self) -> Self;
+}
+
+macro_rules! divide {
+    ($($t:ty),*) => {$(
+        impl Divide for $t {
+            #[inline]
+            fn divide(self, other: Self) -> Self { self / other }
+        }
+    )*};
+}
+
+divide!(f32, f64, f16, bf16, Complex64, Complex128);
+
+/// Element types with `Pow`: floats, complex numbers and signed integers.
+pub trait Power: Element + Copy {
+    /// `self` to the power `exponent`. For integers, a negative exponent is
+    /// an `InvalidArgument` error ([`POW_ERROR`]) and the result wraps on
+    /// overflow; floats and complex numbers never fail.
+    fn power(self, exponent: Self) -> Result<Self>;
+}
+
+macro_rules! power_integer {
+    ($($t:ty),*) => {$(
+        impl Power for $t {
+            #[inline]
+            fn power(self, exponent: Self) -> Result<Self> {
+                if exponent < 0 {
+                    return Err(Error::invalid_argument(POW_ERROR));
+                }
+                // Exponentiation by squaring, wrapping as C++ does in
+                // practice (the result is the true power modulo 2^bits).
+                let (mut base, mut e, mut result) = (self, exponent, 1 as $t);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        result = result.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                Ok(result)
+            }
+        }
+    )*};
+}
+
+power_integer!(i8, i16, i32, i64);
+
+impl Power for f32 {
+    #[inline]
+    fn power(self, exponent: Self) -> Result<Self> {
+        Ok(self.powf(exponent))
+    }
+}
+
+impl Power for f64 {
+    #[inline]
+    fn power(self, exponent: Self) -> Result<Self> {
+        Ok(self.powf(exponent))
+    }
+}
+
+macro_rules! power_via_f32 {
+    ($($t:ty),*) => {$(
+        impl Power for $t {
+            #[inline]
+            fn power(self, exponent: Self) -> Result<Self> {
+                Ok(<$t>::from_f32(self.to_f32().powf(exponent.to_f32())))
+            }
+        }
+    )*};
+}
+
+power_via_f32!(f16, bf16);
+
+macro_rules! power_complex {
+    ($($f:ty),*) => {$(
+        impl Power for Complex<$f> {
+            #[inline]
+            fn power(self, exponent: Self) -> Result<Self> {
+                Ok(self.powc(exponent))
+            }
+        }
+    )*};
+}
+
+power_complex!(f32, f64);
+
+/// Whether `x` is NaN (`x != x`): false for every type but the floats.
+#[inline]
+fn is_nan<T: PartialEq>(x: &T) -> bool {
+    #[allow(clippy::eq_op)]
+    let nan = x != x;
+    nan
+}
+
+/// `Maximum`: NaN if either is NaN, else the larger, else (a tie) `x`.
+#[inline]
+pub fn maximum<T: Copy + PartialOrd>(x: T, y: T) -> T {
+    if is_nan(&x) {
+        x
+    } else if is_nan(&y) || x < y {
+        y
+    } else {
+        x
+    }
+}
+
+/// `Minimum`: NaN if either is NaN, else the smaller, else (a tie) `x`.
+#[inline]
+pub fn minimum<T: Copy + PartialOrd>(x: T, y: T) -> T {
+    if is_nan(&x) {
+        x
+    } else if is_nan(&y) || y < x {
+        y
+    } else {
+        x
+    }
+}
+
+/// `acc[i] = acc[i] + x[i]` for every `i` of the shorter: one input of
+/// `AddN` added into the running sum.
+#[inline]
+pub fn add_into<T: Arithmetic>(acc: &mut [T], x: &[T]) {
+    for (a, x) in acc.iter_mut().zip(x) {
+        *a = a.add(*x);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_powers_wrap_and_refuse_negative_exponents() {
+        assert_eq!(2i32.power(10).unwrap(), 1024);
+        assert_eq!(2i32.power(40).unwrap(), 0);
+        assert_eq!(3i64.power(70).unwrap(), 3i64.wrapping_pow(70));
+        assert_eq!((-2i8).power(7).unwrap(), -128);
+        assert_eq!(0i16.power(0).unwrap(), 1);
+        let err = 2i32.power(-1).unwrap_err();
+        assert_eq!(err.code(), op_core::Code::InvalidArgument);
+        assert_eq!(err.message(), POW_ERROR);
+        assert!(2.0f32.power(-1.0).is_ok());
+    }
+
+    #[test]
+    fn maximum_and_minimum_propagate_nan_and_keep_the_first_on_ties() {
+        assert!(maximum(f32::NAN, 1.0).is_nan());
+        assert!(maximum(1.0, f32::NAN).is_nan());
+        assert!(minimum(f64::NAN, 1.0).is_nan());
+        assert!(minimum(1.0, f64::NAN).is_nan());
+        assert!(maximum(-0.0f32, 0.0).is_sign_negative());
+        assert!(minimum(0.0f32, -0.0).is_sign_positive());
+        assert_eq!(maximum(3u8, 200), 200);
+        assert_eq!(minimum(-3i64, 2), -3);
+        assert!(maximum(bf16::NAN, bf16::ONE).is_nan());
+    }
+
+    #[test]
+    fn squared_difference_of_complex_numbers_is_real() {
+        let d = Complex64::new(1.0, 2.0).squared_difference(Complex64::new(0.0, 0.0));
+        assert_eq!(d, Complex64::new(5.0, 0.0));
+        assert_eq!(3i32.squared_difference(-4), 49);
+        assert_eq!(
+            i32::MIN.squared_difference(1),
+            i32::MAX.wrapping_mul(i32::MAX)
+        );
+    }
+}

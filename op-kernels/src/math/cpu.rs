@@ -1,0 +1,516 @@
+//! The CPU kernels of the math ops, for the types TensorFlow registers CPU
+//! kernels for (`tensorflow/core/kernels/cwise_op_*.cc`, `relu_op.cc`,
+//! `select_op.cc`, `aggregate_ops.cc`, `cast_op.cc`).
+//!
+//! Each kernel picks a [`KernelContext`] helper, a cost per element and the
+//! element function from [`unary`](super::unary), [`binary`](super::binary)
+//! or [`cast`](super::cast): the helpers reuse an input's buffer when the
+//! caller handed it over, broadcast, and split large tensors over the
+//! runtime's threads.
+
+use op_core::elementwise::Broadcast;
+use op_core::{
+    Code, Complex64, Complex128, DType, Element, Error, KernelConstruction, KernelContext, Result,
+    Tensor, bf16, f16, kernel,
+};
+
+use super::binary::{Arithmetic, Divide, Power, add_into, maximum, minimum};
+use super::cast::{CastSource, CastTarget, TruncateMantissa};
+use super::ops::{
+    AddN, AddV2, Cast, Cos, Equal, Exp, Greater, Less, Log, Maximum, Minimum, Mul, Neg, Pow,
+    RealDiv, Relu, Rsqrt, Select, SelectV2, Sigmoid, Sin, Sqrt, Square, SquaredDifference, Sub,
+    Tanh,
+};
+use super::unary::{Negate, Transcendental, relu, square};
+
+// What one element costs, in CPU cycles, for splitting work over threads
+// (Eigen's functor costs, roughly).
+
+/// An add, a compare, a select, a conversion.
+const CHEAP: usize = 1;
+/// A division.
+const DIVIDE: usize = 5;
+/// A square root and its reciprocal.
+const SQRT: usize = 10;
+/// `exp`, `log`, `sin`, `cos`, `tanh`, `sigmoid`.
+const TRANSCENDENTAL: usize = 40;
+/// `pow`.
+const POW: usize = 80;
+
+// ---- Unary ops ----
+
+/// Output 0 is `f` of each element of input 0, in its buffer when the
+/// caller handed it over.
+fn map<T: Element + Copy>(ctx: &mut KernelContext<'_>, cost: usize, f: fn(T) -> T) -> Result<()> {
+    ctx.unary(0, 0, cost, |x: &T| f(*x))
+}
+
+#[kernel(
+    op = Neg,
+    types(bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128)
+)]
+fn neg<T: Negate>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, CHEAP, T::negate)
+}
+
+#[kernel(
+    op = Square,
+    types(
+        bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+        complex64, complex128
+    )
+)]
+fn square_kernel<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, CHEAP, square::<T>)
+}
+
+#[kernel(op = Sqrt, types(bfloat16, half, float, double, complex64, complex128))]
+fn sqrt<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, SQRT, T::sqrt)
+}
+
+#[kernel(op = Rsqrt, types(bfloat16, half, float, double, complex64, complex128))]
+fn rsqrt<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, SQRT, T::rsqrt)
+}
+
+#[kernel(op = Exp, types(bfloat16, half, float, double, complex64, complex128))]
+fn exp<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, TRANSCENDENTAL, T::exp)
+}
+
+#[kernel(op = Log, types(bfloat16, half, float, double, complex64, complex128))]
+fn log<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, TRANSCENDENTAL, T::log)
+}
+
+#[kernel(op = Sin, types(bfloat16, half, float, double, complex64, complex128))]
+fn sin<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, TRANSCENDENTAL, T::sin)
+}
+
+#[kernel(op = Cos, types(bfloat16, half, float, double, complex64, complex128))]
+fn cos<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, TRANSCENDENTAL, T::cos)
+}
+
+#[kernel(op = Tanh, types(bfloat16, half, float, double, complex64, complex128))]
+fn tanh<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, TRANSCENDENTAL, T::tanh)
+}
+
+#[kernel(op = Sigmoid, types(bfloat16, half, float, double, complex64, complex128))]
+fn sigmoid<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, TRANSCENDENTAL, T::sigmoid)
+}
+
+#[kernel(
+    op = Relu,
+    types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64)
+)]
+fn relu_kernel<T: Element + Copy + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    map(ctx, CHEAP, relu::<T>)
+}
+
+// ---- Binary ops ----
+
+/// Output 0 is `f` of inputs 0 and 1 broadcast together, in the buffer of
+/// an input the caller handed over when it has the output's size.
+fn zip<T: Element + Copy>(
+    ctx: &mut KernelContext<'_>,
+    cost: usize,
+    f: fn(T, T) -> T,
+) -> Result<()> {
+    ctx.broadcast_binary([0, 1], 0, cost, |x: &T, y: &T| f(*x, *y))
+}
+
+#[kernel(
+    op = AddV2,
+    types(
+        bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
+        complex64, complex128
+    )
+)]
+fn add_v2<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, CHEAP, T::add)
+}
+
+#[kernel(
+    op = Sub,
+    types(
+        bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64,
+        complex128, uint32, uint64
+    )
+)]
+fn sub<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, CHEAP, T::sub)
+}
+
+#[kernel(
+    op = Mul,
+    types(
+        bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64,
+        complex64, complex128
+    )
+)]
+fn mul<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, CHEAP, T::mul)
+}
+
+#[kernel(op = RealDiv, types(bfloat16, half, float, double, complex64, complex128))]
+fn real_div<T: Divide>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, DIVIDE, T::divide)
+}
+
+#[kernel(
+    op = Maximum,
+    types(bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+)]
+fn maximum_kernel<T: Element + Copy + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, CHEAP, maximum::<T>)
+}
+
+#[kernel(
+    op = Minimum,
+    types(bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+)]
+fn minimum_kernel<T: Element + Copy + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, CHEAP, minimum::<T>)
+}
+
+#[kernel(
+    op = Pow,
+    types(bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128)
+)]
+fn pow<T: Power>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.try_broadcast_binary([0, 1], 0, POW, |x: &T, y: &T| x.power(*y))
+}
+
+#[kernel(
+    op = SquaredDifference,
+    types(bfloat16, half, float, double, int32, int64, complex64, complex128)
+)]
+fn squared_difference<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    zip(ctx, CHEAP, T::squared_difference)
+}
+
+// ---- Comparisons ----
+
+#[kernel(
+    op = Greater,
+    types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64)
+)]
+fn greater<T: Element + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.broadcast_binary_to([0, 1], 0, CHEAP, |x: &T, y: &T| x > y)
+}
+
+#[kernel(
+    op = Less,
+    types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64)
+)]
+fn less<T: Element + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.broadcast_binary_to([0, 1], 0, CHEAP, |x: &T, y: &T| x < y)
+}
+
+/// With `incompatible_shape_error` false, inputs that do not broadcast
+/// give the scalar `false`, as TensorFlow's kernel does.
+#[kernel(
+    op = Equal,
+    types(
+        bool, string, complex128, complex64, int64, int32, qint32, quint16, quint8, qint16, qint8,
+        uint64, uint32, uint16, bfloat16, int16, int8, uint8, double, half, float
+    )
+)]
+fn equal<T: Element>(ctx: &mut KernelContext<'_>, attrs: &Equal) -> Result<()> {
+    if !attrs.incompatible_shape_error {
+        let (x, y) = (ctx.input(0)?.shape(), ctx.input(1)?.shape());
+        if x.broadcast(&y).is_none() {
+            return ctx.set_output(0, Tensor::scalar(false));
+        }
+    }
+    ctx.broadcast_binary_to([0, 1], 0, CHEAP, |x: &T, y: &T| x == y)
+}
+
+// ---- Selection ----
+
+/// `t` where `c`, else `e`.
+fn choose<T: Clone>(c: &bool, t: &T, e: &T) -> T {
+    if *c { t.clone() } else { e.clone() }
+}
+
+/// `Select`, with TensorFlow's rules and messages (`select_op.cc`): a
+/// scalar condition picks `t` or `e` whole (sharing its buffer), a vector
+/// condition against higher-rank values picks rows, and otherwise all
+/// three must have one shape.
+#[kernel(
+    op = Select,
+    types(
+        resource, string, bool, complex128, complex64, double, float, bfloat16, half, int32, int8,
+        uint8, int16, uint16, uint32, int64, uint64
+    )
+)]
+fn select<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let (cond, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+    let same_values = |ctx: &KernelContext<'_>| {
+        if t.dims() == e.dims() {
+            return Ok(());
+        }
+        Err(ctx.error(
+            Code::InvalidArgument,
+            format_args!(
+                "'then' and 'else' must have the same size.  but received: {} vs. {}",
+                t.shape(),
+                e.shape()
+            ),
+        ))
+    };
+    if cond.rank() == 0 {
+        same_values(ctx)?;
+        let chosen = if cond.scalar_value::<bool>()? { t } else { e }.clone();
+        return ctx.set_output(0, chosen);
+    }
+    let cond_dims = if cond.rank() == 1 && t.rank() != 1 {
+        // One condition per slice along dimension 0: a `[n,1,...,1]`
+        // condition broadcast over the values.
+        if t.rank() == 0 {
+            return Err(ctx.error(
+                Code::InvalidArgument,
+                format_args!(
+                    "'then' must be at least a vector, but saw shape: {}",
+                    t.shape()
+                ),
+            ));
+        }
+        if t.dims()[0] != cond.num_elements() {
+            return Err(ctx.error(
+                Code::InvalidArgument,
+                format_args!(
+                    "Number of batches of 'then' must match size of 'cond', but saw: {} vs. {}",
+                    t.dims()[0],
+                    cond.num_elements()
+                ),
+            ));
+        }
+        same_values(ctx)?;
+        let mut dims = vec![1; t.rank()];
+        dims[0] = cond.num_elements();
+        dims
+    } else {
+        for (i, input) in [(1, t), (2, e)] {
+            if input.dims() != cond.dims() {
+                return Err(ctx.error(
+                    Code::InvalidArgument,
+                    format_args!(
+                        "Inputs to operation {} of type {} must have the same size and shape.  Input 0: {} != input {i}: {}",
+                        ctx.node_name(),
+                        ctx.op_name(),
+                        cond.shape(),
+                        input.shape()
+                    ),
+                ));
+            }
+        }
+        cond.dims().to_vec()
+    };
+    let plan = Broadcast::new([&cond_dims, t.dims(), e.dims()])
+        .ok_or_else(|| ctx.error(Code::Internal, "checked shapes do not broadcast"))?;
+    ctx.broadcast_ternary(&plan, [0, 1, 2], 0, CHEAP, choose::<T>)
+}
+
+#[kernel(
+    op = SelectV2,
+    types(
+        resource, string, bool, complex128, complex64, double, float, bfloat16, half, int32, int8,
+        uint8, int16, uint16, uint32, int64, uint64
+    )
+)]
+fn select_v2<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let (cond, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+    let plan = Broadcast::new([cond.dims(), t.dims(), e.dims()]).ok_or_else(|| {
+        ctx.error(
+            Code::InvalidArgument,
+            format_args!(
+                "condition {}, then {}, and else {} must be broadcastable",
+                cond.shape(),
+                t.shape(),
+                e.shape()
+            ),
+        )
+    })?;
+    ctx.broadcast_ternary(&plan, [0, 1, 2], 0, CHEAP, choose::<T>)
+}
+
+// ---- Sum of a list ----
+
+/// The sum of the inputs, which must have one shape, in the buffer of the
+/// first input the caller handed over (TensorFlow's `AddN` reuses one the
+/// same way), else in a copy of input 0; the others are added in order.
+/// One input is returned as it is.
+#[kernel(
+    op = AddN,
+    types(
+        complex128, complex64, double, float, bfloat16, half, int32, int8, uint8, int16, uint16,
+        uint32, int64, uint64
+    )
+)]
+fn add_n<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let count = ctx.num_inputs();
+    let first = ctx.input(0)?;
+    for i in 1..count {
+        let input = ctx.input(i)?;
+        if input.dims() != first.dims() {
+            return Err(ctx.error(
+                Code::InvalidArgument,
+                format_args!(
+                    "Inputs to operation {} of type {} must have the same size and shape.  Input 0: {} != input {i}: {}",
+                    ctx.node_name(),
+                    ctx.op_name(),
+                    first.shape(),
+                    input.shape()
+                ),
+            ));
+        }
+    }
+    if count == 1 {
+        let only = first.clone();
+        return ctx.set_output(0, only);
+    }
+    let reused = (0..count)
+        .find(|&i| {
+            ctx.input(i)
+                .is_ok_and(|t| t.is_unique() && t.dtype() == T::DTYPE)
+        })
+        .unwrap_or(0);
+    // Handles on the other inputs, to read while the reused one is the
+    // output being written.
+    let others = (0..count)
+        .filter(|&i| i != reused)
+        .map(|i| ctx.input(i).cloned())
+        .collect::<Result<Vec<Tensor>>>()?;
+    let others = others
+        .iter()
+        .map(Tensor::as_slice::<T>)
+        .collect::<Result<Vec<&[T]>>>()?;
+    let threads = ctx.threads();
+    // A copy of input 0 when no input was handed over.
+    let sum = ctx
+        .forward_input_to_output(reused, 0)?
+        .as_slice_mut::<T>()?;
+    threads.shard_slice(sum, count, |offset, block| {
+        for other in &others {
+            add_into(block, &other[offset..]);
+        }
+    });
+    Ok(())
+}
+
+// ---- Conversion ----
+
+/// A conversion of input 0 into output 0, chosen for one `(SrcT, DstT,
+/// Truncate)` when the kernel is made.
+type CastFn = fn(&mut KernelContext<'_>) -> Result<()>;
+
+/// `Cast`'s kernel: one for every pair of types, as TensorFlow's (which
+/// also picks the conversion once, in its constructor).
+pub struct CastKernel {
+    convert: CastFn,
+}
+
+#[kernel(op = Cast)]
+impl CastKernel {
+    fn new(ctx: &KernelConstruction<'_>) -> Result<Self> {
+        let src: DType = ctx.get_attr("SrcT")?;
+        let dst: DType = ctx.get_attr("DstT")?;
+        let Cast { truncate } = ctx.attrs()?;
+        let convert = cast_fn(src, dst, truncate)
+            .ok_or_else(|| Error::unimplemented(format!("Cast {src} to {dst} is not supported")))?;
+        Ok(CastKernel { convert })
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        (self.convert)(ctx)
+    }
+}
+
+/// The conversion from `src` to `dst` (with `Truncate`), if supported.
+fn cast_fn(src: DType, dst: DType, truncate: bool) -> Option<CastFn> {
+    if src == dst {
+        return Some(same_type);
+    }
+    if truncate {
+        let truncated: Option<CastFn> = match (src, dst) {
+            (DType::F64, DType::F32) => Some(cast_truncated::<f64, f32, 24>),
+            (DType::F64, DType::F16) => Some(cast_truncated::<f64, f16, 11>),
+            (DType::F64, DType::Complex64) => Some(cast_truncated::<f64, Complex64, 24>),
+            (DType::Complex128, DType::F32) => Some(cast_truncated::<Complex128, f32, 24>),
+            (DType::Complex128, DType::F16) => Some(cast_truncated::<Complex128, f16, 11>),
+            (DType::Complex128, DType::Complex64) => {
+                Some(cast_truncated::<Complex128, Complex64, 24>)
+            }
+            _ => None,
+        };
+        if truncated.is_some() {
+            return truncated;
+        }
+    }
+    match src {
+        DType::F32 => cast_from::<f32>(dst),
+        DType::F64 => cast_from::<f64>(dst),
+        DType::F16 => cast_from::<f16>(dst),
+        DType::BF16 => cast_from::<bf16>(dst),
+        DType::I8 => cast_from::<i8>(dst),
+        DType::I16 => cast_from::<i16>(dst),
+        DType::I32 => cast_from::<i32>(dst),
+        DType::I64 => cast_from::<i64>(dst),
+        DType::U8 => cast_from::<u8>(dst),
+        DType::U16 => cast_from::<u16>(dst),
+        DType::U32 => cast_from::<u32>(dst),
+        DType::U64 => cast_from::<u64>(dst),
+        DType::Bool => cast_from::<bool>(dst),
+        DType::Complex64 => cast_from::<Complex64>(dst),
+        DType::Complex128 => cast_from::<Complex128>(dst),
+        _ => None,
+    }
+}
+
+/// The conversion from `S` to `dst`, if supported.
+fn cast_from<S: CastSource>(dst: DType) -> Option<CastFn> {
+    Some(match dst {
+        DType::F32 => cast::<S, f32>,
+        DType::F64 => cast::<S, f64>,
+        DType::F16 => cast::<S, f16>,
+        DType::BF16 => cast::<S, bf16>,
+        DType::I8 => cast::<S, i8>,
+        DType::I16 => cast::<S, i16>,
+        DType::I32 => cast::<S, i32>,
+        DType::I64 => cast::<S, i64>,
+        DType::U8 => cast::<S, u8>,
+        DType::U16 => cast::<S, u16>,
+        DType::U32 => cast::<S, u32>,
+        DType::U64 => cast::<S, u64>,
+        DType::Bool => cast::<S, bool>,
+        DType::Complex64 => cast::<S, Complex64>,
+        DType::Complex128 => cast::<S, Complex128>,
+        _ => return None,
+    })
+}
+
+/// Output 0 is input 0 converted to `D`.
+fn cast<S: CastSource, D: CastTarget>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.unary_to(0, 0, CHEAP, |x: &S| x.cast::<D>())
+}
+
+/// Output 0 is input 0 with its mantissas cut to `BITS` bits, converted to
+/// `D` (`Truncate = true`).
+fn cast_truncated<S: TruncateMantissa, D: CastTarget, const BITS: u32>(
+    ctx: &mut KernelContext<'_>,
+) -> Result<()> {
+    ctx.unary_to(0, 0, CHEAP, |x: &S| x.truncate_mantissa(BITS).cast::<D>())
+}
+
+/// A cast to the input's own type: the input itself, sharing its buffer,
+/// for every type (strings and resources too), as TensorFlow does.
+fn same_type(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?.clone();
+    ctx.set_output(0, x)
+}

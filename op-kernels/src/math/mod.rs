@@ -1,0 +1,90 @@
+//! TensorFlow's elementwise math ops: the unary ops (`Neg`, `Square`,
+//! `Sqrt`, `Rsqrt`, `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`),
+//! the broadcasting binary ops (`AddV2`, `Sub`, `Mul`, `RealDiv`,
+//! `Maximum`, `Minimum`, `Pow`, `SquaredDifference`), the comparisons
+//! (`Greater`, `Less`, `Equal`), selection (`Select`, `SelectV2`), `AddN`
+//! and `Cast`, with TensorFlow's OpDefs, shape functions and CPU kernels
+//! for the types TensorFlow registers them for.
+//!
+//! Every kernel writes its output into an input's buffer when the caller
+//! handed that input over and it has the output's type and size (what
+//! lets a chain of elementwise ops in a graph run in place), broadcasts
+//! NumPy style where TensorFlow does, and splits large tensors over the
+//! runtime's threads; all three come from the
+//! [`KernelContext`](op_core::KernelContext) helpers (`unary`,
+//! `broadcast_binary`, `broadcast_ternary`), so a kernel is one line of
+//! choosing an element function.
+//!
+//! # Layout
+//!
+//! The family is one folder, divided like the others (ops, kernels, math),
+//! with the math split by the ops' arity because there is much of it:
+//!
+//! | file | what it holds |
+//! | --- | --- |
+//! | `ops.rs` | every op's declaration, and the shape functions of `Equal`, `Select`, `SelectV2` and `AddN` (the others are the library's `unchanged` and `broadcast`) |
+//! | `cpu.rs` | every CPU kernel: a helper, a cost and an element function each; `Select`'s rules; `AddN`'s sum; `Cast`'s choice of conversion |
+//! | `unary.rs` | the element functions of the unary ops: [`Negate`], [`Transcendental`], [`square`], [`relu`] |
+//! | `binary.rs` | the element functions of the binary ops and comparisons: [`Arithmetic`], [`Divide`], [`Power`], [`maximum`], [`minimum`]; `AddN`'s [`add_into`] |
+//! | `cast.rs` | the conversions of `Cast` between every pair of types ([`CastSource`], [`CastTarget`]) and what each does |
+//!
+//! The element functions are plain Rust over elements and slices, for a
+//! lite runtime or a GPU kernel to reuse; each module says where its
+//! results follow TensorFlow's CPU kernels and where (for undefined
+//! behaviour in C++) they do not.
+//!
+//! # Conversions
+//!
+//! TensorFlow's CPU `Cast` converts with C++'s `static_cast` (through
+//! Eigen); [`CastSource::cast`] gives the same results wherever C++ defines
+//! them:
+//!
+//! | from → to | result |
+//! | --- | --- |
+//! | integer → integer | the value modulo 2^bits (`int64` 2^40 + 1 → `int32` 1, -1 → `uint8` 255) |
+//! | integer → float | the nearest value, ties to even |
+//! | float → integer | truncated toward zero (2.7 → 2, -2.7 → -2) |
+//! | `double` → `float` | the nearest value, ties to even (overflow → infinity) |
+//! | anything → `half`, `bfloat16` | through `float`, then to nearest, ties to even (`double` → `half` rounds twice, as Eigen does) |
+//! | `half`, `bfloat16` → anything | through `float` (exact) |
+//! | number → `bool` | `x != 0` (NaN → true) |
+//! | `bool` → number | 1 or 0 |
+//! | complex → real or `bool` | the real part, converted (as NumPy) |
+//! | real → complex | the value, with a zero imaginary part |
+//! | a type → itself | the input itself, its buffer shared (any type, strings too) |
+//!
+//! Strings, resources and the quantized types convert only to themselves;
+//! any other pair is an `Unimplemented` error (`Cast string to float is not
+//! supported`), as in TensorFlow.
+//!
+//! **Float to integer out of range.** C++ leaves a float outside the
+//! integer type's range (and NaN) undefined, and TensorFlow's results there
+//! follow the machine and the code path: on x86-64, `float` 1e10 → `int32`
+//! gives `i32::MIN`, NaN → `int64` gives `i64::MIN`, and `float` 300 →
+//! `int8` gives 44 (through a 32-bit integer) while `double` 300 → `int8`
+//! gives 127. We define them instead, as Rust's `as` does: the result
+//! saturates at the type's bounds (1e10 → `i32::MAX`, -1e10 → `i32::MIN`,
+//! 300 → `int8` 127, -1 → `uint8` 0) and NaN becomes 0. In range, both
+//! agree (truncation toward zero).
+//!
+//! **`Truncate`.** With `Truncate = true`, TensorFlow clears the low bits of
+//! the source's mantissa that the target cannot hold before converting
+//! (rounding toward zero instead of to nearest), for `double` →
+//! `float`/`half`/`complex64` and `complex128` → `float`/`half`/`complex64`;
+//! other pairs ignore it (TensorFlow 2.21 ignores it for `float` → `half`
+//! and `bfloat16` too). We do the same ([`truncate_mantissa`]), except that
+//! for `double` → `complex64` TensorFlow 2.21 clears 53 bits (it takes
+//! `complex64`'s mantissa width to be 0, so 1.9999999999 becomes 0.5); we
+//! clear the 29 that `float` cannot hold, as for `double` → `float`.
+
+mod binary;
+mod cast;
+mod cpu;
+mod ops;
+mod unary;
+
+pub use binary::{Arithmetic, Divide, POW_ERROR, Power, add_into, maximum, minimum};
+pub use cast::{CastSource, CastTarget, TruncateMantissa, cast_into, truncate_mantissa};
+pub use cpu::CastKernel;
+pub use ops::*;
+pub use unary::{Negate, Transcendental, relu, square};

@@ -1,0 +1,432 @@
+//! The declarations of the math ops, with TensorFlow's signatures
+//! (`tensorflow/core/ops/math_ops.cc`, `nn_ops.cc` for `Relu`), and the
+//! shape functions the library does not have.
+
+use op_core::shape_inference::InferenceContext;
+use op_core::shape_inference::library::broadcast_shapes;
+use op_core::{Result, register_op};
+
+// ---- Shape functions (TensorFlow's, from math_ops.cc) ----
+
+/// `Equal`: the inputs broadcast together; with `incompatible_shape_error`
+/// false, shapes that cannot broadcast give a scalar and shapes that may
+/// not an unknown rank, as the kernel then outputs a scalar (see
+/// [`broadcast_shapes`]).
+pub fn equal_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let incompatible_shape_error: bool = c.get_attr("incompatible_shape_error")?;
+    let (x, y) = (c.input(0)?, c.input(1)?);
+    let out = broadcast_shapes(c, x, y, incompatible_shape_error)?;
+    c.set_output(0, out)
+}
+
+/// `Select`: `t` and `e` must have one shape, the output's; `condition`
+/// must be a scalar, have that shape too, or be a vector as long as its
+/// first dimension.
+pub fn select_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let (t, e) = (c.input(1)?, c.input(2)?);
+    let data = c.merge(t, e)?;
+    let cond = c.input(0)?;
+    let (Some(cond_rank), Some(data_rank)) = (c.rank(cond), c.rank(data)) else {
+        return c.set_output(0, data);
+    };
+    if cond_rank == 0 {
+        return c.set_output(0, data);
+    }
+    if cond_rank != 1 || data_rank == 0 {
+        // The condition must have the data's shape (a vector condition
+        // with scalar data fails here, as in TensorFlow).
+        let data = c.merge(data, cond)?;
+        return c.set_output(0, data);
+    }
+    // A vector condition: one element per slice along dimension 0.
+    let first = c.dim(data, 0)?;
+    let batch = c.vector(first);
+    c.merge(cond, batch)?;
+    c.set_output(0, data)
+}
+
+/// `SelectV2`: `condition`, `t` and `e` broadcast together (`t` with `e`,
+/// then the condition with the result).
+pub fn select_v2_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let (cond, t, e) = (c.input(0)?, c.input(1)?, c.input(2)?);
+    let values = broadcast_shapes(c, t, e, true)?;
+    let out = broadcast_shapes(c, cond, values, true)?;
+    c.set_output(0, out)
+}
+
+/// `AddN`: every input has the output's shape; the inputs are merged from
+/// the last to the first, as TensorFlow does, and an error says which
+/// merge failed.
+pub fn add_n_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let last = c.num_inputs().saturating_sub(1);
+    let mut merged = c.input(last)?;
+    for i in (0..last).rev() {
+        let input = c.input(i)?;
+        merged = c
+            .merge(input, merged)
+            .map_err(|e| e.with_context(format!("From merging shape {i} with other shapes.")))?;
+    }
+    c.set_output(0, merged)
+}
+
+// ---- Unary ops ----
+
+/// Computes numerical negative value element-wise.
+///
+/// I.e., \\(y = -x\\). Integers wrap: the most negative value is its own
+/// negative.
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Neg;
+
+/// Computes square of x element-wise.
+///
+/// I.e., \\(y = x * x = x^2\\). Integers wrap on overflow.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}"
+    ),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Square;
+
+/// Computes square root of x element-wise.
+///
+/// I.e., \\(y = \sqrt{x} = x^{1/2}\\).
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Sqrt;
+
+/// Computes reciprocal of square root of x element-wise.
+///
+/// I.e., \\(y = 1 / \sqrt{x}\\).
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Rsqrt;
+
+/// Computes exponential of x element-wise.
+///
+/// \\(y = e^x\\).
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Exp;
+
+/// Computes natural logarithm of x element-wise.
+///
+/// I.e., \\(y = \log_e x\\).
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Log;
+
+/// Computes sine of x element-wise.
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Sin;
+
+/// Computes cos of x element-wise.
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Cos;
+
+/// Computes hyperbolic tangent of `x` element-wise.
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Tanh;
+
+/// Computes sigmoid of `x` element-wise.
+///
+/// Specifically, `y = 1 / (1 + exp(-x))`.
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Sigmoid;
+
+/// Computes rectified linear: `max(features, 0)`.
+///
+/// NaN stays NaN. (TensorFlow's op allows `qint8`, for which it has no CPU
+/// kernel; neither do we.)
+///
+/// features: the values.
+/// activations: `max(features, 0)`, elementwise.
+#[register_op(
+    attrs(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, qint8}"
+    ),
+    inputs("features: T"),
+    outputs("activations: T"),
+    shape = "unchanged"
+)]
+pub struct Relu;
+
+// ---- Binary ops (broadcasting) ----
+
+/// Returns x + y element-wise.
+///
+/// Supports broadcasting, NumPy style. Integers wrap on overflow.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    commutative,
+    aggregate,
+    shape = "broadcast"
+)]
+pub struct AddV2;
+
+/// Returns x - y element-wise.
+///
+/// Supports broadcasting, NumPy style. Integers wrap on overflow.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, uint64}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    shape = "broadcast"
+)]
+pub struct Sub;
+
+/// Returns x * y element-wise.
+///
+/// Supports broadcasting, NumPy style. Integers wrap on overflow.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    commutative,
+    shape = "broadcast"
+)]
+pub struct Mul;
+
+/// Returns x / y element-wise for real types.
+///
+/// Supports broadcasting, NumPy style. TensorFlow registers CPU kernels
+/// for floats and complex numbers only, and so do we: an integer `RealDiv`
+/// finds no kernel.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    shape = "broadcast"
+)]
+pub struct RealDiv;
+
+/// Returns the max of x and y (i.e. x > y ? x : y) element-wise.
+///
+/// Supports broadcasting, NumPy style. NaN in either gives NaN.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    shape = "broadcast"
+)]
+pub struct Maximum;
+
+/// Returns the min of x and y (i.e. x < y ? x : y) element-wise.
+///
+/// Supports broadcasting, NumPy style. NaN in either gives NaN.
+#[register_op(
+    attrs(
+        "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    shape = "broadcast"
+)]
+pub struct Minimum;
+
+/// Computes the power of one value to another.
+///
+/// Given a tensor `x` and a tensor `y`, this operation computes \\(x^y\\)
+/// for corresponding elements in `x` and `y`, broadcasting NumPy style.
+/// An integer to a negative integer power is an `InvalidArgument` error;
+/// integer powers wrap on overflow.
+#[register_op(
+    attrs("T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}"),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    shape = "broadcast"
+)]
+pub struct Pow;
+
+/// Returns conj(x - y)(x - y) element-wise.
+///
+/// Supports broadcasting, NumPy style.
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    commutative,
+    shape = "broadcast"
+)]
+pub struct SquaredDifference;
+
+// ---- Comparisons (broadcasting, bool output) ----
+
+/// Returns the truth value of (x > y) element-wise.
+///
+/// Supports broadcasting, NumPy style. A comparison with NaN is false.
+#[register_op(
+    attrs(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: bool"),
+    shape = "broadcast"
+)]
+pub struct Greater;
+
+/// Returns the truth value of (x < y) element-wise.
+///
+/// Supports broadcasting, NumPy style. A comparison with NaN is false.
+#[register_op(
+    attrs(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
+    ),
+    inputs("x: T", "y: T"),
+    outputs("z: bool"),
+    shape = "broadcast"
+)]
+pub struct Less;
+
+/// Returns the truth value of (x == y) element-wise.
+///
+/// Supports broadcasting, NumPy style. NaN equals nothing, itself
+/// included.
+#[register_op(
+    attrs("T: type"),
+    inputs("x: T", "y: T"),
+    outputs("z: bool"),
+    commutative,
+    shape_fn = equal_shape
+)]
+pub struct Equal {
+    /// Whether shapes that do not broadcast are an error (the default);
+    /// if false, they give the scalar `false`.
+    #[attr(default = true)]
+    pub incompatible_shape_error: bool,
+}
+
+// ---- Selection ----
+
+/// Selects elements from `t` or `e`, depending on `condition`.
+///
+/// `t` and `e` must have one shape, the output's. `condition` is a scalar
+/// (choosing the whole of `t` or `e`), a tensor of that shape (choosing
+/// element by element), or a vector as long as their first dimension
+/// (choosing rows). `SelectV2` broadcasts instead.
+///
+/// condition: where true, take `t`, else `e`.
+/// t: the values where `condition` is true.
+/// e: the values where `condition` is false, of `t`'s shape.
+/// output: the chosen values, of `t`'s shape.
+#[register_op(
+    attrs("T: type"),
+    inputs("condition: bool", "t: T", "e: T"),
+    outputs("output: T"),
+    shape_fn = select_shape
+)]
+pub struct Select;
+
+/// Selects elements from `t` or `e`, depending on `condition`, all three
+/// broadcast together NumPy style.
+///
+/// condition: where true, take `t`, else `e`.
+/// t: the values where `condition` is true.
+/// e: the values where `condition` is false.
+/// output: the chosen values, of the three shapes broadcast together.
+#[register_op(
+    attrs("T: type"),
+    inputs("condition: bool", "t: T", "e: T"),
+    outputs("output: T"),
+    shape_fn = select_v2_shape
+)]
+pub struct SelectV2;
+
+// ---- Sum of a list ----
+
+/// Add all input tensors element wise.
+///
+/// Integers wrap on overflow.
+///
+/// inputs: Must all be the same size and shape.
+/// sum: their sum, of that shape.
+#[register_op(
+    attrs("N: int >= 1", "T: {numbertype, variant}"),
+    inputs("inputs: N * T"),
+    outputs("sum: T"),
+    commutative,
+    aggregate,
+    shape_fn = add_n_shape
+)]
+pub struct AddN;
+
+// ---- Conversion ----
+
+/// Cast x of type SrcT to y of DstT.
+///
+/// See [`math`](super) for the conversion of each pair of types. A cast to
+/// the same type returns `x` itself; a pair not supported (strings,
+/// resources, quantized types, to or from another type) is an
+/// `Unimplemented` error, `Cast string to float is not supported`.
+///
+/// x: the values to convert.
+/// y: `x` converted to `DstT`.
+#[register_op(
+    attrs("SrcT: type", "DstT: type"),
+    inputs("x: SrcT"),
+    outputs("y: DstT"),
+    shape = "unchanged"
+)]
+pub struct Cast {
+    /// Whether to clear the low mantissa bits that `DstT` cannot hold
+    /// before converting (round toward zero rather than to nearest), for
+    /// `double` and `complex128` to `float`, `half` and `complex64`.
+    #[attr(name = "Truncate", default = false)]
+    pub truncate: bool,
+}
