@@ -32,19 +32,33 @@ fn unary(op: &str, x: Tensor) -> Tensor {
 fn assert_close(got: &[f64], want: &[f64], tolerance: f64) {
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(want) {
-        let ok = (g.is_nan() && w.is_nan())
-            || g == w
-            || (g - w).abs() <= tolerance * w.abs().max(1e-30);
+        let ok =
+            (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tolerance * w.abs().max(1e-30);
         assert!(ok, "got {got:?}, want {want:?}");
     }
 }
 
 fn floats(t: &Tensor) -> Vec<f64> {
     match t.dtype() {
-        DType::F32 => t.as_slice::<f32>().unwrap().iter().map(|&v| v as f64).collect(),
+        DType::F32 => t
+            .as_slice::<f32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as f64)
+            .collect(),
         DType::F64 => t.as_slice::<f64>().unwrap().to_vec(),
-        DType::F16 => t.as_slice::<f16>().unwrap().iter().map(|v| v.to_f64()).collect(),
-        DType::BF16 => t.as_slice::<bf16>().unwrap().iter().map(|v| v.to_f64()).collect(),
+        DType::F16 => t
+            .as_slice::<f16>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_f64())
+            .collect(),
+        DType::BF16 => t
+            .as_slice::<bf16>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_f64())
+            .collect(),
         other => panic!("not a float: {other}"),
     }
 }
@@ -136,7 +150,13 @@ fn unary_float_ops_give_tensorflows_values() {
         ("Sqrt", [0.0, 0.5, 1.0, 1.4142135381698608, 10.0]),
         (
             "Rsqrt",
-            [f64::INFINITY, 2.0, 1.0, 0.7071067690849304, 0.10000000149011612],
+            [
+                f64::INFINITY,
+                2.0,
+                1.0,
+                0.7071067690849304,
+                0.10000000149011612,
+            ],
         ),
         (
             "Log",
@@ -165,9 +185,21 @@ fn sixteen_bit_floats_give_tensorflows_values() {
     let b = |v: &[f32]| vector(&v.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>());
     let x = [0.1, 1.7, -3.3];
     let cases: &[(&str, &[f64], &[f64])] = &[
-        ("Exp", &[1.10546875, 5.4765625, 0.036865234375], &[1.1015625, 5.5, 0.037109375]),
-        ("Tanh", &[0.09967041015625, 0.935546875, -0.9970703125], &[0.099609375, 0.9375, -0.99609375]),
-        ("Sigmoid", &[0.52490234375, 0.845703125, 0.035552978515625], &[0.52734375, 0.84765625, 0.03564453125]),
+        (
+            "Exp",
+            &[1.10546875, 5.4765625, 0.036865234375],
+            &[1.1015625, 5.5, 0.037109375],
+        ),
+        (
+            "Tanh",
+            &[0.09967041015625, 0.935546875, -0.9970703125],
+            &[0.099609375, 0.9375, -0.99609375],
+        ),
+        (
+            "Sigmoid",
+            &[0.52490234375, 0.845703125, 0.035552978515625],
+            &[0.52734375, 0.84765625, 0.03564453125],
+        ),
     ];
     for (op, half, bfloat) in cases {
         assert_eq!(floats(&unary(op, h(&x))), *half, "{op} half");
@@ -175,7 +207,9 @@ fn sixteen_bit_floats_give_tensorflows_values() {
     }
     let sqrt = Sqrt::call(h(&[0.1, 1.7, 3.3])).run().unwrap();
     assert_eq!(floats(&sqrt), [0.316162109375, 1.3037109375, 1.81640625]);
-    let pow = Pow::call(h(&[1.5, 2.0, 9.0]), h(&[2.5, -1.0, 0.5])).run().unwrap();
+    let pow = Pow::call(h(&[1.5, 2.0, 9.0]), h(&[2.5, -1.0, 0.5]))
+        .run()
+        .unwrap();
     assert_eq!(floats(&pow), [2.755859375, 0.5, 3.0]);
     let sd = OpCall::new("SquaredDifference")
         .input(b(&[94.0, 3.3, -7.1]))
@@ -184,7 +218,9 @@ fn sixteen_bit_floats_give_tensorflows_values() {
         .unwrap();
     assert_eq!(floats(&sd[0]), [8768.0, 4.78125, 100.0]);
     // bfloat16 rounds every sum to 8 bits: 1 + 2^-8 is 1.
-    let sum = AddV2::call(b(&[1.0, 256.0]), b(&[0.00390625, 1.0])).run().unwrap();
+    let sum = AddV2::call(b(&[1.0, 256.0]), b(&[0.00390625, 1.0]))
+        .run()
+        .unwrap();
     assert_eq!(floats(&sum), [1.0, 256.0]);
 }
 
@@ -262,7 +298,9 @@ fn complex_ops_give_tensorflows_values() {
     ];
     let close = |got: &Tensor, want: &[Complex128]| {
         let got = got.as_slice::<Complex128>().unwrap();
-        got.iter().zip(want).all(|(g, w)| (g - w).norm() <= 1e-12 * w.norm().max(1.0))
+        got.iter()
+            .zip(want)
+            .all(|(g, w)| (g - w).norm() <= 1e-12 * w.norm().max(1.0))
     };
     for (op, want) in cases {
         let got = unary(op, z.clone());
@@ -288,7 +326,10 @@ fn complex_ops_give_tensorflows_values() {
         .input(vector(&[Complex64::new(0.0, 0.0)]))
         .run()
         .unwrap();
-    assert_eq!(sd[0].as_slice::<Complex64>().unwrap(), [Complex64::new(5.0, 0.0)]);
+    assert_eq!(
+        sd[0].as_slice::<Complex64>().unwrap(),
+        [Complex64::new(5.0, 0.0)]
+    );
 }
 
 #[test]
@@ -296,18 +337,29 @@ fn integer_ops_wrap_as_tensorflows_do() {
     let neg = Neg::call(vector(&[i32::MIN, 5])).run().unwrap();
     assert_eq!(neg.as_slice::<i32>().unwrap(), [i32::MIN, -5]);
     let square = unary("Square", vector(&[70_000i32, -3]));
-    assert_eq!(square.as_slice::<i32>().unwrap(), [70_000i32.wrapping_mul(70_000), 9]);
+    assert_eq!(
+        square.as_slice::<i32>().unwrap(),
+        [70_000i32.wrapping_mul(70_000), 9]
+    );
     let relu = Relu::call(vector(&[-3i64, 4])).run().unwrap();
     assert_eq!(relu.as_slice::<i64>().unwrap(), [0, 4]);
     let relu = unary("Relu", vector(&[253u8, 4]));
     assert_eq!(relu.as_slice::<u8>().unwrap(), [253, 4]);
-    let pow = Pow::call(vector(&[2i32, 3]), vector(&[40i32, 2])).run().unwrap();
+    let pow = Pow::call(vector(&[2i32, 3]), vector(&[40i32, 2]))
+        .run()
+        .unwrap();
     assert_eq!(pow.as_slice::<i32>().unwrap(), [0, 9]);
-    let pow = Pow::call(vector(&[2i64, 0, -1]), vector(&[70i64, 0, 3])).run().unwrap();
+    let pow = Pow::call(vector(&[2i64, 0, -1]), vector(&[70i64, 0, 3]))
+        .run()
+        .unwrap();
     assert_eq!(pow.as_slice::<i64>().unwrap(), [0, 1, -1]);
-    let sum = AddV2::call(vector(&[u8::MAX]), vector(&[2u8])).run().unwrap();
+    let sum = AddV2::call(vector(&[u8::MAX]), vector(&[2u8]))
+        .run()
+        .unwrap();
     assert_eq!(sum.as_slice::<u8>().unwrap(), [1]);
-    let difference = Sub::call(vector(&[i64::MIN]), vector(&[1i64])).run().unwrap();
+    let difference = Sub::call(vector(&[i64::MIN]), vector(&[1i64]))
+        .run()
+        .unwrap();
     assert_eq!(difference.as_slice::<i64>().unwrap(), [i64::MAX]);
 }
 
@@ -320,7 +372,10 @@ fn maximum_and_minimum_propagate_nan_and_comparisons_of_nan_are_false() {
         let v = out.as_slice::<f32>().unwrap();
         assert!(v[0].is_nan() && v[1].is_nan(), "{op}: {v:?}");
         // A tie keeps the first operand, as TensorFlow's.
-        assert!(v[2].is_sign_negative() && v[3].is_sign_positive(), "{op}: {v:?}");
+        assert!(
+            v[2].is_sign_negative() && v[3].is_sign_positive(),
+            "{op}: {v:?}"
+        );
     }
     for op in ["Greater", "Less", "Equal"] {
         let out = OpCall::new(op).input(&x).input(&y).run().unwrap().remove(0);
@@ -336,7 +391,9 @@ fn equal_compares_strings_bools_and_quantized_values() {
     let b = Tensor::strings([], ["bc"]).unwrap();
     let out = Equal::call(&a, &b).run().unwrap();
     assert_eq!(out.as_slice::<bool>().unwrap(), [false, true, false]);
-    let out = Equal::call(vector(&[true, false]), Tensor::scalar(false)).run().unwrap();
+    let out = Equal::call(vector(&[true, false]), Tensor::scalar(false))
+        .run()
+        .unwrap();
     assert_eq!(out.as_slice::<bool>().unwrap(), [false, true]);
     let q = |v: &[i8]| vector(&v.iter().map(|&x| op_core::QInt8(x)).collect::<Vec<_>>());
     let out = Equal::call(q(&[1, 2]), q(&[1, 3])).run().unwrap();
@@ -370,6 +427,9 @@ fn check_binary<T: Element, U: Element>(
     Ok(())
 }
 
+/// A unary op's function, written with plain Rust arithmetic.
+type UnaryReference = fn(f64) -> f64;
+
 fn float_values() -> impl Strategy<Value = Vec<f64>> {
     let value = prop_oneof![
         8 => -100.0f64..100.0,
@@ -390,8 +450,24 @@ macro_rules! float_binary_ops {
             ("Sub", |a, b| a - b),
             ("Mul", |a, b| a * b),
             ("RealDiv", |a, b| a / b),
-            ("Maximum", |a, b| if a.is_nan() || b.is_nan() { <$t>::NAN } else if a < b { *b } else { *a }),
-            ("Minimum", |a, b| if a.is_nan() || b.is_nan() { <$t>::NAN } else if b < a { *b } else { *a }),
+            ("Maximum", |a, b| {
+                if a.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else if a < b {
+                    *b
+                } else {
+                    *a
+                }
+            }),
+            ("Minimum", |a, b| {
+                if a.is_nan() || b.is_nan() {
+                    <$t>::NAN
+                } else if b < a {
+                    *b
+                } else {
+                    *a
+                }
+            }),
             ("Pow", |a, b| a.powf(*b)),
             ("SquaredDifference", |a, b| (a - b) * (a - b)),
         ];
@@ -534,7 +610,7 @@ proptest! {
     ) {
         op_kernels::link();
         let x = tensor(&dims, &xs);
-        let ops: [(&str, fn(f64) -> f64); 11] = [
+        let ops: [(&str, UnaryReference); 11] = [
             ("Neg", |v| -v),
             ("Square", |v| v * v),
             ("Sqrt", f64::sqrt),
@@ -620,7 +696,10 @@ fn shared_inputs_are_neither_reused_nor_changed() {
         .run()
         .unwrap();
     assert_eq!(greater[0].dtype(), DType::Bool);
-    assert_ne!(greater[0].as_slice::<bool>().unwrap().as_ptr() as *const f64, at);
+    assert_ne!(
+        greater[0].as_slice::<bool>().unwrap().as_ptr() as *const f64,
+        at
+    );
 }
 
 // ---- Large tensors, split over threads ----
@@ -639,7 +718,10 @@ fn large_broadcasts_split_over_threads_give_the_naive_result() {
     ] {
         let (a, b) = (tensor(&da, &values), tensor(&db, &values));
         for (op, f) in [
-            ("AddV2", (|a, b| a.wrapping_add(*b)) as fn(&i64, &i64) -> i64),
+            (
+                "AddV2",
+                (|a, b| a.wrapping_add(*b)) as fn(&i64, &i64) -> i64,
+            ),
             ("Mul", |a, b| a.wrapping_mul(*b)),
             ("Maximum", |a, b| *a.max(b)),
         ] {
@@ -659,7 +741,10 @@ fn large_broadcasts_split_over_threads_give_the_naive_result() {
     exponents[99_999] = -2;
     let exponents = Tensor::from_vec([100_000], exponents).unwrap();
     let err = run_both_ways(&runtime, "Pow", &[base, exponents], &[]).unwrap_err();
-    assert_eq!(err.message(), "Integers to negative integer powers are not allowed");
+    assert_eq!(
+        err.message(),
+        "Integers to negative integer powers are not allowed"
+    );
 }
 
 // ---- Errors ----
@@ -680,7 +765,18 @@ fn shapes_that_do_not_broadcast_are_an_error_naming_both_inputs() {
             "input 0 ('x') and input 1 ('y') do not broadcast",
         ],
     );
-    for op in ["Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow", "SquaredDifference", "Greater", "Less", "Equal"] {
+    for op in [
+        "Sub",
+        "Mul",
+        "RealDiv",
+        "Maximum",
+        "Minimum",
+        "Pow",
+        "SquaredDifference",
+        "Greater",
+        "Less",
+        "Equal",
+    ] {
         let err = OpCall::new(op)
             .input(tensor(&[2, 3], &[1.0f64]))
             .input(tensor(&[4, 3], &[1.0f64]))
@@ -718,7 +814,9 @@ fn equal_without_incompatible_shape_error_gives_false_for_shapes_that_do_not_bro
 fn wrong_dtypes_are_errors() {
     op_kernels::link();
     // Two types for one T.
-    let err = AddV2::call(vector(&[1.0f32]), vector(&[1i32])).run().unwrap_err();
+    let err = AddV2::call(vector(&[1.0f32]), vector(&[1i32]))
+        .run()
+        .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_contains(&err, &["AddV2", "int32", "float"]);
     // A type the op does not allow.
@@ -732,7 +830,9 @@ fn wrong_dtypes_are_errors() {
         .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     // Allowed by the op, but TensorFlow has no CPU kernel: integer RealDiv.
-    let err = RealDiv::call(vector(&[1i32]), vector(&[0i32])).run().unwrap_err();
+    let err = RealDiv::call(vector(&[1i32]), vector(&[0i32]))
+        .run()
+        .unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
     assert_contains(&err, &["RealDiv", "int32"]);
     let err = Relu::call(vector(&[op_core::QInt8(1)])).run().unwrap_err();

@@ -5,7 +5,7 @@
 //!
 //! What each conversion does, and where it departs from TensorFlow (a
 //! float out of an integer type's range, `Truncate` from `double` to
-//! `complex64`), is in the [family docs](super#conversions).
+//! `complex64`), is in the [family docs](crate::math#conversions).
 
 use op_core::{Complex, Complex64, Complex128, Element, bf16, f16};
 
@@ -36,7 +36,7 @@ pub trait CastTarget: Element + Copy {
 
 /// A type that `Cast` converts from.
 pub trait CastSource: Element + Copy {
-    /// `self` as a `D` (see the [module docs](self)).
+    /// `self` as a `D` (see the [family docs](crate::math#conversions)).
     fn cast<D: CastTarget>(self) -> D;
 }
 

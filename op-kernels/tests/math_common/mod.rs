@@ -34,13 +34,17 @@ pub fn source_index(out: &[usize], dims: &[usize], mut index: usize) -> usize {
         index /= out[i];
     }
     let skip = out.len() - dims.len();
-    dims.iter()
-        .enumerate()
-        .fold(0, |acc, (j, &d)| acc * d + if d == 1 { 0 } else { coords[skip + j] })
+    dims.iter().enumerate().fold(0, |acc, (j, &d)| {
+        acc * d + if d == 1 { 0 } else { coords[skip + j] }
+    })
 }
 
 /// `f` of the broadcast elements of `a` and `b`, with the output's shape.
-pub fn naive_binary<A, B, U>(a: &Tensor, b: &Tensor, f: impl Fn(&A, &B) -> U) -> (Vec<usize>, Vec<U>)
+pub fn naive_binary<A, B, U>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(&A, &B) -> U,
+) -> (Vec<usize>, Vec<U>)
 where
     A: Element,
     B: Element,
@@ -82,7 +86,9 @@ pub fn broadcastable(count: usize) -> impl Strategy<Value = Vec<Vec<usize>>> {
 /// A tensor of shape `dims` with values from `values`, cycled.
 pub fn tensor<T: Element>(dims: &[usize], values: &[T]) -> Tensor {
     let count: usize = dims.iter().product();
-    let data = (0..count).map(|i| values[i % values.len()].clone()).collect();
+    let data = (0..count)
+        .map(|i| values[i % values.len()].clone())
+        .collect();
     Tensor::from_vec(dims, data).unwrap()
 }
 
@@ -137,8 +143,23 @@ pub fn fresh_copy(t: &Tensor) -> Tensor {
         };
     }
     touch!(
-        f32, f64, op_core::f16, op_core::bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool,
-        op_core::Complex64, op_core::Complex128, Vec<u8>, op_core::ResourceHandle
+        f32,
+        f64,
+        op_core::f16,
+        op_core::bf16,
+        i8,
+        i16,
+        i32,
+        i64,
+        u8,
+        u16,
+        u32,
+        u64,
+        bool,
+        op_core::Complex64,
+        op_core::Complex128,
+        Vec<u8>,
+        op_core::ResourceHandle
     );
     panic!("no copy for dtype {}", t.dtype())
 }
