@@ -40,24 +40,9 @@ pub trait CastSource: Element + Copy {
     fn cast<D: CastTarget>(self) -> D;
 }
 
-macro_rules! target_integer {
-    ($($t:ty),*) => {$(
-        impl CastTarget for $t {
-            #[inline]
-            fn from_i64(v: i64) -> Self { v as $t }
-            #[inline]
-            fn from_u64(v: u64) -> Self { v as $t }
-            #[inline]
-            fn from_f32(v: f32) -> Self { v as $t }
-            #[inline]
-            fn from_f64(v: f64) -> Self { v as $t }
-            #[inline]
-            fn from_bool(v: bool) -> Self { v as $t }
-        }
-    )*};
-}
-
-macro_rules! target_float {
+/// Integers and `float`, `double`: Rust's `as` is C++'s `static_cast`
+/// where C++ defines it (and saturates where it does not).
+macro_rules! target_primitive {
     ($($t:ty),*) => {$(
         impl CastTarget for $t {
             #[inline]
@@ -113,8 +98,7 @@ macro_rules! target_complex {
     )*};
 }
 
-target_integer!(i8, i16, i32, i64, u8, u16, u32, u64);
-target_float!(f32, f64);
+target_primitive!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 target_half!(f16, bf16);
 target_complex!(f32, f64);
 
