@@ -410,7 +410,8 @@ impl KernelContext<'_> {
     /// It is written into the buffer of `a`, else of `b`, when the caller
     /// handed that input over (a unique buffer of type `T`) and it has as
     /// many elements as the output (TensorFlow's
-    /// `forward_input_or_allocate_output({0, 1}, ...)`); otherwise into a
+    /// `forward_input_or_allocate_output({0, 1}, ...)`); otherwise, and for
+    /// an output small enough to live inside its tensor (a scalar), into a
     /// new buffer from the runtime's allocator. Inputs of one shape are
     /// zipped, a one-element input is repeated, and other shapes are walked
     /// by a [`Broadcast`] plan; the work is split over the runtime's threads
