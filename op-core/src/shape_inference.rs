@@ -215,7 +215,10 @@ impl<'a> InferenceContext<'a> {
         Ok(c)
     }
 
-    fn error(&self, message: impl fmt::Display) -> Error {
+    /// An `InvalidArgument` error whose message starts with the op and
+    /// node (`op Sum (node 'total'): message`), as every error of the
+    /// context's own checks does: for a shape function's own checks.
+    pub fn error(&self, message: impl fmt::Display) -> Error {
         Error::invalid_argument(format!("{}: {message}", self.node))
     }
 

@@ -1217,3 +1217,48 @@ fn an_op_call_holds_any_executors_values() {
     assert_eq!(call.inputs(), ["a", "b", "c"]);
     assert_eq!(call.input_groups().collect::<Vec<_>>(), [None, Some(2)]);
 }
+
+// An op with a tensor attr, whose kernel outputs the attr's first float.
+op_core::inventory::submit! {
+    OpRegistration::new("GlobalFirstFloat", || OpDefBuilder::new("GlobalFirstFloat").attr("value: tensor").output("y: float").build(), file!(), line!())
+}
+op_core::inventory::submit! {
+    KernelRegistration::new("GlobalFirstFloat", op_core::DeviceType::Cpu, "global_first_float", |c| FnKernel::<()>::create(c, |ctx, _| {
+            let value: op_core::TensorValue = ctx.instance().get_attr("value")?;
+            let first = value.float_val.first().copied().unwrap_or_default();
+            ctx.set_output(0, Tensor::scalar(first))
+        }), file!(), line!())
+}
+
+/// Tensor attrs print summarized (`<tensor float>`), yet nodes that differ
+/// only in one are two kernels.
+#[test]
+fn nodes_that_differ_only_in_a_tensor_attr_get_kernels_of_their_own() {
+    let rt = Runtime::new();
+    let value = |x: f32| op_core::TensorValue {
+        dtype: Some(DType::F32),
+        float_val: vec![x],
+        ..op_core::TensorValue::default()
+    };
+    for x in [1.5f32, 2.5] {
+        let prepared = rt
+            .prepare("GlobalFirstFloat", &[], &[("value", value(x).into())])
+            .unwrap();
+        let y = prepared.run(Vec::new()).unwrap();
+        assert_eq!(y[0].scalar_value::<f32>().unwrap(), x);
+    }
+}
+
+/// A named node's kernel is its own, and sees the name.
+#[test]
+fn prepare_named_gives_each_name_its_own_kernel_that_knows_the_name() {
+    let rt = runtime();
+    let a = rt.prepare_named("ForgetsOutput", &[], &[], "a").unwrap();
+    let b = rt.prepare_named("ForgetsOutput", &[], &[], "b").unwrap();
+    let again = rt.prepare_named("ForgetsOutput", &[], &[], "a").unwrap();
+    assert_eq!((a.node_name(), b.node_name()), ("a", "b"));
+    assert!(Arc::ptr_eq(&a, &again));
+    assert!(!Arc::ptr_eq(&a, &b));
+    let err = b.run(Vec::new()).unwrap_err();
+    assert_contains(&err, &["the kernel did not set output 1", "(node 'b'"]);
+}

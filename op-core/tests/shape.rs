@@ -124,9 +124,12 @@ mod broadcasting {
         TensorShape::from(dims)
     }
 
+    /// Two shapes and what they broadcast to.
+    type Case = (&'static [usize], &'static [usize], Option<&'static [usize]>);
+
     #[test]
     fn shapes_broadcast_as_numpy_does() {
-        let cases: &[(&[usize], &[usize], Option<&[usize]>)] = &[
+        let cases: &[Case] = &[
             (&[], &[], Some(&[])),
             (&[3], &[], Some(&[3])),
             (&[2, 3], &[3], Some(&[2, 3])),

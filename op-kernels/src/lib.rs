@@ -14,7 +14,12 @@
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
 //! | the hash table ops ([`hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
+//! | [`Sum`](reduction::Sum), [`Mean`](reduction::Mean), [`Max`](reduction::Max), [`Prod`](reduction::Prod) ([`reduction`]) | one generic engine over the element type and the reducer; the shape function reads constant axes |
+//! | [`MatMul`](matmul::MatMul) ([`matmul`]) | ndarray's GEMM over (transposed) views of the inputs |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
+//! | the graph leaves ([`constant`]): `Const`, `Placeholder`, `PlaceholderWithDefault` | TensorFlow's; `Const` turns its `value` attr into a tensor once, when its kernel is created |
+//! | the identities ([`identity`]): `Identity`, `IdentityN`, `NoOp`, `StopGradient` | TensorFlow's; outputs share their inputs' buffers (no copy) |
+//! | the array ops ([`array`](mod@array)): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
 //! where one fits; [`zero_out::vector_shape`] and
@@ -42,12 +47,17 @@
 //! [`op_core::registry`]): call [`link`] once, or write
 //! `use op_kernels as _;`.
 
+pub mod array;
+pub mod constant;
 pub mod example;
 pub mod hash_table;
+pub mod identity;
 pub mod list;
 pub mod math;
+pub mod matmul;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
+pub mod reduction;
 pub mod string_to_number;
 pub mod variable;
 pub mod zero_out;

@@ -1,6 +1,6 @@
-//! `StringToNumber`: parses strings to float (the default) or int32, keeps
-//! the shape, and rejects unparsable strings, non-string inputs and output
-//! types outside `{float, int32}`.
+//! `StringToNumber`: parses strings to float (the default), double, int32,
+//! int64, uint32 or uint64 (TensorFlow's six), keeps the shape, and rejects
+//! unparsable strings, non-string inputs and other output types.
 
 use op_core::{AttrValue, Code, DType, OpCall, Tensor};
 use op_kernels::string_to_number::StringToNumber;
@@ -91,9 +91,51 @@ fn unparsable_strings_are_invalid_arguments() {
 }
 
 #[test]
-fn only_float_and_int32_outputs_are_allowed() {
+fn parses_double_int64_uint32_and_uint64_when_asked() {
+    let s = Tensor::strings([3], ["0.1", " -2.5e300 ", "+7"]).unwrap();
+    let out = StringToNumber::call(&s).out_type(DType::F64).run().unwrap();
+    assert_eq!(out.as_slice::<f64>().unwrap(), [0.1, -2.5e300, 7.0]);
+
+    let s = Tensor::strings([3], ["-9223372036854775808", " 9223372036854775807 ", "+5"]).unwrap();
+    let out = StringToNumber::call(&s).out_type(DType::I64).run().unwrap();
+    assert_eq!(out.as_slice::<i64>().unwrap(), [i64::MIN, i64::MAX, 5]);
+
+    let s = Tensor::strings([2], ["4294967295", " 0 "]).unwrap();
+    let out = StringToNumber::call(&s).out_type(DType::U32).run().unwrap();
+    assert_eq!(out.as_slice::<u32>().unwrap(), [u32::MAX, 0]);
+
+    let s = Tensor::strings([2], ["18446744073709551615", "+8"]).unwrap();
+    let out = StringToNumber::call(&s).out_type(DType::U64).run().unwrap();
+    assert_eq!(out.as_slice::<u64>().unwrap(), [u64::MAX, 8]);
+}
+
+#[test]
+fn out_of_range_or_negative_unsigned_strings_are_invalid_arguments() {
+    // As TensorFlow 2.21: each of these is an error for that type.
+    let cases = [
+        (DType::U32, "-1"),
+        (DType::U32, "4294967296"),
+        (DType::U64, "-1"),
+        (DType::U64, "18446744073709551616"),
+        (DType::I64, "9223372036854775808"),
+        (DType::I64, "1.5"),
+        (DType::U64, "1e3"),
+    ];
+    for (dtype, text) in cases {
+        let s = Tensor::strings([1], [text]).unwrap();
+        let err = StringToNumber::call(&s).out_type(dtype).run().unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{dtype} {text:?}");
+        assert_eq!(
+            err.message(),
+            format!("StringToNumberOp could not correctly convert string: {text}")
+        );
+    }
+}
+
+#[test]
+fn only_tensorflows_six_output_types_are_allowed() {
     let s = Tensor::strings([1], ["1"]).unwrap();
-    for dtype in [DType::F64, DType::I64, DType::String] {
+    for dtype in [DType::F16, DType::I8, DType::U8, DType::Bool, DType::String] {
         let err = StringToNumber::call(&s).out_type(dtype).run().unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument, "{dtype}");
         assert_contains(
@@ -103,7 +145,11 @@ fn only_float_and_int32_outputs_are_allowed() {
                 "out_type",
                 &dtype.to_string(),
                 "float",
+                "double",
                 "int32",
+                "int64",
+                "uint32",
+                "uint64",
             ],
         );
     }
@@ -160,8 +206,12 @@ fn one_kernel_per_output_type() {
     assert_eq!(
         described,
         [
+            "device='cpu'; out_type=double",
             "device='cpu'; out_type=float",
-            "device='cpu'; out_type=int32"
+            "device='cpu'; out_type=int32",
+            "device='cpu'; out_type=int64",
+            "device='cpu'; out_type=uint32",
+            "device='cpu'; out_type=uint64",
         ]
     );
 }

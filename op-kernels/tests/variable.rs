@@ -151,6 +151,53 @@ fn the_ops_directly_anonymous() {
 }
 
 #[test]
+fn debug_name_and_allowed_devices_are_accepted_and_change_nothing() {
+    op_kernels::link();
+    let rt = Runtime::new();
+    let plain = handle_op(&rt, "", "same", DType::F32);
+    let hinted = OpCall::new(HANDLE)
+        .attr("shared_name", "same")
+        .attr("dtype", DType::F32)
+        .attr("shape", ShapeValue::unknown_rank())
+        .attr("debug_name", "my_variable")
+        .attr(
+            "allowed_devices",
+            op_core::AttrValue::List(op_core::ListValue::String(vec![
+                b"/job:localhost/device:CPU:1".to_vec(),
+            ])),
+        )
+        .run_on(&rt)
+        .unwrap()
+        .remove(0);
+    assert_eq!(
+        plain.scalar_value::<ResourceHandle>().unwrap(),
+        hinted.scalar_value::<ResourceHandle>().unwrap()
+    );
+    // Defaults as TensorFlow's: an empty name and no other devices.
+    let def = Registry::global().op(HANDLE).unwrap().def();
+    let default = |name: &str| def.attr(name).unwrap().default_value.clone();
+    assert_eq!(
+        default("debug_name"),
+        Some(op_core::AttrValue::String(Vec::new()))
+    );
+    assert_eq!(
+        default("allowed_devices"),
+        Some(op_core::AttrValue::List(op_core::ListValue::String(
+            Vec::new()
+        )))
+    );
+    // Still typed: a device list is a list of strings.
+    let err = OpCall::new(HANDLE)
+        .attr("dtype", DType::F32)
+        .attr("shape", ShapeValue::unknown_rank())
+        .attr("allowed_devices", 3i64)
+        .run_on(&rt)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_contains(&err, &["VarHandleOp", "allowed_devices"]);
+}
+
+#[test]
 fn two_handles_with_one_shared_name_see_one_variable() {
     let rt = Runtime::new();
     let a = OpCall::new(HANDLE)
@@ -834,7 +881,7 @@ fn every_op_is_stateful_with_tensorflows_signature() {
     };
     assert_eq!(
         text(HANDLE),
-        "() -> (resource: resource) [container: string = ''; shared_name: string = ''; dtype: type; shape: shape]"
+        "() -> (resource: resource) [container: string = ''; shared_name: string = ''; debug_name: string = ''; dtype: type; shape: shape; allowed_devices: list(string) = []]"
     );
     assert_eq!(
         text(READ),

@@ -2,6 +2,9 @@
 //! the default values of op specs (`= 'foo'`, `= [2, 3]`,
 //! `= { dim { size: 1 } }`, `= { dtype: DT_INT32 int_val: 5 }`).
 //!
+//! [`parse_message`] reads a whole message the same way (a GraphDef's
+//! `.pbtxt`), for readers in other crates to decode field by field.
+//!
 //! Parsing happens in two steps: the text becomes a generic tree of fields
 //! (`TextValue`), then the tree is decoded against the message it should be
 //! (`TensorShapeProto`, `TensorProto`, ...). Keeping the steps apart keeps the
@@ -277,7 +280,7 @@ impl<'a> Parser<'a> {
     fn value(&mut self, depth: usize) -> Result<TextValue> {
         let (tok, pos) = self.bump()?;
         match tok {
-            Tok::Sym(open @ ('{' | '<')) => self.message_body(open, pos, depth + 1),
+            Tok::Sym(open @ ('{' | '<')) => self.message_body(Some(open), pos, depth + 1),
             Tok::Sym('-') => match self.bump()? {
                 (tok @ (Tok::Number(_) | Tok::Ident(_)), _) => Ok(TextValue::Scalar {
                     tok,
@@ -334,21 +337,25 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// The fields of a message up to its closing bracket (the opening one already read).
-    fn message_body(&mut self, open: char, pos: usize, depth: usize) -> Result<TextValue> {
+    /// The fields of a message up to its closing bracket (the opening one
+    /// already read), or up to the end of the text for `open: None` (a
+    /// message at the top level).
+    fn message_body(&mut self, open: Option<char>, pos: usize, depth: usize) -> Result<TextValue> {
         if depth > MAX_DEPTH {
             return err(pos, format!("values nest deeper than {MAX_DEPTH} levels"));
         }
-        let close = if open == '{' { '}' } else { '>' };
+        let close = open.map(|open| if open == '{' { '}' } else { '>' });
         let mut fields = Vec::new();
         loop {
             let (tok, tpos) = self.bump()?;
             let name = match tok {
-                Tok::Sym(c) if c == close => return Ok(TextValue::Message { fields, pos }),
+                Tok::Sym(c) if Some(c) == close => return Ok(TextValue::Message { fields, pos }),
+                Tok::End if close.is_none() => return Ok(TextValue::Message { fields, pos }),
                 Tok::Ident(name) => name,
                 Tok::End => {
+                    let close = close.unwrap_or('}');
                     return err(
-                        tpos,
+                        pos,
                         format!("missing '{close}' to close the message opened here"),
                     );
                 }
@@ -788,12 +795,155 @@ pub fn parse_attr_value(kind: AttrKind, is_list: bool, text: &str) -> Result<Att
     Ok(value)
 }
 
+/// A message in protobuf text format, parsed into the generic tree: what a
+/// reader of a message other than an attr value (a GraphDef's text)
+/// decodes field by field with [`TextNode`]'s methods.
+#[derive(Clone, Debug)]
+pub struct TextMessage(TextValue);
+
+impl TextMessage {
+    /// The message, as a node of the tree.
+    pub fn root(&self) -> TextNode<'_> {
+        TextNode(&self.0)
+    }
+}
+
+/// Parses `text`, the fields of one message at the top level (as
+/// TensorFlow writes a `.pbtxt`), into the generic tree.
+pub fn parse_message(text: &str) -> Result<TextMessage> {
+    let mut p = Parser::new(text);
+    Ok(TextMessage(p.message_body(None, 0, 0)?))
+}
+
+/// One field of a [`TextNode`] message: its name, where it was written,
+/// and its value. A repeated field appears once per value.
+#[derive(Clone, Copy, Debug)]
+pub struct TextField<'a> {
+    /// The field's name.
+    pub name: &'a str,
+    /// The byte offset of its name in the text.
+    pub pos: usize,
+    /// Its value.
+    pub value: TextNode<'a>,
+}
+
+/// A value in a parsed text message: a scalar or a message, decoded on
+/// demand as the type its field has. Each `to_*` method returns an error
+/// at the value's position when the value is not of that type.
+#[derive(Clone, Copy, Debug)]
+pub struct TextNode<'a>(&'a TextValue);
+
+impl<'a> TextNode<'a> {
+    /// The byte offset of the value in the text.
+    pub fn pos(self) -> usize {
+        self.0.pos()
+    }
+
+    /// The fields of a message value; `what` names the message for the
+    /// error when the value is a scalar.
+    pub fn fields(self, what: &str) -> Result<Vec<TextField<'a>>> {
+        Ok(fields_of(self.0, what)?
+            .iter()
+            .map(|f| TextField {
+                name: &f.name,
+                pos: f.pos,
+                value: TextNode(&f.value),
+            })
+            .collect())
+    }
+
+    /// A string or bytes field (C escapes decoded).
+    pub fn to_bytes(self) -> Result<Vec<u8>> {
+        decode_bytes(self.0)
+    }
+
+    /// An `int64` field.
+    pub fn to_i64(self) -> Result<i64> {
+        decode_i64(self.0)
+    }
+
+    /// An `int32` field.
+    pub fn to_i32(self) -> Result<i32> {
+        decode_i32(self.0)
+    }
+
+    /// A `uint32` field.
+    pub fn to_u32(self) -> Result<u32> {
+        decode_u32(self.0)
+    }
+
+    /// A `uint64` field.
+    pub fn to_u64(self) -> Result<u64> {
+        decode_u64(self.0)
+    }
+
+    /// A `float` field.
+    pub fn to_f32(self) -> Result<f32> {
+        decode_f32(self.0)
+    }
+
+    /// A `double` field.
+    pub fn to_f64(self) -> Result<f64> {
+        decode_f64(self.0)
+    }
+
+    /// A `bool` field.
+    pub fn to_bool(self) -> Result<bool> {
+        decode_bool(self.0)
+    }
+
+    /// A `DataType` field (`DT_FLOAT`, or its enum value).
+    pub fn to_dtype(self) -> Result<DType> {
+        decode_dtype(self.0)
+    }
+
+    /// A `TensorShapeProto` message.
+    pub fn to_shape(self) -> Result<ShapeValue> {
+        decode_shape(self.0)
+    }
+
+    /// A `TensorProto` message.
+    pub fn to_tensor(self) -> Result<TensorValue> {
+        decode_tensor(self.0)
+    }
+
+    /// A `NameAttrList` message without attrs.
+    pub fn to_func(self) -> Result<FuncValue> {
+        decode_func(self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn scalar(kind: AttrKind, text: &str) -> Result<AttrValue> {
         parse_attr_value(kind, false, text)
+    }
+
+    #[test]
+    fn a_top_level_message_is_read_field_by_field() {
+        let text = "node { name: \"a/b\" attr { key: \"T\" value { type: DT_FLOAT } } }\n\
+                    node { name: '0' }\nversions { producer: 2474 }";
+        let message = parse_message(text).unwrap();
+        let fields = message.root().fields("GraphDef").unwrap();
+        let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+        assert_eq!(names, ["node", "node", "versions"]);
+        let node = fields[0].value.fields("NodeDef").unwrap();
+        assert_eq!(node[0].value.to_bytes().unwrap(), b"a/b");
+        let attr = node[1].value.fields("AttrMapEntry").unwrap();
+        let value = attr[1].value.fields("AttrValue").unwrap();
+        assert_eq!(value[0].value.to_dtype().unwrap(), DType::F32);
+        let versions = fields[2].value.fields("VersionDef").unwrap();
+        assert_eq!(versions[0].value.to_i32().unwrap(), 2474);
+        let error = fields[0].value.to_i64().unwrap_err();
+        assert_eq!(error.pos, 5);
+        let error = parse_message("node { name: 'x' ").unwrap_err();
+        assert_eq!(
+            error.message,
+            "missing '}' to close the message opened here"
+        );
+        assert_eq!(error.pos, 5);
     }
 
     #[test]

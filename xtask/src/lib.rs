@@ -4,3 +4,4 @@
 //! without spawning processes; `main.rs` only parses the command line.
 
 pub mod opdef;
+pub mod tensorflow;

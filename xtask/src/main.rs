@@ -24,6 +24,29 @@ enum Command {
     /// (text format, on stdout).
     #[command(long_about = OPDEF_HELP)]
     Opdef,
+    /// Checks against a real TensorFlow (installed from PyPI into a venv).
+    #[command(subcommand)]
+    Tensorflow(Tensorflow),
+}
+
+#[derive(Subcommand)]
+enum Tensorflow {
+    /// Make the venv and install tensorflow-cpu (tools/tensorflow/requirements.txt).
+    Setup(Venv),
+    /// Rewrite op-kernels/tests/data/tensorflow_ops.pbtxt from TensorFlow's registry.
+    Opdefs(Venv),
+    /// Rewrite the GraphDefs TensorFlow makes, in op-graph/tests/data/tensorflow/.
+    Fixtures(Venv),
+    /// Write GraphDefs with our writer and check that TensorFlow imports and
+    /// runs them with our results; ends with 'N passed, N failed'.
+    CheckExport(Venv),
+}
+
+#[derive(clap::Args)]
+struct Venv {
+    /// The Python virtual environment holding TensorFlow (made if missing).
+    #[arg(long, default_value = "target/tf-venv")]
+    venv: std::path::PathBuf,
 }
 
 const OPDEF_HELP: &str = "\
@@ -54,6 +77,31 @@ Example:
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Tensorflow(command) => {
+            // The workspace root: xtask's manifest is one level below it.
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .expect("xtask lives in the workspace");
+            let (Tensorflow::Setup(venv)
+            | Tensorflow::Opdefs(venv)
+            | Tensorflow::Fixtures(venv)
+            | Tensorflow::CheckExport(venv)) = &command;
+            let venv = root.join(&venv.venv);
+            use xtask::tensorflow;
+            let result = match command {
+                Tensorflow::Setup(_) => tensorflow::setup(root, &venv),
+                Tensorflow::Opdefs(_) => tensorflow::opdefs(root, &venv),
+                Tensorflow::Fixtures(_) => tensorflow::fixtures(root, &venv),
+                Tensorflow::CheckExport(_) => tensorflow::check_export(root, &venv),
+            };
+            match result {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("cargo xtask tensorflow: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Opdef => {
             let stdin = io::stdin().lock();
             let mut stdout = io::stdout().lock();

@@ -213,6 +213,11 @@ impl Runtime {
         &self.registry
     }
 
+    /// The registry, shared: for a graph whose nodes this runtime will run.
+    pub fn shared_registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
     /// The device this runtime runs kernels on.
     pub fn device(&self) -> Device {
         self.state.device
@@ -228,6 +233,21 @@ impl Runtime {
         attrs: &[(&str, AttrValue)],
     ) -> Result<Arc<PreparedOp>> {
         self.prepare_node(op, inputs, attrs, None)
+    }
+
+    /// [`prepare`](Self::prepare) for a node named `name`: its kernel is
+    /// created for that name (a kernel that reads its node's name, such as
+    /// a placeholder's error or a variable's default resource name, sees
+    /// it, and errors name the node), and shared only by nodes of that
+    /// name. What a graph prepares for each of its nodes.
+    pub fn prepare_named(
+        &self,
+        op: &str,
+        inputs: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+        name: &str,
+    ) -> Result<Arc<PreparedOp>> {
+        self.prepare_node(op, inputs, attrs, Some(name))
     }
 
     fn prepare_node(
@@ -318,7 +338,17 @@ fn node_key(node: &OpInstance) -> String {
         let _ = write!(key, "{},", dtype.enum_value());
     }
     for (name, value) in node.attrs() {
-        let _ = write!(key, "|{name}={value}");
+        match value {
+            // `Display` summarizes a tensor as `<tensor float>`: two
+            // constants of one dtype would share one kernel, and so one
+            // value. Their full text tells them apart.
+            AttrValue::Tensor(_) | AttrValue::List(op_spec::ListValue::Tensor(_)) => {
+                let _ = write!(key, "|{name}={}", op_spec::pbtxt::attr_value_text(value));
+            }
+            _ => {
+                let _ = write!(key, "|{name}={value}");
+            }
+        }
     }
     key
 }

@@ -30,6 +30,7 @@ use op_spec::{ArgType, AttrValue, DType, ListValue, OpDef};
 use super::{InferenceContext, PartialShape, ShapeFn};
 use crate::op_instance::{InputTypes, OpInstanceBuilder};
 use crate::registry::Registry;
+use crate::tensor::Tensor;
 use crate::{Error, Result};
 
 /// The shape function of one op, with attrs, under test.
@@ -39,6 +40,8 @@ pub struct ShapeTest {
     shape_fn: ShapeFn,
     attrs: Vec<(String, AttrValue)>,
     list_lengths: Option<Vec<usize>>,
+    /// Constant input values, by input index.
+    tensors: Vec<(usize, Tensor)>,
 }
 
 impl ShapeTest {
@@ -66,6 +69,7 @@ impl ShapeTest {
             shape_fn,
             attrs: Vec::new(),
             list_lengths: None,
+            tensors: Vec::new(),
         }
     }
 
@@ -80,6 +84,15 @@ impl ShapeTest {
     /// has more than one (with one, it takes the shapes left over).
     pub fn list_lengths(mut self, lengths: &[usize]) -> Self {
         self.list_lengths = Some(lengths.to_vec());
+        self
+    }
+
+    /// Gives input `index` the constant value `tensor`, which the shape
+    /// function reads with `input_tensor(index)` (as TensorFlow's tests
+    /// pass `input_tensors`); the other inputs have no known value. The
+    /// input's shape is still the one written in the notation.
+    pub fn input_tensor(mut self, index: usize, tensor: Tensor) -> Self {
+        self.tensors.push((index, tensor));
         self
     }
 
@@ -144,7 +157,13 @@ impl ShapeTest {
             builder = builder.attr(name.clone(), value.clone());
         }
         let node = builder.build()?;
-        let mut c = InferenceContext::new(&self.op, &node, &shapes, &[])?;
+        let mut tensors: Vec<Option<&Tensor>> = vec![None; shapes.len()];
+        for (index, tensor) in &self.tensors {
+            if let Some(slot) = tensors.get_mut(*index) {
+                *slot = Some(tensor);
+            }
+        }
+        let mut c = InferenceContext::new(&self.op, &node, &shapes, &tensors)?;
         // A panicking shape function is an error here too, as everywhere
         // else: `error(..)` can then assert what it says.
         super::run_contained(self.shape_fn, &mut c)?;

@@ -1,5 +1,6 @@
 //! [`Tensor`]: a dynamically typed n-dimensional array.
 
+mod proto;
 pub(crate) mod storage;
 
 use std::fmt;

@@ -8,7 +8,7 @@ use op_core::register_op;
 /// output: the numbers, of type `out_type`, in `string_tensor`'s shape.
 /// out_type: the numeric type to convert to.
 #[register_op(
-    attrs("out_type: {float, int32} = DT_FLOAT"),
+    attrs("out_type: {float, double, int32, int64, uint32, uint64} = DT_FLOAT"),
     inputs("string_tensor: string"),
     outputs("output: out_type"),
     shape = "unchanged"

@@ -9,8 +9,10 @@
 //! | `VarIsInitializedOp` | whether the variable exists and has a value | [`scalar_handle_scalar_output`] |
 //! | `DestroyResourceOp` | deletes the named resource a handle refers to (any type) | [`scalar_handle`] |
 //!
-//! The ops have TensorFlow's names, signatures and defaults (of
-//! `VarHandleOp`'s attrs, `debug_name` and `allowed_devices` are left out).
+//! The ops have TensorFlow's names, signatures and defaults. Of
+//! `VarHandleOp`'s attrs, the kernel ignores `debug_name` (a name for
+//! TensorFlow's debugging output) and `allowed_devices` (other devices a
+//! variable may live on; there is one here).
 //! `VarHandleOp`, `ReadVariableOp` and `AssignVariableOp` have a kernel for
 //! each dtype a variable can hold: `realnumbertype`, `complex64`,
 //! `complex128`, `bool`, `string` and `quantizedtype`, all from one generic

@@ -51,11 +51,20 @@ pub struct VarHandleOp {
     /// variable.
     #[attr(default = "")]
     pub shared_name: String,
+    /// A name for the variable in TensorFlow's debugging output; the kernels
+    /// ignore it.
+    #[attr(default = "")]
+    pub debug_name: String,
     /// The type of the variable's value.
     pub dtype: DType,
     /// The shape of the variable's value, possibly partly known (checked
     /// by [`Variable`](super::Variable), not by the kernels).
     pub shape: ShapeValue,
+    /// The devices a TensorFlow variable may be placed on besides its own
+    /// (empty: only its own); the kernels ignore it, as there is one
+    /// device here.
+    #[attr(default = [])]
+    pub allowed_devices: Vec<String>,
 }
 
 /// Reads the value of a variable.

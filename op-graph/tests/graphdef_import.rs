@@ -1,0 +1,263 @@
+//! The GraphDef importer on malformed programs: every problem is a typed
+//! error that names the node and the field, never a panic; and on what
+//! TensorFlow's writers differ in (order, defaults, internal attrs).
+
+use op_core::{Code, DType, Error, Registry};
+use op_graph::graphdef::proto::{self, attr_value::Value};
+use op_graph::graphdef::{self, import};
+
+fn attr(value: Value) -> proto::AttrValue {
+    proto::AttrValue { value: Some(value) }
+}
+
+fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, Value)]) -> proto::NodeDef {
+    proto::NodeDef {
+        name: name.into(),
+        op: op.into(),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        device: String::new(),
+        attr: attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), attr(v.clone())))
+            .collect(),
+    }
+}
+
+fn placeholder(name: &str) -> proto::NodeDef {
+    node(
+        name,
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(DType::F32.enum_value()))],
+    )
+}
+
+fn identity(name: &str, input: &str) -> proto::NodeDef {
+    node(
+        name,
+        "Identity",
+        &[input],
+        &[("T", Value::Type(DType::F32.enum_value()))],
+    )
+}
+
+fn graph(nodes: Vec<proto::NodeDef>) -> proto::GraphDef {
+    proto::GraphDef {
+        node: nodes,
+        versions: None,
+        version: 0,
+    }
+}
+
+fn import_error(nodes: Vec<proto::NodeDef>) -> Error {
+    op_kernels::link();
+    import(&graph(nodes), Registry::global()).unwrap_err()
+}
+
+#[test]
+fn nodes_in_any_order_are_imported_inputs_first() {
+    op_kernels::link();
+    let def = graph(vec![
+        identity("b", "a:0"),
+        identity("a", "x"),
+        placeholder("x"),
+    ]);
+    let g = import(&def, Registry::global()).unwrap();
+    let names: Vec<&str> = g.nodes().iter().map(|n| n.name()).collect();
+    assert_eq!(names, ["x", "a", "b"]);
+}
+
+#[test]
+fn defaults_are_filled_and_internal_attrs_kept() {
+    op_kernels::link();
+    let mut x = placeholder("x");
+    x.attr.insert(
+        "_class".into(),
+        attr(Value::List(proto::attr_value::ListValue {
+            s: vec![b"loc:@x".to_vec()],
+            ..Default::default()
+        })),
+    );
+    let g = import(&graph(vec![x]), Registry::global()).unwrap();
+    let node = g.node_by_name("x").unwrap();
+    // `shape` defaults to an unknown shape; `_class` is kept as written.
+    assert!(node.attr("shape").is_some());
+    assert_eq!(node.internal_attrs().len(), 1);
+    let back = graphdef::export(&g);
+    assert!(back.node[0].attr.contains_key("_class"));
+    assert!(back.node[0].attr.contains_key("shape"));
+}
+
+#[test]
+fn every_unknown_op_is_listed_in_one_error() {
+    let e = import_error(vec![
+        placeholder("x"),
+        node("a", "Frobnicate", &["x"], &[]),
+        node("b", "Frobnicate", &["a"], &[]),
+        node("c", "Zap", &[], &[]),
+    ]);
+    assert_eq!(e.code(), Code::NotFound);
+    assert_eq!(
+        e.message(),
+        "the GraphDef uses 2 op(s) that are not registered; link the crates that register them:\n\
+         \x20 Frobnicate (node 'a', 'b')\n\
+         \x20 Zap (node 'c')"
+    );
+}
+
+#[test]
+fn an_input_naming_a_missing_node_or_output_is_an_error() {
+    let e = import_error(vec![identity("a", "nowhere:0")]);
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert_eq!(
+        e.message(),
+        "node 'a' input 0 names node 'nowhere', which is not in the GraphDef"
+    );
+    let e = import_error(vec![placeholder("x"), identity("a", "x:3")]);
+    assert!(
+        e.to_string()
+            .contains("input 0 ('x:3') names output 3 of node 'x', which has 1 output(s)"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("node 'a'"), "{e}");
+    let e = import_error(vec![placeholder("x"), identity("a", "x:one")]);
+    assert!(e.to_string().contains("node 'a' input 0"), "{e}");
+}
+
+#[test]
+fn duplicate_and_empty_names_are_errors() {
+    let e = import_error(vec![placeholder("x"), placeholder("x")]);
+    assert_eq!(
+        e.message(),
+        "nodes 0 and 1 of the GraphDef are both named 'x'; node names are unique"
+    );
+    let e = import_error(vec![placeholder("")]);
+    assert_eq!(
+        e.message(),
+        "node 0 of the GraphDef (op 'Placeholder') has no name"
+    );
+}
+
+#[test]
+fn a_cycle_is_an_error_naming_its_nodes() {
+    let e = import_error(vec![
+        identity("a", "b"),
+        identity("b", "a"),
+        placeholder("x"),
+    ]);
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert_eq!(
+        e.message(),
+        "the GraphDef has a cycle: 2 node(s) wait on each other, among them 'a', 'b'"
+    );
+    let e = import_error(vec![node("n", "NoOp", &["^n"], &[])]);
+    assert!(e.message().contains("cycle"), "{e}");
+}
+
+#[test]
+fn a_control_input_before_a_data_input_is_an_error() {
+    let e = import_error(vec![placeholder("x"), identity("a", "^x"), {
+        let mut b = identity("b", "x");
+        b.input.insert(0, "^a".into());
+        b
+    }]);
+    assert!(e.message().contains("follows a control input"), "{e}");
+}
+
+#[test]
+fn attrs_of_the_wrong_type_or_missing_are_errors_naming_the_node_and_attr() {
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::I(3))],
+    )]);
+    let text = e.to_string();
+    assert!(text.contains("'x'") && text.contains("dtype"), "{text}");
+
+    let e = import_error(vec![node("x", "Placeholder", &[], &[])]);
+    let text = e.to_string();
+    assert!(text.contains("'x'") && text.contains("dtype"), "{text}");
+
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(99))],
+    )]);
+    assert_eq!(e.message(), "unknown DataType 99");
+    assert!(e.to_string().contains("attr 'dtype'"), "{e}");
+    assert!(e.to_string().contains("importing node 'x'"), "{e}");
+
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(101))],
+    )]);
+    assert_eq!(e.code(), Code::Unimplemented);
+    assert!(e.message().contains("DT_FLOAT_REF"), "{e}");
+
+    let e = import_error(vec![node(
+        "x",
+        "Placeholder",
+        &[],
+        &[("dtype", Value::Type(1)), ("colour", Value::I(1))],
+    )]);
+    assert!(e.to_string().contains("colour"), "{e}");
+}
+
+#[test]
+fn shapes_an_op_rejects_are_errors_at_import() {
+    op_kernels::link();
+    let shaped = |name: &str, dims: &[i64]| {
+        node(
+            name,
+            "Placeholder",
+            &[],
+            &[
+                ("dtype", Value::Type(DType::F32.enum_value())),
+                (
+                    "shape",
+                    Value::Shape(graphdef::convert::shape_to_proto(
+                        &op_core::ShapeValue::from_sizes(dims),
+                    )),
+                ),
+            ],
+        )
+    };
+    let e = import(
+        &graph(vec![
+            shaped("a", &[-1, 3]),
+            shaped("b", &[4, 5]),
+            node("m", "MatMul", &["a", "b"], &[("T", Value::Type(1))]),
+        ]),
+        Registry::global(),
+    )
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("'m'") && text.contains("[?,3]") && text.contains("[4,5]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn malformed_bytes_never_panic() {
+    op_kernels::link();
+    let x = graphdef::to_bytes(
+        &import(
+            &graph(vec![placeholder("x"), identity("a", "x")]),
+            Registry::global(),
+        )
+        .unwrap(),
+    );
+    for len in 0..x.len() {
+        let _ = graphdef::from_bytes(&x[..len]);
+    }
+    for i in 0..x.len() {
+        let mut bytes = x.clone();
+        bytes[i] ^= 0xA5;
+        let _ = graphdef::from_bytes(&bytes);
+    }
+}

@@ -1,0 +1,81 @@
+//! The CPU kernels of `Const`, `Placeholder` and `PlaceholderWithDefault`,
+//! each for every dtype (TensorFlow registers them unconstrained).
+
+use op_core::error::quoted;
+use op_core::{
+    Code, DType, Error, KernelConstruction, KernelContext, Result, ShapeValue, Tensor, TensorValue,
+    kernel,
+};
+
+use super::ops::{Const, Placeholder, PlaceholderWithDefault};
+
+/// `Const`: the `value` attr as a tensor, made once when the kernel is
+/// created; each run outputs it shared (no copy per run, and a consumer
+/// that writes to it copies first, so the constant never changes).
+pub struct ConstKernel {
+    tensor: Tensor,
+}
+
+#[kernel(op = Const)]
+impl ConstKernel {
+    fn new(ctx: &KernelConstruction<'_>) -> Result<Self> {
+        let value: TensorValue = ctx.get_attr("value")?;
+        let dtype: DType = ctx.get_attr("dtype")?;
+        let node = ctx.instance();
+        let tensor = Tensor::from_tensor_value(&value)
+            .map_err(|e| Error::new(e.code(), format!("{node}: attr 'value': {}", e.message())))?;
+        // TensorFlow's ConstantOp check, in its words.
+        if tensor.dtype() != dtype {
+            return Err(Error::invalid_argument(format!(
+                "{node}: Type mismatch between value ({}) and dtype ({dtype})",
+                tensor.dtype()
+            )));
+        }
+        Ok(ConstKernel { tensor })
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        ctx.set_output(0, self.tensor.clone())
+    }
+}
+
+/// `Placeholder`: running it is the error that says it must be fed.
+pub struct PlaceholderKernel {
+    dtype: DType,
+    shape: ShapeValue,
+}
+
+#[kernel(op = Placeholder)]
+impl PlaceholderKernel {
+    fn new(ctx: &KernelConstruction<'_>) -> Result<Self> {
+        Ok(PlaceholderKernel {
+            dtype: ctx.get_attr("dtype")?,
+            shape: ctx.get_attr("shape")?,
+        })
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        // TensorFlow's message, which names the shape only when it has a
+        // known rank above 0.
+        let name = quoted(ctx.node_name());
+        let message = if !self.shape.unknown_rank && !self.shape.dims.is_empty() {
+            format!(
+                "You must feed a value for placeholder tensor {name} with dtype {} and shape {}",
+                self.dtype, self.shape
+            )
+        } else {
+            format!(
+                "You must feed a value for placeholder tensor {name} with dtype {}",
+                self.dtype
+            )
+        };
+        Err(ctx.error(Code::InvalidArgument, message))
+    }
+}
+
+/// `PlaceholderWithDefault` when not fed: the default, passed through
+/// without a copy.
+#[kernel(op = PlaceholderWithDefault)]
+fn placeholder_with_default(ctx: &mut KernelContext<'_>) -> Result<()> {
+    super::super::identity::forward(ctx, 0, 0)
+}

@@ -1,0 +1,402 @@
+//! The arithmetic of the reductions, over slices, for every device's
+//! kernels to share: one engine, generic over the element type and the
+//! reducer.
+//!
+//! - [`Accumulate`]: the type sums, products and maxima are accumulated in
+//!   (the element type itself, `f32` for `half` and `bfloat16`);
+//! - [`Reducible`]: the element types, each with its accumulator;
+//! - [`Reducer`]: what a reduction does ([`SumReducer`], [`ProdReducer`],
+//!   [`MaxReducer`], [`MeanReducer`]: a sum, then a division);
+//! - [`reduce_pass`]: one `[outer, reduced, inner]` pass over a part of its
+//!   output, the loop every kernel runs;
+//! - [`reduce_into`]: a whole [`ReductionPlan`], split over a thread pool
+//!   (pass [`ThreadPool::single`] to run on the caller).
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use op_core::threads::ThreadPool;
+use op_core::{Element, bf16, f16};
+
+use super::axes::{Pass, ReductionPlan};
+
+/// A type reductions accumulate in. Integers wrap on overflow, as
+/// TensorFlow's do; the maximum of floats is NaN if any element is NaN.
+pub trait Accumulate: Copy + Send + Sync + 'static {
+    /// `0`: the sum of nothing.
+    const ZERO: Self;
+    /// `1`: the product of nothing.
+    const ONE: Self;
+    /// The lowest value (`-inf` for floats): the maximum of nothing.
+    const LOWEST: Self;
+    /// `self + other`.
+    fn plus(self, other: Self) -> Self;
+    /// `self * other`.
+    fn times(self, other: Self) -> Self;
+    /// The larger of the two (NaN if either is).
+    fn maximum(self, other: Self) -> Self;
+    /// `self / count`, for the mean of `count` elements whose sum is
+    /// `self`: NaN for floats when `count` is 0, and 0 for integers
+    /// (TensorFlow's results); integers divide truncating toward zero.
+    fn mean_of(self, count: usize) -> Self;
+}
+
+macro_rules! accumulate_float {
+    ($($t:ty),*) => {$(
+        impl Accumulate for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self { self + other }
+            #[inline(always)]
+            fn times(self, other: Self) -> Self { self * other }
+            #[inline(always)]
+            fn maximum(self, other: Self) -> Self {
+                // Once `self` is NaN, nothing compares greater: it stays.
+                if other > self || other.is_nan() { other } else { self }
+            }
+            #[inline]
+            fn mean_of(self, count: usize) -> Self { self / count as $t }
+        }
+    )*};
+}
+
+macro_rules! accumulate_int {
+    ($($t:ty),*) => {$(
+        impl Accumulate for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            const LOWEST: Self = <$t>::MIN;
+            #[inline(always)]
+            fn plus(self, other: Self) -> Self { self.wrapping_add(other) }
+            #[inline(always)]
+            fn times(self, other: Self) -> Self { self.wrapping_mul(other) }
+            #[inline(always)]
+            fn maximum(self, other: Self) -> Self { Ord::max(self, other) }
+            #[inline]
+            fn mean_of(self, count: usize) -> Self {
+                // A count past the type's range exceeds any sum's size, so
+                // the quotient is 0; a count of 0 means a sum of 0.
+                match <$t>::try_from(count) {
+                    Ok(0) | Err(_) => 0,
+                    Ok(count) => self / count,
+                }
+            }
+        }
+    )*};
+}
+
+accumulate_float!(f32, f64);
+accumulate_int!(i32, i64);
+
+/// An element type the reduction kernels take, with the type it
+/// accumulates in.
+pub trait Reducible: Element + Copy + Send + Sync {
+    /// The accumulator: `Self`, or `f32` for the 16-bit floats (whose sums
+    /// would lose precision, or overflow, in 16 bits).
+    type Acc: Accumulate;
+    /// The element as an accumulator.
+    fn to_acc(self) -> Self::Acc;
+    /// An accumulated value as an element (rounded for the 16-bit floats).
+    fn from_acc(acc: Self::Acc) -> Self;
+}
+
+macro_rules! reducible_as_itself {
+    ($($t:ty),*) => {$(
+        impl Reducible for $t {
+            type Acc = $t;
+            #[inline(always)]
+            fn to_acc(self) -> $t { self }
+            #[inline(always)]
+            fn from_acc(acc: $t) -> $t { acc }
+        }
+    )*};
+}
+
+macro_rules! reducible_in_f32 {
+    ($($t:ty),*) => {$(
+        impl Reducible for $t {
+            type Acc = f32;
+            #[inline(always)]
+            fn to_acc(self) -> f32 { self.to_f32() }
+            #[inline(always)]
+            fn from_acc(acc: f32) -> $t { <$t>::from_f32(acc) }
+        }
+    )*};
+}
+
+reducible_as_itself!(f32, f64, i32, i64);
+reducible_in_f32!(f16, bf16);
+
+/// What a reduction computes, over any accumulator: an identity, an
+/// associative combination, and a last step given the element count.
+pub trait Reducer: Copy + Send + Sync + 'static {
+    /// The result of reducing nothing.
+    fn identity<A: Accumulate>() -> A;
+    /// Two partial results as one (associative and commutative, so that
+    /// partial results may be combined in any grouping).
+    fn combine<A: Accumulate>(a: A, b: A) -> A;
+    /// The result from the combination of `count` elements.
+    #[inline(always)]
+    fn finish<A: Accumulate>(acc: A, _count: usize) -> A {
+        acc
+    }
+}
+
+/// Declares the reducers: each an identity and a combination (and
+/// `Mean` a last step, the division).
+macro_rules! reducers {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident: $identity:ident, $combine:ident $(, finish = $finish:ident)?;
+    )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+
+        impl Reducer for $name {
+            #[inline(always)]
+            fn identity<A: Accumulate>() -> A {
+                A::$identity
+            }
+            #[inline(always)]
+            fn combine<A: Accumulate>(a: A, b: A) -> A {
+                a.$combine(b)
+            }
+            $(
+                #[inline]
+                fn finish<A: Accumulate>(acc: A, count: usize) -> A {
+                    acc.$finish(count)
+                }
+            )?
+        }
+    )*};
+}
+
+reducers! {
+    /// `Sum`: the sum of the elements (0 for none).
+    SumReducer: ZERO, plus;
+    /// `Prod`: the product of the elements (1 for none).
+    ProdReducer: ONE, times;
+    /// `Max`: the largest element (the lowest value for none; NaN if any is
+    /// NaN).
+    MaxReducer: LOWEST, maximum;
+    /// `Mean`: the sum divided by the count (NaN for no float elements, 0
+    /// for no integer elements; integer means truncate toward zero).
+    MeanReducer: ZERO, plus, finish = mean_of;
+}
+
+/// Independent accumulators for a contiguous run: they break the chain of
+/// dependent additions, so the loop vectorizes (and float sums round less).
+const LANES: usize = 8;
+
+/// `R` over a contiguous run of elements.
+#[inline]
+fn fold_run<X: Copy, A: Accumulate, R: Reducer>(run: &[X], load: &impl Fn(X) -> A) -> A {
+    let mut lanes = [R::identity::<A>(); LANES];
+    let mut chunks = run.chunks_exact(LANES);
+    for chunk in &mut chunks {
+        for (lane, x) in lanes.iter_mut().zip(chunk) {
+            *lane = R::combine(*lane, load(*x));
+        }
+    }
+    let mut acc = lanes.into_iter().fold(R::identity::<A>(), R::combine);
+    for x in chunks.remainder() {
+        acc = R::combine(acc, load(*x));
+    }
+    acc
+}
+
+/// One pass of `R`, over part of it: `input`, read as the row-major
+/// `[outer, reduced, inner]` array of `pass`, is reduced over its middle
+/// axis, over the rows `rows` (all of `0..pass.reduced`, or a part of them
+/// when a long reduction is split), into the elements
+/// `start..start + output.len()` of the `[outer, inner]` result. Each input
+/// element goes through `load` (to the accumulator) and each result
+/// through `finish`.
+///
+/// # Panics
+///
+/// If `input` is shorter than the pass reads or the output range or `rows`
+/// are outside the pass (the callers derive them from the pass).
+pub fn reduce_pass<X: Copy, A: Accumulate, Y, R: Reducer>(
+    input: &[X],
+    pass: Pass,
+    rows: Range<usize>,
+    start: usize,
+    output: &mut [Y],
+    load: impl Fn(X) -> A,
+    finish: impl Fn(A) -> Y,
+) {
+    let Pass { reduced, inner, .. } = pass;
+    if inner == 1 {
+        // Each output element reduces a contiguous run.
+        for (j, out) in output.iter_mut().enumerate() {
+            let row = (start + j) * reduced;
+            *out = finish(fold_run::<X, A, R>(
+                &input[row + rows.start..row + rows.end],
+                &load,
+            ));
+        }
+        return;
+    }
+    // Each output element reduces a strided column: accumulate whole row
+    // segments at once, a loop along contiguous memory that vectorizes.
+    let mut acc: Vec<A> = Vec::with_capacity(inner.min(output.len()));
+    let mut j = 0;
+    while j < output.len() {
+        let (outer_index, first) = ((start + j) / inner, (start + j) % inner);
+        let len = (inner - first).min(output.len() - j);
+        acc.clear();
+        acc.resize(len, R::identity());
+        let base = outer_index * reduced * inner + first;
+        for r in rows.clone() {
+            let segment = &input[base + r * inner..][..len];
+            for (a, x) in acc.iter_mut().zip(segment) {
+                *a = R::combine(*a, load(*x));
+            }
+        }
+        for (out, a) in output[j..j + len].iter_mut().zip(&acc) {
+            *out = finish(*a);
+        }
+        j += len;
+    }
+}
+
+/// One whole pass of `R` over `input` into `output` (`pass.outputs()`
+/// elements), split over `threads`: by output elements when there are
+/// enough of them, else by rows of the reduced axis into partial results
+/// that are then combined (a full reduction to one value still uses every
+/// thread).
+fn run_pass<X, A, Y, R>(
+    threads: &ThreadPool,
+    input: &[X],
+    pass: Pass,
+    output: &mut [Y],
+    load: impl Fn(X) -> A + Sync,
+    finish: impl Fn(A) -> Y + Sync,
+) where
+    X: Copy + Sync,
+    A: Accumulate,
+    Y: Send,
+    R: Reducer,
+{
+    let outputs = output.len();
+    if outputs == 0 {
+        return;
+    }
+    // `shard_slice` splits the output in whole cache lines: with fewer
+    // lines than threads, split the rows instead.
+    let lines = outputs.div_ceil((64 / size_of::<Y>().max(1)).max(1));
+    let row_blocks = threads.num_blocks(pass.reduced, outputs);
+    if lines >= threads.num_threads() || row_blocks <= 1 {
+        threads.shard_slice(output, pass.reduced.max(1), |start, block| {
+            reduce_pass::<X, A, Y, R>(input, pass, 0..pass.reduced, start, block, &load, &finish);
+        });
+        return;
+    }
+    let per_block = pass.reduced.div_ceil(row_blocks);
+    let partials: Vec<OnceLock<Vec<A>>> = (0..row_blocks).map(|_| OnceLock::new()).collect();
+    // One unit per block, each worth a block of its own.
+    threads.shard(row_blocks, usize::MAX / row_blocks, |blocks| {
+        for b in blocks {
+            let rows = b * per_block..pass.reduced.min((b + 1) * per_block);
+            let mut partial = vec![R::identity::<A>(); outputs];
+            reduce_pass::<X, A, A, R>(input, pass, rows, 0, &mut partial, &load, |a| a);
+            let _ = partials[b].set(partial);
+        }
+    });
+    for (j, out) in output.iter_mut().enumerate() {
+        let acc = partials
+            .iter()
+            .filter_map(OnceLock::get)
+            .fold(R::identity::<A>(), |acc, partial| {
+                R::combine(acc, partial[j])
+            });
+        *out = finish(acc);
+    }
+}
+
+/// The reduction `R` of `input` by `plan` into `output` (of
+/// `plan.output_dims`' size), split over `threads`.
+///
+/// A plan of one pass writes the output directly; a plan of several keeps
+/// its intermediate results in the accumulator type, so that 16-bit floats
+/// round once, at the end.
+///
+/// ```
+/// use op_core::threads::ThreadPool;
+/// use op_kernels::reduction::{ReductionPlan, SumReducer, reduce_into};
+///
+/// // [[1, 2, 3], [4, 5, 6]] summed over axis 0.
+/// let plan = ReductionPlan::new(&[2, 3], &[0], false)?;
+/// let mut out = [0.0f32; 3];
+/// reduce_into::<f32, SumReducer>(&ThreadPool::single(), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &plan, &mut out);
+/// assert_eq!(out, [5.0, 7.0, 9.0]);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+///
+/// # Panics
+///
+/// If `input` or `output` does not have the size the plan was made for.
+pub fn reduce_into<T: Reducible, R: Reducer>(
+    threads: &ThreadPool,
+    input: &[T],
+    plan: &ReductionPlan,
+    output: &mut [T],
+) {
+    let count = plan.reduced_count;
+    let done = move |acc: T::Acc| T::from_acc(R::finish(acc, count));
+    match plan.passes.as_slice() {
+        [] => output.copy_from_slice(input),
+        [pass] => {
+            assert_eq!(input.len(), pass.inputs(), "input size");
+            assert_eq!(output.len(), pass.outputs(), "output size");
+            run_pass::<T, T::Acc, T, R>(threads, input, *pass, output, T::to_acc, done);
+        }
+        [first, middle @ .., last] => {
+            assert_eq!(input.len(), first.inputs(), "input size");
+            assert_eq!(output.len(), last.outputs(), "output size");
+            let mut acc = vec![R::identity::<T::Acc>(); first.outputs()];
+            run_pass::<T, T::Acc, T::Acc, R>(threads, input, *first, &mut acc, T::to_acc, |a| a);
+            for pass in middle {
+                let mut next = vec![R::identity::<T::Acc>(); pass.outputs()];
+                run_pass::<T::Acc, T::Acc, T::Acc, R>(
+                    threads,
+                    &acc,
+                    *pass,
+                    &mut next,
+                    |a| a,
+                    |a| a,
+                );
+                acc = next;
+            }
+            run_pass::<T::Acc, T::Acc, T, R>(threads, &acc, *last, output, |a| a, done);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_maxima_propagate_nan_wherever_it_is() {
+        for values in [
+            [f32::NAN, 1.0, 2.0],
+            [1.0, f32::NAN, 2.0],
+            [1.0, 2.0, f32::NAN],
+        ] {
+            assert!(fold_run::<f32, f32, MaxReducer>(&values, &|x| x).is_nan());
+        }
+    }
+
+    #[test]
+    fn integer_means_of_nothing_or_of_huge_counts_are_zero() {
+        assert_eq!(0i32.mean_of(0), 0);
+        assert_eq!(7i32.mean_of(usize::MAX), 0);
+        assert_eq!((-7i64).mean_of(2), -3);
+        assert!(0.0f32.mean_of(0).is_nan());
+    }
+}

@@ -1,0 +1,58 @@
+//! The reductions `Sum`, `Mean`, `Max` and `Prod`: a tensor reduced over
+//! some of its axes, with TensorFlow's OpDefs, shape function and results.
+//!
+//! | op | result | of no elements |
+//! | --- | --- | --- |
+//! | `Sum` | the sum (integers wrap) | 0 |
+//! | `Mean` | the sum divided by the count (integers truncate) | NaN for floats, 0 for integers |
+//! | `Max` | the largest element (NaN if any is NaN) | the type's lowest value (`-inf`) |
+//! | `Prod` | the product (integers wrap) | 1 |
+//!
+//! The axes (`reduction_indices`, `int32` or `int64`) are a scalar or a
+//! vector, negative ones counting from the end; an empty list reduces
+//! nothing. With `keep_dims`, each reduced axis stays with length 1. An
+//! axis out of range, or one named twice (`1` and `-1` of a matrix), is an
+//! `InvalidArgument` error, as in TensorFlow's kernels (its shape function
+//! accepts repeats, and so does [`reduction_shape`]).
+//!
+//! # How it runs
+//!
+//! One engine serves the four ops and every element type: [`reduce_into`],
+//! generic over the element ([`Reducible`]) and the reducer ([`Reducer`]).
+//! [`ReductionPlan`] merges adjacent axes that are both reduced or both
+//! kept and drops axes of size 1, so the input is read as
+//! `[outer, reduced, inner]` (one pass; a reduction over separated runs of
+//! axes, as axes 0 and 2 of four, takes one pass per run). A pass is split
+//! over the runtime's intra-op threads by output elements, or, when there
+//! are too few of them (a sum of everything), by rows of the reduced axis
+//! into partial results that are combined at the end. Contiguous runs are
+//! summed in eight independent lanes, which vectorizes and rounds less than
+//! one long chain. `half` and `bfloat16` accumulate in `f32` and round once
+//! at the end, so their results may be more exact than TensorFlow's (whose
+//! `half` sum of `[60000, 60000, -60000]` overflows to `inf`; ours is
+//! `60000`).
+//!
+//! Kernels: `float`, `double`, `int32`, `int64`, `half` and `bfloat16`,
+//! each for both `Tidx` types.
+//!
+//! The files:
+//!
+//! - `ops.rs`: the ops, [`Sum`], [`Mean`], [`Max`], [`Prod`], and their shape
+//!   function [`reduction_shape`].
+//! - `axes.rs`: checking axes ([`normalize_axis`]) and planning the passes
+//!   ([`ReductionPlan`]), shared by the shape function and the kernels.
+//! - `math.rs`: the engine over slices ([`reduce_into`], [`reduce_pass`])
+//!   and the reducers, shared by every device's kernels.
+//! - `cpu.rs`: the CPU kernels.
+
+mod axes;
+mod cpu;
+mod math;
+mod ops;
+
+pub use axes::{Pass, ReductionPlan, normalize_axis};
+pub use math::{
+    Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, SumReducer, reduce_into,
+    reduce_pass,
+};
+pub use ops::*;

@@ -1,0 +1,291 @@
+//! The `opkit` command-line tool, as a library function over whatever ops
+//! are linked into the program that calls it.
+//!
+//! - `opkit ops`: the registered ops and their kernels (device, dtypes).
+//! - `opkit graph show MODEL.pb`: the nodes, their ops, inputs and
+//!   inferred dtypes and shapes.
+//! - `opkit graph run MODEL.pb --input x=x.npy --output y --output-dir out`:
+//!   feeds placeholders from `.npy` files, writes each fetch to
+//!   `out/<fetch, ':' replaced by '_'>.npy`.
+//! - `opkit graph convert IN OUT`: rewrites a GraphDef, binary (`.pb`) or
+//!   text (`.pbtxt`) by extension, after checking every node.
+//!
+//! Errors go to stderr, with a non-zero exit status.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use op_core::{Error, Registry, Result};
+use op_graph::{Session, graphdef};
+
+use crate::npy;
+
+/// The tool's command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "opkit",
+    version,
+    about = "Inspect and run the ops and graphs of opkit"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the registered ops and their kernels (device and dtypes).
+    Ops {
+        /// Only ops whose name contains this text.
+        filter: Option<String>,
+    },
+    /// Inspect, run and convert GraphDefs (`.pb`, or `.pbtxt` text).
+    #[command(subcommand)]
+    Graph(GraphCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum GraphCommand {
+    /// Print each node: its op, inputs, and inferred output dtypes and shapes.
+    Show {
+        /// The GraphDef (`.pb` binary, `.pbtxt` text).
+        model: PathBuf,
+    },
+    /// Run a GraphDef: feed placeholders from .npy files, write fetches as .npy files.
+    Run {
+        /// The GraphDef (`.pb` binary, `.pbtxt` text).
+        model: PathBuf,
+        /// `NAME=FILE.npy`: feed the placeholder (or any tensor) `NAME`
+        /// (`node` or `node:k`) from the file. Repeat for each input.
+        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        inputs: Vec<String>,
+        /// A tensor to fetch (`node` or `node:k`). Repeat for each output.
+        #[arg(long = "output", value_name = "NAME", required = true)]
+        outputs: Vec<String>,
+        /// Where to write the outputs, one `.npy` file each, named after
+        /// the fetch with ':' replaced by '_'. Created if missing.
+        #[arg(long, value_name = "DIR")]
+        output_dir: PathBuf,
+        /// Threads for independent branches of the graph.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        inter_op_threads: usize,
+    },
+    /// Rewrite a GraphDef (binary or text, by extension) after checking every node.
+    Convert {
+        /// The GraphDef to read.
+        input: PathBuf,
+        /// Where to write it: `.pbtxt` or `.txt` for text, binary otherwise.
+        output: PathBuf,
+    },
+}
+
+/// Runs the tool on the process's arguments and prints to stdout and
+/// stderr; what a binary's `main` returns.
+pub fn main() -> ExitCode {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    run(std::env::args_os(), &mut stdout.lock(), &mut stderr.lock())
+}
+
+/// Runs the tool on `args` (the program name first), writing its output to
+/// `out` and its errors to `err`; returns the exit status (0 on success,
+/// 1 on an error, 2 on a usage error).
+pub fn run(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = if e.use_stderr() {
+                write!(err, "{}", e.render())
+            } else {
+                write!(out, "{}", e.render())
+            };
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Ops { filter } => list_ops(Registry::global(), filter.as_deref(), out),
+        Command::Graph(GraphCommand::Show { model }) => show(&model, out),
+        Command::Graph(GraphCommand::Run {
+            model,
+            inputs,
+            outputs,
+            output_dir,
+            inter_op_threads,
+        }) => run_graph(
+            &model,
+            &inputs,
+            &outputs,
+            &output_dir,
+            inter_op_threads,
+            out,
+        ),
+        Command::Graph(GraphCommand::Convert { input, output }) => convert(&input, &output, out),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(err, "opkit: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn io_error(e: std::io::Error) -> op_core::Error {
+    op_core::Error::new(op_core::Code::from_io_error(&e), e.to_string())
+}
+
+/// `opkit ops`: each op's signature, then one line per device with the
+/// dtypes its kernels cover for each constrained type attr.
+fn list_ops(registry: &Registry, filter: Option<&str>, out: &mut dyn Write) -> Result<()> {
+    let mut ops: Vec<_> = registry
+        .ops()
+        .filter(|op| filter.is_none_or(|f| op.def().name.contains(f)))
+        .collect();
+    ops.sort_by(|a, b| a.def().name.cmp(&b.def().name));
+    let mut kernels = 0;
+    for op in &ops {
+        let def = op.def();
+        let inputs: Vec<String> = def.inputs.iter().map(|a| a.to_spec()).collect();
+        let outputs: Vec<String> = def.outputs.iter().map(|a| a.to_spec()).collect();
+        writeln!(
+            out,
+            "{}({}) -> ({})",
+            def.name,
+            inputs.join(", "),
+            outputs.join(", ")
+        )
+        .map_err(io_error)?;
+        if !def.attrs.is_empty() {
+            let attrs: Vec<String> = def.attrs.iter().map(|a| a.to_spec()).collect();
+            writeln!(out, "    attrs: {}", attrs.join(", ")).map_err(io_error)?;
+        }
+        // device -> attr -> dtypes, in registration order without repeats.
+        let mut devices: BTreeMap<String, (usize, BTreeMap<&str, Vec<String>>)> = BTreeMap::new();
+        for kernel in op.kernels() {
+            let (count, attrs) = devices.entry(kernel.device.to_string()).or_default();
+            *count += 1;
+            for c in kernel.constraints {
+                let dtypes = attrs.entry(c.attr).or_default();
+                let name = c.dtype.to_string();
+                if !dtypes.contains(&name) {
+                    dtypes.push(name);
+                }
+            }
+        }
+        if devices.is_empty() {
+            writeln!(out, "    no kernels").map_err(io_error)?;
+        }
+        for (device, (count, attrs)) in devices {
+            let constraints: Vec<String> = attrs
+                .iter()
+                .map(|(attr, dtypes)| format!("{attr} in {{{}}}", dtypes.join(", ")))
+                .collect();
+            let plural = if count == 1 { "" } else { "s" };
+            let detail = if constraints.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", constraints.join("; "))
+            };
+            writeln!(out, "    {device}, {count} kernel{plural}{detail}").map_err(io_error)?;
+            kernels += count;
+        }
+    }
+    writeln!(out, "{} ops, {kernels} kernels", ops.len()).map_err(io_error)?;
+    Ok(())
+}
+
+/// `opkit graph show`: the graph's `Display` (one line per node), then a
+/// summary.
+fn show(model: &Path, out: &mut dyn Write) -> Result<()> {
+    let graph = graphdef::read(model, Registry::global())?;
+    write!(out, "{graph}").map_err(io_error)?;
+    let placeholders: Vec<&str> = graph
+        .nodes()
+        .iter()
+        .filter(|n| n.op() == "Placeholder")
+        .map(|n| n.name())
+        .collect();
+    writeln!(
+        out,
+        "{} nodes; placeholders: {}",
+        graph.len(),
+        if placeholders.is_empty() {
+            "none".to_owned()
+        } else {
+            placeholders.join(", ")
+        }
+    )
+    .map_err(io_error)
+}
+
+/// `opkit graph run`.
+fn run_graph(
+    model: &Path,
+    inputs: &[String],
+    outputs: &[String],
+    output_dir: &Path,
+    inter_op_threads: usize,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let graph = graphdef::read(model, Registry::global())?;
+    let session = Session::builder(graph)
+        .inter_op_threads(inter_op_threads)
+        .build()?;
+    let mut runner = session.runner();
+    for input in inputs {
+        let (name, file) = input.split_once('=').ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "--input {input}: write NAME=FILE.npy, as in --input x=x.npy"
+            ))
+        })?;
+        let value =
+            npy::read(Path::new(file)).map_err(|e| e.with_context(format!("--input {input}")))?;
+        runner = runner.feed(name, value);
+    }
+    for output in outputs {
+        runner = runner.fetch(output.as_str());
+    }
+    let values = runner.run()?;
+    std::fs::create_dir_all(output_dir).map_err(|e| {
+        Error::new(
+            op_core::Code::from_io_error(&e),
+            format!("cannot create {}: {e}", output_dir.display()),
+        )
+    })?;
+    for (fetch, value) in outputs.iter().zip(&values) {
+        let path = output_dir.join(format!("{}.npy", fetch.replace(':', "_")));
+        npy::write(&path, value)?;
+        writeln!(
+            out,
+            "{fetch}: {} {} -> {}",
+            value.dtype(),
+            value.shape(),
+            path.display()
+        )
+        .map_err(io_error)?;
+    }
+    Ok(())
+}
+
+/// `opkit graph convert`.
+fn convert(input: &Path, output: &Path, out: &mut dyn Write) -> Result<()> {
+    let graph = graphdef::read(input, Registry::global())?;
+    graphdef::write(&graph, output)?;
+    writeln!(
+        out,
+        "{} nodes: {} -> {}",
+        graph.len(),
+        input.display(),
+        output.display()
+    )
+    .map_err(io_error)
+}
