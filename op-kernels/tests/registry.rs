@@ -73,7 +73,6 @@ const OPS: &[(&str, usize)] = &[
     ("SquaredDifference", 8),
     ("Squeeze", 1),
     ("StopGradient", 1),
-    ("StringToNumber", 2),
     ("StringToNumber", 6),
     ("Sub", 14),
     ("Sum", 6),
