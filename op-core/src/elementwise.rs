@@ -4,8 +4,9 @@
 //! This is seed 003's functor pattern in Rust. The op's math is one generic
 //! function (`|x: &T| x.double()`: TensorFlow's `ExampleFunctor`), written
 //! once for every element type; the slice functions here
-//! ([`map_into`], [`map_in_place`], [`zip_map_into`], [`zip3_map_into`])
-//! apply it to a block of elements, the same way for the CPU kernel (block
+//! ([`map_into`], [`map_in_place`], [`zip_map_into`], [`zip3_map_into`],
+//! and for broadcasts [`zip_lanes_into`] and [`zip_lane_in_place`]) apply
+//! it to a block of elements, the same way for the CPU kernel (block
 //! by block over the runtime's threads) and for any other caller that holds
 //! slices (a later lite runtime over its arena, a test); a GPU functor will
 //! sit beside them.
@@ -52,6 +53,7 @@
 
 pub mod broadcast;
 
+use std::cell::Cell;
 use std::sync::Mutex;
 
 pub use broadcast::{Broadcast, Run};
@@ -145,80 +147,45 @@ impl<'a, T> Lane<'a, T> {
 }
 
 /// `output[j] = f(a[j], b[j])` over two lanes (each one element per output
-/// element, or one for all), stopping at the first error, which comes back
-/// with the index of its element. Each combination of lanes is its own
-/// loop, so that the common ones (two slices, a slice and a scalar)
-/// vectorize.
+/// element, or one for all). Each combination of lanes is its own loop, so
+/// that the common ones (two slices, a slice and a scalar) vectorize.
 #[inline]
-pub fn try_zip_lanes_into<A, B, U>(
+pub fn zip_lanes_into<A, B, U>(
     a: Lane<'_, A>,
     b: Lane<'_, B>,
     output: &mut [U],
-    f: impl Fn(&A, &B) -> Result<U>,
-) -> std::result::Result<(), (usize, Error)> {
-    let write = |j: usize, out: &mut U, value: Result<U>| match value {
-        Ok(v) => {
-            *out = v;
-            Ok(())
-        }
-        Err(e) => Err((j, e)),
-    };
+    f: impl Fn(&A, &B) -> U,
+) {
     match (a, b) {
-        (Lane::Each(a), Lane::Each(b)) => {
-            for (j, (out, (a, b))) in output.iter_mut().zip(a.iter().zip(b)).enumerate() {
-                write(j, out, f(a, b))?;
-            }
-        }
-        (Lane::Each(a), Lane::Same(b)) => {
-            for (j, (out, a)) in output.iter_mut().zip(a).enumerate() {
-                write(j, out, f(a, b))?;
-            }
-        }
-        (Lane::Same(a), Lane::Each(b)) => {
-            for (j, (out, b)) in output.iter_mut().zip(b).enumerate() {
-                write(j, out, f(a, b))?;
-            }
-        }
-        (Lane::Same(a), Lane::Same(b)) => {
-            for (j, out) in output.iter_mut().enumerate() {
-                write(j, out, f(a, b))?;
-            }
-        }
+        (Lane::Each(a), Lane::Each(b)) => zip_map_into(a, b, output, f),
+        (Lane::Each(a), Lane::Same(b)) => map_into(a, output, |a| f(a, b)),
+        (Lane::Same(a), Lane::Each(b)) => map_into(b, output, |b| f(a, b)),
+        (Lane::Same(a), Lane::Same(b)) => output.iter_mut().for_each(|out| *out = f(a, b)),
     }
-    Ok(())
 }
 
 /// `values[j] = f(values[j], other[j])` over a lane (see
-/// [`try_zip_lanes_into`]): a binary op written into its first operand's
+/// [`zip_lanes_into`]): a binary op written into its first operand's
 /// buffer.
 #[inline]
-pub fn try_zip_lane_in_place<T>(
-    values: &mut [T],
-    other: Lane<'_, T>,
-    f: impl Fn(&T, &T) -> Result<T>,
-) -> std::result::Result<(), (usize, Error)> {
-    let write = |j: usize, out: &mut T, value: Result<T>| match value {
-        Ok(v) => {
-            *out = v;
-            Ok(())
-        }
-        Err(e) => Err((j, e)),
-    };
+pub fn zip_lane_in_place<T>(values: &mut [T], other: Lane<'_, T>, f: impl Fn(&T, &T) -> T) {
     match other {
         Lane::Each(other) => {
-            for (j, (v, o)) in values.iter_mut().zip(other).enumerate() {
-                let value = f(v, o);
-                write(j, v, value)?;
+            for (v, o) in values.iter_mut().zip(other) {
+                *v = f(v, o);
             }
         }
-        Lane::Same(o) => {
-            for (j, v) in values.iter_mut().enumerate() {
-                let value = f(v, o);
-                write(j, v, value)?;
-            }
-        }
+        Lane::Same(o) => map_in_place(values, |v| f(v, o)),
     }
-    Ok(())
+}
+
+/// Whether an output of `count` elements of `T` is worth writing into an
+/// input's buffer: not when it is small enough to live inside the tensor
+/// (a scalar), where there is no buffer to save and a new one costs less
+/// than forwarding.
+#[inline]
+fn worth_forwarding<T>(count: usize) -> bool {
+    count.saturating_mul(size_of::<T>()) > crate::tensor::storage::SMALL_BYTES
 }
 
 /// The runs covering `range` of a broadcast output: `plan`'s, or without a
@@ -263,6 +230,35 @@ impl FirstError {
         match self.0.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, error)) => Err(error),
             None => Ok(()),
+        }
+    }
+}
+
+/// The first error of one block of a fallible elementwise computation:
+/// the element function writes the type's default in a failing element's
+/// place and goes on, so that its loop has one exit and vectorizes when
+/// nothing can fail (the infallible helpers never touch it). Blocks are
+/// walked in order, so the first error kept is the block's lowest.
+struct BlockError(Cell<Option<Error>>);
+
+impl BlockError {
+    fn new() -> Self {
+        BlockError(Cell::new(None))
+    }
+
+    /// Keeps `error` if it is the block's first; the value to write.
+    #[cold]
+    fn keep<U: Default>(&self, error: Error) -> U {
+        let first = self.0.take();
+        self.0.set(Some(first.unwrap_or(error)));
+        U::default()
+    }
+
+    /// Hands the block's error, if any, to `first` (for the block at
+    /// `offset`).
+    fn report(self, offset: usize, first: &FirstError) {
+        if let Some(error) = self.0.into_inner() {
+            first.record(offset, error);
         }
     }
 }
@@ -414,7 +410,8 @@ impl KernelContext<'_> {
     /// It is written into the buffer of `a`, else of `b`, when the caller
     /// handed that input over (a unique buffer of type `T`) and it has as
     /// many elements as the output (TensorFlow's
-    /// `forward_input_or_allocate_output({0, 1}, ...)`); otherwise into a
+    /// `forward_input_or_allocate_output({0, 1}, ...)`); otherwise, and for
+    /// an output small enough to live inside its tensor (a scalar), into a
     /// new buffer from the runtime's allocator. Inputs of one shape are
     /// zipped, a one-element input is repeated, and other shapes are walked
     /// by a [`Broadcast`] plan; the work is split over the runtime's threads
@@ -440,13 +437,19 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&T, &T) -> T + Sync,
     ) -> Result<()> {
-        self.try_broadcast_binary(inputs, output, cost_per_element, |a: &T, b: &T| Ok(f(a, b)))
+        self.binary_core(
+            inputs,
+            output,
+            cost_per_element,
+            |a: &T, b: &T, _: &BlockError| f(a, b),
+        )
     }
 
     /// Like [`broadcast_binary`](Self::broadcast_binary), for a function
     /// that may fail (an integer power with a negative exponent): the error
     /// of the first failing element (by index, however the work was split)
-    /// is returned, and the output is not set.
+    /// is returned, and the output is not set. Every element is computed,
+    /// as in TensorFlow, which flags errors rather than stopping.
     pub fn try_broadcast_binary<T: Element>(
         &mut self,
         inputs: [usize; 2],
@@ -454,25 +457,12 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&T, &T) -> Result<T> + Sync,
     ) -> Result<()> {
-        let shape = self.broadcast_shape(inputs)?;
-        self.expect_output_dtype::<T>(output)?;
-        for k in [0, 1] {
-            let candidate = self.input(inputs[k])?;
-            if candidate.is_unique()
-                && candidate.dtype() == T::DTYPE
-                && candidate.num_elements() == shape.num_elements()
-            {
-                return self.broadcast_binary_in_place(
-                    inputs,
-                    k,
-                    output,
-                    &shape,
-                    cost_per_element,
-                    &f,
-                );
-            }
-        }
-        self.try_broadcast_binary_to(inputs, output, cost_per_element, f)
+        self.binary_core(
+            inputs,
+            output,
+            cost_per_element,
+            |a: &T, b: &T, errors: &BlockError| f(a, b).unwrap_or_else(|e| errors.keep(e)),
+        )
     }
 
     /// Output `output` gets `f(a, b)` for inputs `a` and `b` broadcast
@@ -489,55 +479,96 @@ impl KernelContext<'_> {
         cost_per_element: usize,
         f: impl Fn(&A, &B) -> U + Sync,
     ) -> Result<()> {
-        self.try_broadcast_binary_to(inputs, output, cost_per_element, |a: &A, b: &B| Ok(f(a, b)))
+        self.binary_to_core(
+            inputs,
+            output,
+            cost_per_element,
+            |a: &A, b: &B, _: &BlockError| f(a, b),
+        )
     }
 
-    /// [`broadcast_binary_to`](Self::broadcast_binary_to) for a function
-    /// that may fail, as [`try_broadcast_binary`](Self::try_broadcast_binary).
-    fn try_broadcast_binary_to<A: Element, B: Element, U: Element>(
+    /// [`broadcast_binary`](Self::broadcast_binary) and
+    /// [`try_broadcast_binary`](Self::try_broadcast_binary): in place when
+    /// an input allows, else into a new buffer. `f` reports failures to
+    /// the block's [`BlockError`].
+    fn binary_core<T: Element>(
+        &mut self,
+        inputs: [usize; 2],
+        output: usize,
+        cost_per_element: usize,
+        f: impl Fn(&T, &T, &BlockError) -> T + Sync,
+    ) -> Result<()> {
+        let counts = [self.input(inputs[0])?, self.input(inputs[1])?].map(Tensor::num_elements);
+        // Only an input with as many elements as the output can become it,
+        // so small ones (and one-element calls, the per-node cost of a
+        // graph) go straight to a new buffer.
+        if worth_forwarding::<T>(counts[0].max(counts[1])) {
+            let shape = self.broadcast_shape(inputs)?;
+            self.expect_output_dtype::<T>(output)?;
+            for k in [0, 1] {
+                let candidate = self.input(inputs[k])?;
+                if candidate.is_unique()
+                    && candidate.dtype() == T::DTYPE
+                    && counts[k] == shape.num_elements()
+                {
+                    return self.binary_in_place(inputs, k, output, &shape, cost_per_element, f);
+                }
+            }
+        }
+        self.binary_to_core(inputs, output, cost_per_element, f)
+    }
+
+    /// The allocating half of the binary helpers: output `output`, of the
+    /// inputs' broadcast shape, in a new buffer.
+    fn binary_to_core<A: Element, B: Element, U: Element>(
         &mut self,
         [ia, ib]: [usize; 2],
         output: usize,
         cost_per_element: usize,
-        f: impl Fn(&A, &B) -> Result<U> + Sync,
+        f: impl Fn(&A, &B, &BlockError) -> U + Sync,
     ) -> Result<()> {
-        let shape = self.broadcast_shape([ia, ib])?;
         let (ta, tb) = (self.input(ia)?, self.input(ib)?);
         let (a, b) = (self.typed::<A>(ia, ta)?, self.typed::<B>(ib, tb)?);
-        let plan = self.plan_if_needed([ta, tb], &shape)?;
-        let full = [a.len(), b.len()].map(|n| n == shape.num_elements());
         let first_error = FirstError::new();
-        let tensor =
+        let tensor = if ta.dims() == tb.dims() {
+            // One shape: a plain zip, the commonest case and the cheapest.
+            self.filled_output::<U>(output, ta.shape_ref(), cost_per_element, |offset, block| {
+                let errors = BlockError::new();
+                zip_map_into(&a[offset..], &b[offset..], block, |x, y| f(x, y, &errors));
+                errors.report(offset, &first_error);
+            })?
+        } else {
+            let shape = self.broadcast_shape([ia, ib])?;
+            let plan = self.plan_if_needed([ta.dims(), tb.dims()], &shape)?;
+            let full = [a.len(), b.len()].map(|n| n == shape.num_elements());
             self.filled_output::<U>(output, &shape, cost_per_element, |offset, block| {
+                let errors = BlockError::new();
                 runs(plan.as_ref(), full, offset..offset + block.len(), |run| {
                     let len = run.output.len();
-                    let lanes = (
-                        Lane::of_run(a, run.starts[0], run.steps[0], len),
-                        Lane::of_run(b, run.starts[1], run.steps[1], len),
-                    );
+                    let a = Lane::of_run(a, run.starts[0], run.steps[0], len);
+                    let b = Lane::of_run(b, run.starts[1], run.steps[1], len);
                     let out = &mut block[run.output.start - offset..run.output.end - offset];
-                    if let Err((j, e)) = try_zip_lanes_into(lanes.0, lanes.1, out, &f) {
-                        first_error.record(run.output.start + j, e);
-                    }
+                    zip_lanes_into(a, b, out, |x, y| f(x, y, &errors));
                 });
-            })?;
+                errors.report(offset, &first_error);
+            })?
+        };
         first_error.into_result()?;
         self.outputs_mut()[output] = Some(tensor);
         Ok(())
     }
 
-    /// The in-place half of [`try_broadcast_binary`](Self::try_broadcast_binary):
-    /// `inputs[k]` (which has the output's element count and a buffer the
-    /// caller handed over) becomes output `output`, and `f` runs over it
-    /// and the other input.
-    fn broadcast_binary_in_place<T: Element>(
+    /// The in-place half of the binary helpers: `inputs[k]` (which has the
+    /// output's element count and a buffer the caller handed over) becomes
+    /// output `output`, and `f` runs over it and the other input.
+    fn binary_in_place<T: Element>(
         &mut self,
         inputs: [usize; 2],
         k: usize,
         output: usize,
         shape: &TensorShape,
         cost_per_element: usize,
-        f: &(impl Fn(&T, &T) -> Result<T> + Sync),
+        f: impl Fn(&T, &T, &BlockError) -> T + Sync,
     ) -> Result<()> {
         let threads = self.threads();
         // A handle on the other input's buffer, so that it can be read
@@ -545,28 +576,35 @@ impl KernelContext<'_> {
         let other_index = inputs[1 - k];
         let other = self.input(other_index)?.clone();
         let other_values = self.typed::<T>(other_index, &other)?;
-        let this_dims = self.input(inputs[k])?.dims().to_vec();
-        let plan = self.plan_if_needed_dims([&this_dims, other.dims()], shape)?;
+        let this_shape = self.input(inputs[k])?.shape();
+        let plan = self.plan_if_needed([this_shape.dims(), other.dims()], shape)?;
         let other_full = other_values.len() == shape.num_elements();
         let values = self
             .forward_input_or_allocate_output(inputs[k], output, shape.dims())?
             .as_slice_mut::<T>()?;
         let first_error = FirstError::new();
-        // The function with this input's element first, whichever input
-        // it is.
-        let g = |v: &T, o: &T| if k == 0 { f(v, o) } else { f(o, v) };
         // Operand 0 of the runs is this input (the output), operand 1 the
         // other.
         threads.shard_slice(values, cost_per_element, |offset, block| {
-            let full = [true, other_full];
-            runs(plan.as_ref(), full, offset..offset + block.len(), |run| {
-                let len = run.output.len();
-                let other = Lane::of_run(other_values, run.starts[1], run.steps[1], len);
-                let out = &mut block[run.output.start - offset..run.output.end - offset];
-                if let Err((j, e)) = try_zip_lane_in_place(out, other, g) {
-                    first_error.record(run.output.start + j, e);
-                }
-            });
+            let errors = BlockError::new();
+            runs(
+                plan.as_ref(),
+                [true, other_full],
+                offset..offset + block.len(),
+                |run| {
+                    let len = run.output.len();
+                    let other = Lane::of_run(other_values, run.starts[1], run.steps[1], len);
+                    let out = &mut block[run.output.start - offset..run.output.end - offset];
+                    // The function with this input's element first, whichever
+                    // input it is.
+                    if k == 0 {
+                        zip_lane_in_place(out, other, |v, o| f(v, o, &errors));
+                    } else {
+                        zip_lane_in_place(out, other, |v, o| f(o, v, &errors));
+                    }
+                },
+            );
+            errors.report(offset, &first_error);
         });
         first_error.into_result()
     }
@@ -577,8 +615,8 @@ impl KernelContext<'_> {
     /// shapes of the same element counts: `Select` treats a vector
     /// condition as `[n,1,...,1]`). The output has the plan's shape.
     ///
-    /// It is written into the buffer of `t` (inputs[1]), else of `e`
-    /// (inputs[2]), when the caller handed it over and it has the output's
+    /// It is written into the buffer of `t` (`inputs[1]`), else of `e`
+    /// (`inputs[2]`), when the caller handed it over and it has the output's
     /// element count, as [`broadcast_binary`](Self::broadcast_binary) does;
     /// otherwise into a new buffer. The work is split over the runtime's
     /// threads.
@@ -631,7 +669,11 @@ impl KernelContext<'_> {
         let cond = self.typed::<C>(inputs[0], &cond)?;
         for k in [1, 2] {
             let candidate = self.input(inputs[k])?;
-            if !(candidate.is_unique() && candidate.dtype() == T::DTYPE && plan.is_full(k)) {
+            if !(worth_forwarding::<T>(plan.num_elements())
+                && candidate.is_unique()
+                && candidate.dtype() == T::DTYPE
+                && plan.is_full(k))
+            {
                 continue;
             }
             let other_index = 3 - k;
@@ -701,18 +743,10 @@ impl KernelContext<'_> {
         })
     }
 
-    /// The plan for two inputs broadcast to `shape`, when one is needed: not
-    /// when each input has either the output's element count or one element
-    /// (then they are zipped or repeated without one).
+    /// The plan for two inputs of dims `dims` broadcast to `shape`, when
+    /// one is needed: not when each input has either the output's element
+    /// count or one element (then they are zipped or repeated without one).
     fn plan_if_needed(
-        &self,
-        inputs: [&Tensor; 2],
-        shape: &TensorShape,
-    ) -> Result<Option<Broadcast<2>>> {
-        self.plan_if_needed_dims(inputs.map(Tensor::dims), shape)
-    }
-
-    fn plan_if_needed_dims(
         &self,
         dims: [&[usize]; 2],
         shape: &TensorShape,

@@ -427,6 +427,9 @@ fn check_binary<T: Element, U: Element>(
     Ok(())
 }
 
+/// A unary op's function, written with plain Rust arithmetic.
+type UnaryReference = fn(f64) -> f64;
+
 fn float_values() -> impl Strategy<Value = Vec<f64>> {
     let value = prop_oneof![
         8 => -100.0f64..100.0,
@@ -607,7 +610,7 @@ proptest! {
     ) {
         op_kernels::link();
         let x = tensor(&dims, &xs);
-        let ops: [(&str, fn(f64) -> f64); 11] = [
+        let ops: [(&str, UnaryReference); 11] = [
             ("Neg", |v| -v),
             ("Square", |v| v * v),
             ("Sqrt", f64::sqrt),

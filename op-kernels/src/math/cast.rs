@@ -5,7 +5,7 @@
 //!
 //! What each conversion does, and where it departs from TensorFlow (a
 //! float out of an integer type's range, `Truncate` from `double` to
-//! `complex64`), is in the [family docs](super#conversions).
+//! `complex64`), is in the [family docs](crate::math#conversions).
 
 use op_core::{Complex, Complex64, Complex128, Element, bf16, f16};
 
@@ -36,28 +36,13 @@ pub trait CastTarget: Element + Copy {
 
 /// A type that `Cast` converts from.
 pub trait CastSource: Element + Copy {
-    /// `self` as a `D` (see the [module docs](self)).
+    /// `self` as a `D` (see the [family docs](crate::math#conversions)).
     fn cast<D: CastTarget>(self) -> D;
 }
 
-macro_rules! target_integer {
-    ($($t:ty),*) => {$(
-        impl CastTarget for $t {
-            #[inline]
-            fn from_i64(v: i64) -> Self { v as $t }
-            #[inline]
-            fn from_u64(v: u64) -> Self { v as $t }
-            #[inline]
-            fn from_f32(v: f32) -> Self { v as $t }
-            #[inline]
-            fn from_f64(v: f64) -> Self { v as $t }
-            #[inline]
-            fn from_bool(v: bool) -> Self { v as $t }
-        }
-    )*};
-}
-
-macro_rules! target_float {
+/// Integers and `float`, `double`: Rust's `as` is C++'s `static_cast`
+/// where C++ defines it (and saturates where it does not).
+macro_rules! target_primitive {
     ($($t:ty),*) => {$(
         impl CastTarget for $t {
             #[inline]
@@ -113,8 +98,7 @@ macro_rules! target_complex {
     )*};
 }
 
-target_integer!(i8, i16, i32, i64, u8, u16, u32, u64);
-target_float!(f32, f64);
+target_primitive!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 target_half!(f16, bf16);
 target_complex!(f32, f64);
 

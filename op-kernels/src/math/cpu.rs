@@ -37,82 +37,13 @@ const TRANSCENDENTAL: usize = 40;
 /// `pow`.
 const POW: usize = 80;
 
-// ---- Unary ops ----
+// ---- The helpers the kernels apply their element function with ----
 
 /// Output 0 is `f` of each element of input 0, in its buffer when the
 /// caller handed it over.
 fn map<T: Element + Copy>(ctx: &mut KernelContext<'_>, cost: usize, f: fn(T) -> T) -> Result<()> {
     ctx.unary(0, 0, cost, |x: &T| f(*x))
 }
-
-#[kernel(
-    op = Neg,
-    types(bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128)
-)]
-fn neg<T: Negate>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, CHEAP, T::negate)
-}
-
-#[kernel(
-    op = Square,
-    types(
-        bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-        complex64, complex128
-    )
-)]
-fn square_kernel<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, CHEAP, square::<T>)
-}
-
-#[kernel(op = Sqrt, types(bfloat16, half, float, double, complex64, complex128))]
-fn sqrt<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, SQRT, T::sqrt)
-}
-
-#[kernel(op = Rsqrt, types(bfloat16, half, float, double, complex64, complex128))]
-fn rsqrt<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, SQRT, T::rsqrt)
-}
-
-#[kernel(op = Exp, types(bfloat16, half, float, double, complex64, complex128))]
-fn exp<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, TRANSCENDENTAL, T::exp)
-}
-
-#[kernel(op = Log, types(bfloat16, half, float, double, complex64, complex128))]
-fn log<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, TRANSCENDENTAL, T::log)
-}
-
-#[kernel(op = Sin, types(bfloat16, half, float, double, complex64, complex128))]
-fn sin<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, TRANSCENDENTAL, T::sin)
-}
-
-#[kernel(op = Cos, types(bfloat16, half, float, double, complex64, complex128))]
-fn cos<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, TRANSCENDENTAL, T::cos)
-}
-
-#[kernel(op = Tanh, types(bfloat16, half, float, double, complex64, complex128))]
-fn tanh<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, TRANSCENDENTAL, T::tanh)
-}
-
-#[kernel(op = Sigmoid, types(bfloat16, half, float, double, complex64, complex128))]
-fn sigmoid<T: Transcendental>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, TRANSCENDENTAL, T::sigmoid)
-}
-
-#[kernel(
-    op = Relu,
-    types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64)
-)]
-fn relu_kernel<T: Element + Copy + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    map(ctx, CHEAP, relu::<T>)
-}
-
-// ---- Binary ops ----
 
 /// Output 0 is `f` of inputs 0 and 1 broadcast together, in the buffer of
 /// an input the caller handed over when it has the output's size.
@@ -124,92 +55,101 @@ fn zip<T: Element + Copy>(
     ctx.broadcast_binary([0, 1], 0, cost, |x: &T, y: &T| f(*x, *y))
 }
 
-#[kernel(
-    op = AddV2,
-    types(
-        bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
-        complex64, complex128
-    )
-)]
-fn add_v2<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, CHEAP, T::add)
+/// [`zip`] for a function that may fail: the first failing element's
+/// error.
+fn try_zip<T: Element + Copy>(
+    ctx: &mut KernelContext<'_>,
+    cost: usize,
+    f: fn(T, T) -> Result<T>,
+) -> Result<()> {
+    ctx.try_broadcast_binary([0, 1], 0, cost, |x: &T, y: &T| f(*x, *y))
 }
 
-#[kernel(
-    op = Sub,
-    types(
-        bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64,
-        complex128, uint32, uint64
-    )
-)]
-fn sub<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, CHEAP, T::sub)
+/// Output 0 is the comparison `f` of inputs 0 and 1 broadcast together.
+fn compare<T: Element>(
+    ctx: &mut KernelContext<'_>,
+    cost: usize,
+    f: fn(&T, &T) -> bool,
+) -> Result<()> {
+    ctx.broadcast_binary_to([0, 1], 0, cost, f)
 }
 
-#[kernel(
-    op = Mul,
-    types(
-        bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64,
-        complex64, complex128
-    )
-)]
-fn mul<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, CHEAP, T::mul)
+/// Element types that are ordered (`Relu`, `Maximum`, `Minimum` and the
+/// comparisons).
+trait Ordered: Element + Copy + PartialOrd {}
+
+impl<T: Element + Copy + PartialOrd> Ordered for T {}
+
+/// One kernel per line: the op, the kernel's name and element bound, the
+/// helper with its cost per element and element function, and the types
+/// TensorFlow registers CPU kernels for.
+macro_rules! elementwise_kernels {
+    ($($op:ident: $kernel:ident<$bound:path> = $helper:ident($cost:expr, $function:expr),
+        types($($ty:ident),*);)*) => {$(
+        #[kernel(op = $op, types($($ty),*))]
+        fn $kernel<T: $bound>(ctx: &mut KernelContext<'_>) -> Result<()> {
+            $helper(ctx, $cost, $function)
+        }
+    )*};
 }
 
-#[kernel(op = RealDiv, types(bfloat16, half, float, double, complex64, complex128))]
-fn real_div<T: Divide>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, DIVIDE, T::divide)
-}
+elementwise_kernels! {
+    // Unary ops.
+    Neg: neg<Negate> = map(CHEAP, T::negate),
+        types(bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128);
+    Square: square_kernel<Arithmetic> = map(CHEAP, square::<T>),
+        types(bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32,
+            uint64, complex64, complex128);
+    Sqrt: sqrt<Transcendental> = map(SQRT, T::sqrt),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Rsqrt: rsqrt<Transcendental> = map(SQRT, T::rsqrt),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Exp: exp<Transcendental> = map(TRANSCENDENTAL, T::exp),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Log: log<Transcendental> = map(TRANSCENDENTAL, T::log),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Sin: sin<Transcendental> = map(TRANSCENDENTAL, T::sin),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Cos: cos<Transcendental> = map(TRANSCENDENTAL, T::cos),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Tanh: tanh<Transcendental> = map(TRANSCENDENTAL, T::tanh),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Sigmoid: sigmoid<Transcendental> = map(TRANSCENDENTAL, T::sigmoid),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Relu: relu_kernel<Ordered> = map(CHEAP, relu::<T>),
+        types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
+            uint64);
 
-#[kernel(
-    op = Maximum,
-    types(bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64)
-)]
-fn maximum_kernel<T: Element + Copy + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, CHEAP, maximum::<T>)
-}
+    // Binary ops, broadcasting.
+    AddV2: add_v2<Arithmetic> = zip(CHEAP, T::add),
+        types(bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32,
+            int64, complex64, complex128);
+    Sub: sub<Arithmetic> = zip(CHEAP, T::sub),
+        types(bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64,
+            complex128, uint32, uint64);
+    Mul: mul<Arithmetic> = zip(CHEAP, T::mul),
+        types(bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64,
+            int64, complex64, complex128);
+    RealDiv: real_div<Divide> = zip(DIVIDE, T::divide),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Maximum: maximum_kernel<Ordered> = zip(CHEAP, maximum::<T>),
+        types(bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64,
+            uint64);
+    Minimum: minimum_kernel<Ordered> = zip(CHEAP, minimum::<T>),
+        types(bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64,
+            uint64);
+    Pow: pow<Power> = try_zip(POW, T::power),
+        types(bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128);
+    SquaredDifference: squared_difference<Arithmetic> = zip(CHEAP, T::squared_difference),
+        types(bfloat16, half, float, double, int32, int64, complex64, complex128);
 
-#[kernel(
-    op = Minimum,
-    types(bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64)
-)]
-fn minimum_kernel<T: Element + Copy + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, CHEAP, minimum::<T>)
-}
-
-#[kernel(
-    op = Pow,
-    types(bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128)
-)]
-fn pow<T: Power>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.try_broadcast_binary([0, 1], 0, POW, |x: &T, y: &T| x.power(*y))
-}
-
-#[kernel(
-    op = SquaredDifference,
-    types(bfloat16, half, float, double, int32, int64, complex64, complex128)
-)]
-fn squared_difference<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    zip(ctx, CHEAP, T::squared_difference)
-}
-
-// ---- Comparisons ----
-
-#[kernel(
-    op = Greater,
-    types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64)
-)]
-fn greater<T: Element + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.broadcast_binary_to([0, 1], 0, CHEAP, |x: &T, y: &T| x > y)
-}
-
-#[kernel(
-    op = Less,
-    types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64)
-)]
-fn less<T: Element + PartialOrd>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.broadcast_binary_to([0, 1], 0, CHEAP, |x: &T, y: &T| x < y)
+    // Comparisons, broadcasting, to bool.
+    Greater: greater<Ordered> = compare(CHEAP, |x: &T, y: &T| x > y),
+        types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
+            uint64);
+    Less: less<Ordered> = compare(CHEAP, |x: &T, y: &T| x < y),
+        types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
+            uint64);
 }
 
 /// With `incompatible_shape_error` false, inputs that do not broadcast
