@@ -90,7 +90,7 @@ fn graph_run_feeds_npy_files_and_writes_each_fetch() {
     assert_eq!(status, ExitCode::SUCCESS, "{err}");
     assert!(out.starts_with("Identity:0: float [5,3] -> "), "{out}");
     let written = opkit::npy::read(&dir.join("Identity_0.npy")).unwrap();
-    let expected = opkit::npy::read(&format!("{}/expected/Identity.npy", mlp()).as_ref()).unwrap();
+    let expected = opkit::npy::read(format!("{}/expected/Identity.npy", mlp()).as_ref()).unwrap();
     assert_eq!(written.dims(), expected.dims());
     assert!(dir.join("MatMul.npy").exists());
     std::fs::remove_dir_all(&dir).unwrap();
