@@ -55,8 +55,10 @@ macro_rules! arithmetic_wrapping {
     )*};
 }
 
-macro_rules! arithmetic_float {
-    ($($t:ty),*) => {$(
+/// `Arithmetic` by the operators, for floats and complex numbers: the
+/// braces hold any further items (complex's own `squared_difference`).
+macro_rules! arithmetic_ops {
+    ($extra:tt $($t:ty),*) => {$(
         impl Arithmetic for $t {
             #[inline]
             fn add(self, other: Self) -> Self { self + other }
@@ -64,31 +66,24 @@ macro_rules! arithmetic_float {
             fn sub(self, other: Self) -> Self { self - other }
             #[inline]
             fn mul(self, other: Self) -> Self { self * other }
+            arithmetic_ops!(@items $extra);
         }
     )*};
-}
-
-macro_rules! arithmetic_complex {
-    ($($t:ty),*) => {$(
-        impl Arithmetic for $t {
-            #[inline]
-            fn add(self, other: Self) -> Self { self + other }
-            #[inline]
-            fn sub(self, other: Self) -> Self { self - other }
-            #[inline]
-            fn mul(self, other: Self) -> Self { self * other }
-            #[inline]
-            fn squared_difference(self, other: Self) -> Self {
-                let d = self - other;
-                d * d.conj()
-            }
-        }
-    )*};
+    (@items { $($item:tt)* }) => { $($item)* };
 }
 
 arithmetic_wrapping!(i8, i16, i32, i64, u8, u16, u32, u64);
-arithmetic_float!(f32, f64, f16, bf16);
-arithmetic_complex!(Complex64, Complex128);
+arithmetic_ops!({} f32, f64, f16, bf16);
+arithmetic_ops!(
+    {
+        #[inline]
+        fn squared_difference(self, other: Self) -> Self {
+            let d = self - other;
+            d * d.conj()
+        }
+    }
+    Complex64, Complex128
+);
 
 /// Element types with `RealDiv`: floats and complex numbers (TensorFlow
 /// registers no integer kernel for it).
