@@ -13,6 +13,7 @@ pub use crate::context::KernelContext;
 pub use crate::element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use crate::error::Result;
 pub use crate::executor::Executor;
+pub use crate::gradient::{GradientRegistration, IntoGradients};
 pub use crate::kernel::{FnKernel, KernelConstruction, KernelReturn, OpAttrs, OpKernel};
 pub use crate::op::checks::{
     first_output_is_resource, has_arg, has_input, has_resource_input, has_type_attr,
@@ -24,6 +25,7 @@ pub use crate::registry::{KernelRegistration, OpRegistration, TypeConstraint};
 pub use crate::resource_handle::ResourceHandle;
 pub use crate::runtime::{OpCall, Runtime};
 pub use crate::shape_inference::library as shape_library;
+pub use crate::symbolic::Output;
 pub use crate::tensor::Tensor;
 pub use half::{bf16, f16};
 pub use op_spec::{AttrValue, DType, DeviceType, OpDef, OpDefBuilder, ShapeValue, SpecErrors};
@@ -41,4 +43,10 @@ pub fn outputs_array<T, const N: usize>(outputs: Vec<T>) -> Result<[T; N]> {
 pub fn single_output<T>(group: Vec<T>) -> Result<T> {
     let [value] = outputs_array::<T, 1>(group)?;
     Ok(value)
+}
+
+/// A gradient function's result as one optional gradient per input (what
+/// `#[gradient]`'s registration calls).
+pub fn into_gradients<V, R: IntoGradients<V>>(result: Result<R>) -> Result<Vec<Option<V>>> {
+    result.map(IntoGradients::into_gradients)
 }

@@ -51,6 +51,7 @@ pub mod element;
 pub mod elementwise;
 pub mod error;
 pub mod executor;
+pub mod gradient;
 pub mod kernel;
 pub mod op;
 pub mod op_instance;
@@ -60,6 +61,7 @@ pub mod resource_handle;
 pub mod runtime;
 pub mod shape;
 pub mod shape_inference;
+pub mod symbolic;
 pub mod tensor;
 pub mod threads;
 mod unwind;
@@ -89,7 +91,7 @@ pub use ndarray;
 pub use num_complex::Complex;
 pub use op_spec;
 
-pub use op_macros::{kernel, op, op_def, register_op};
+pub use op_macros::{gradient, kernel, op, op_def, register_op};
 
 /// Re-exported for the macros' generated code and for hand-written
 /// registrations (`op_core::inventory::submit! { ... }`).

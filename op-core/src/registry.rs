@@ -24,6 +24,7 @@ use std::sync::{Arc, LazyLock};
 use op_spec::{AttrKind, AttrValue, DType, DeviceType, ListValue, OpDef, SpecErrors};
 
 use crate::error::{quoted, summarized};
+use crate::gradient::GradientRegistration;
 use crate::kernel::CreateKernelFn;
 use crate::op_instance::OpInstance;
 use crate::op_instance::{InputTypes, OpInstanceBuilder};
@@ -258,6 +259,22 @@ pub enum ConflictKind {
     DisallowedConstraintType,
     /// A kernel's `host_memory` names an arg the op does not have.
     UnknownHostMemoryArg,
+    /// A gradient names an op nobody registered.
+    GradientForUnknownOp,
+    /// Two gradients (or a gradient and a `not_differentiable` mark) were
+    /// registered for one op.
+    DuplicateGradient,
+}
+
+impl ConflictKind {
+    /// Whether the conflict is about an op's gradient: the op still runs,
+    /// only differentiating through it fails.
+    pub fn is_about_gradients(self) -> bool {
+        matches!(
+            self,
+            ConflictKind::GradientForUnknownOp | ConflictKind::DuplicateGradient
+        )
+    }
 }
 
 /// A problem found while building the registry. The op it is about cannot
@@ -339,6 +356,7 @@ impl OpEntry {
 #[derive(Debug, Default)]
 pub struct Registry {
     ops: BTreeMap<String, OpEntry>,
+    gradients: BTreeMap<&'static str, &'static GradientRegistration>,
     conflicts: Vec<Conflict>,
 }
 
@@ -358,6 +376,75 @@ impl Registry {
             inventory::iter::<OpRegistration>,
             inventory::iter::<KernelRegistration>,
         )
+        .with_gradients(inventory::iter::<GradientRegistration>)
+    }
+
+    /// This registry with these gradients (and `not_differentiable`
+    /// marks), each checked against the registered ops.
+    pub fn with_gradients(
+        mut self,
+        gradients: impl IntoIterator<Item = &'static GradientRegistration>,
+    ) -> Registry {
+        let mut gradients: Vec<_> = gradients.into_iter().collect();
+        gradients.sort_by_key(|g| (g.op, g.file, g.line));
+        for gradient in gradients {
+            self.add_gradient(gradient);
+        }
+        self
+    }
+
+    fn add_gradient(&mut self, gradient: &'static GradientRegistration) {
+        let what = |g: &GradientRegistration| match g.functions {
+            Some(_) => format!("a gradient at {}", g.location()),
+            None => format!("a not_differentiable mark at {}", g.location()),
+        };
+        if !self.ops.contains_key(gradient.op) {
+            let hint = op_spec::suggest::closest(gradient.op, self.ops.keys().map(String::as_str))
+                .map(|name| format!("; did you mean '{name}'?"))
+                .unwrap_or_default();
+            self.conflict(
+                ConflictKind::GradientForUnknownOp,
+                gradient.op,
+                format!(
+                    "{} is for op '{}', which is not registered{hint}",
+                    what(gradient),
+                    gradient.op
+                ),
+            );
+            return;
+        }
+        if let Some(first) = self.gradients.get(gradient.op) {
+            let message = format!(
+                "op '{}' has two gradients: {} and {}; remove one",
+                gradient.op,
+                what(first),
+                what(gradient)
+            );
+            self.conflict(ConflictKind::DuplicateGradient, gradient.op, message);
+            return;
+        }
+        self.gradients.insert(gradient.op, gradient);
+    }
+
+    /// The gradient registered for op `name`: `Ok(None)` when there is
+    /// none, a registration whose `functions` is `None` when the op is
+    /// marked not differentiable, and a `FailedPrecondition` error when
+    /// its gradient registrations conflict.
+    pub fn gradient(&self, name: &str) -> Result<Option<&'static GradientRegistration>> {
+        let conflicts: Vec<String> = self
+            .conflicts
+            .iter()
+            .filter(|c| c.op == name && c.kind == ConflictKind::DuplicateGradient)
+            .map(|c| format!("\n  {c}"))
+            .collect();
+        if !conflicts.is_empty() {
+            return Err(Error::failed_precondition(format!(
+                "the gradient of op {} cannot be used because its registrations conflict:{}",
+                quoted(name),
+                conflicts.concat()
+            )));
+        }
+        Ok(self.gradients.get(name).copied())
     }
 
     /// A registry of exactly these ops and kernels: for tests, and for
@@ -558,7 +645,11 @@ impl Registry {
     /// registered it, a `FailedPrecondition` error if its registrations
     /// conflict.
     pub fn op(&self, name: &str) -> Result<&OpEntry> {
-        let conflicts: Vec<&Conflict> = self.conflicts.iter().filter(|c| c.op == name).collect();
+        let conflicts: Vec<&Conflict> = self
+            .conflicts
+            .iter()
+            .filter(|c| c.op == name && !c.kind.is_about_gradients())
+            .collect();
         if !conflicts.is_empty() {
             let lines: Vec<String> = conflicts.iter().map(|c| format!("\n  {c}")).collect();
             return Err(Error::failed_precondition(format!(

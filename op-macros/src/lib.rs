@@ -160,6 +160,39 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// Registers a gradient function for an op (TensorFlow's
+/// `RegisterGradient`), used by gradient tapes and by symbolic
+/// `gradients` alike.
+///
+/// ```ignore
+/// /// d sin(x) = cos(x) dx
+/// #[gradient(op = Sin)]
+/// fn sin_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
+///     let cos = Cos::call_with(g.input(0)).run_on(g)?;
+///     Ok([Some(Mul::call_with(g.grad(0)?, cos).run_on(g)?)])
+/// }
+/// ```
+///
+/// `op` is the op's Rust type (checked at compile time) or, for an op
+/// declared elsewhere, its registered name (`op = "Sin"`). The function is
+/// generic over the value it builds with ([`op_core::gradient::Value`]:
+/// tensors on a tape, graph outputs in `gradients`), takes the forward node
+/// with its incoming gradients (`&Gradient<'_, V>`), and returns one
+/// optional gradient per input: `None` where none flows (an integer index,
+/// say).
+#[proc_macro_attribute]
+pub fn gradient(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::Item);
+    let parsed = parse::args::<parse::GradientArgs>(args.into(), "#[gradient(...)]");
+    let Some(args) = parsed.value else {
+        return with_item(parsed.errors, quote!(#item));
+    };
+    match check::gradient(&args, item.clone()) {
+        Ok(g) => with_code(parsed.errors, expand::gradient(&g)),
+        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
+    }
+}
+
 /// Declares an op and its CPU kernel from a function's signature.
 ///
 /// ```ignore

@@ -293,7 +293,7 @@ impl Runtime {
         };
         let prepared = Arc::new(PreparedOp {
             op: entry.def().clone(),
-            node,
+            node: Arc::new(node),
             state: self.state.clone(),
             kernel,
             registration,

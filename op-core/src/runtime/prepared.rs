@@ -6,6 +6,7 @@ use op_spec::OpDef;
 
 use crate::context::KernelContext;
 use crate::device::DeviceState;
+use crate::gradient::recording;
 use crate::kernel::OpKernel;
 use crate::op_instance::OpInstance;
 use crate::registry::KernelRegistration;
@@ -18,7 +19,7 @@ use crate::{Error, Result};
 /// thread; what a graph node holds.
 pub struct PreparedOp {
     pub(super) op: Arc<OpDef>,
-    pub(super) node: OpInstance,
+    pub(super) node: Arc<OpInstance>,
     /// The runtime's device: allocator, threads and resources.
     pub(super) state: Arc<DeviceState>,
     pub(super) kernel: Box<dyn OpKernel>,
@@ -119,6 +120,30 @@ impl PreparedOp {
     /// # Ok::<(), op_core::Error>(())
     /// ```
     pub fn run_into(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
+        if recording::is_active() {
+            return self.run_recorded(inputs, outputs);
+        }
+        self.run_kernel(inputs, outputs)
+    }
+
+    /// [`run_into`](Self::run_into) while a gradient tape is active on
+    /// this thread: the tapes that watch an input see the run. The inputs
+    /// are kept (shared, so no kernel reuses their buffers) for them.
+    #[cold]
+    fn run_recorded(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
+        let watchers = recording::watchers(inputs);
+        if watchers.is_empty() {
+            return self.run_kernel(inputs, outputs);
+        }
+        let kept = inputs.to_vec();
+        self.run_kernel(inputs, outputs)?;
+        for recorder in &watchers {
+            recorder.record(&self.op, &self.node, &kept, outputs);
+        }
+        Ok(())
+    }
+
+    fn run_kernel(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
         self.check_inputs(inputs)?;
         if outputs.len() != self.node.output_types().len() {
             return Err(Error::invalid_argument(format!(

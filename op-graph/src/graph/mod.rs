@@ -16,7 +16,8 @@
 //!
 //! The files:
 //!
-//! - `mod.rs`: [`Graph`] and the ids ([`GraphId`], [`NodeId`], [`Output`]);
+//! - `mod.rs`: [`Graph`] (the ids [`GraphId`], [`NodeId`] and [`Output`]
+//!   are op-core's, see [`op_core::symbolic`]);
 //! - `node.rs`: [`Node`], what a graph holds of each node;
 //! - `new_node.rs`: [`NewNode`], the request to add one, and its checks;
 //! - `names.rs`: node names (TensorFlow's unique names and name rules) and
@@ -32,7 +33,6 @@ mod node;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use op_core::error::quoted;
 use op_core::shape_inference::PartialShape;
@@ -42,75 +42,7 @@ pub use builder::{ControlScope, DeviceScope, GraphBuilder, IntoPartialShape, Nam
 pub use names::{TensorName, is_valid_node_name};
 pub use new_node::{KEPT_CONSTANT_ELEMENTS, NewNode};
 pub use node::{Node, OutputInfo};
-
-/// Identifies one graph among all graphs of the process (never reused).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GraphId(u64);
-
-impl fmt::Display for GraphId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "graph #{}", self.0)
-    }
-}
-
-static NEXT_GRAPH_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A node of a graph: the graph's id and the node's index in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId {
-    graph: GraphId,
-    index: u32,
-}
-
-impl NodeId {
-    /// The graph the node belongs to.
-    pub fn graph(self) -> GraphId {
-        self.graph
-    }
-
-    /// The node's position in its graph (the order nodes were added in).
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-
-    /// The node's output `index`.
-    pub fn output(self, index: usize) -> Output {
-        Output {
-            node: self,
-            index: index as u32,
-        }
-    }
-}
-
-/// One output of a node: a graph edge's source, and a graph builder's
-/// symbolic value (what typed wrappers return when run on a
-/// [`GraphBuilder`]).
-///
-/// Printed through its graph, which knows the node's name, as TensorFlow
-/// names tensors: `node:1`, or `node` for output 0 ([`Graph::tensor_name`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Output {
-    node: NodeId,
-    index: u32,
-}
-
-impl Output {
-    /// The node whose output this is.
-    pub fn node(self) -> NodeId {
-        self.node
-    }
-
-    /// Which of the node's outputs (flattened: a list output counts one
-    /// per tensor).
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-
-    /// The graph the node belongs to.
-    pub fn graph(self) -> GraphId {
-        self.node.graph
-    }
-}
+pub use op_core::symbolic::{GraphId, NodeId, Output};
 
 /// A program of ops: nodes with unique names, each checked when added
 /// (see the [module docs](self)).
@@ -197,7 +129,7 @@ impl Graph {
     /// An empty graph whose nodes are ops of `registry`.
     pub fn with_registry(registry: Arc<Registry>) -> Graph {
         Graph {
-            id: GraphId(NEXT_GRAPH_ID.fetch_add(1, Ordering::Relaxed)),
+            id: GraphId::unique(),
             registry,
             nodes: Vec::new(),
             by_name: HashMap::new(),
@@ -264,8 +196,8 @@ impl Graph {
     /// `node:k` (`node` for output 0) for `output`, as TensorFlow names
     /// tensors. An output of another graph prints as `<graph #n>:k`.
     pub fn tensor_name(&self, output: Output) -> TensorName {
-        let node = match self.check_node(output.node) {
-            Ok(()) => self.nodes[output.node.index()].name().to_owned(),
+        let node = match self.check_node(output.node()) {
+            Ok(()) => self.nodes[output.node().index()].name().to_owned(),
             Err(_) => format!("<{}>", output.graph()),
         };
         TensorName {
@@ -277,13 +209,13 @@ impl Graph {
     /// The dtype of `output`.
     pub fn output_dtype(&self, output: Output) -> Result<DType> {
         self.check_output(output)?;
-        Ok(self.nodes[output.node.index()].outputs[output.index()].dtype)
+        Ok(self.nodes[output.node().index()].outputs[output.index()].dtype)
     }
 
     /// The inferred (possibly partial) shape of `output`.
     pub fn output_shape(&self, output: Output) -> Result<&PartialShape> {
         self.check_output(output)?;
-        Ok(&self.nodes[output.node.index()].outputs[output.index()].shape)
+        Ok(&self.nodes[output.node().index()].outputs[output.index()].shape)
     }
 
     /// A name based on `base` that no node has and this method has not
@@ -302,16 +234,18 @@ impl Graph {
 
     /// An `InvalidArgument` error unless `id` is a node of this graph.
     pub(crate) fn check_node(&self, id: NodeId) -> Result<()> {
-        if id.graph != self.id {
+        if id.graph() != self.id {
             return Err(Error::invalid_argument(format!(
                 "node {} belongs to {}, not to this graph ({})",
-                id.index, id.graph, self.id
+                id.index(),
+                id.graph(),
+                self.id
             )));
         }
         if id.index() >= self.nodes.len() {
             return Err(Error::internal(format!(
                 "node {} of {} does not exist: the graph has {} node(s)",
-                id.index,
+                id.index(),
                 self.id,
                 self.nodes.len()
             )));
@@ -321,15 +255,15 @@ impl Graph {
 
     /// An error unless `output` is an output of a node of this graph.
     pub(crate) fn check_output(&self, output: Output) -> Result<()> {
-        self.check_node(output.node)?;
-        let node = &self.nodes[output.node.index()];
+        self.check_node(output.node())?;
+        let node = &self.nodes[output.node().index()];
         if output.index() >= node.outputs().len() {
             return Err(Error::invalid_argument(format!(
                 "node {} (op {}) has {} output(s), so it has no output {}",
                 quoted(node.name()),
                 node.op(),
                 node.outputs().len(),
-                output.index
+                output.index()
             )));
         }
         Ok(())

@@ -224,10 +224,7 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
     let op = entry.def();
     let index = u32::try_from(graph.nodes.len())
         .map_err(|_| Error::resource_exhausted("a graph holds at most 2^32 nodes"))?;
-    let id = NodeId {
-        graph: graph.id,
-        index,
-    };
+    let id = NodeId::new(graph.id, index);
 
     for (i, input) in new.inputs.iter().enumerate() {
         graph
@@ -264,13 +261,17 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
     let input_shapes: Vec<PartialShape> = new
         .inputs
         .iter()
-        .map(|o| graph.nodes[o.node.index()].outputs[o.index()].shape.clone())
+        .map(|o| {
+            graph.nodes[o.node().index()].outputs[o.index()]
+                .shape
+                .clone()
+        })
         .collect();
     let input_values: Vec<Option<&Tensor>> = new
         .inputs
         .iter()
         .map(|o| match o.index() {
-            0 => graph.nodes[o.node.index()].value.as_ref(),
+            0 => graph.nodes[o.node().index()].value.as_ref(),
             _ => None,
         })
         .collect();
@@ -312,7 +313,7 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
 
 /// The dtypes of `inputs`, by arg as `groups` divides them.
 fn input_types(graph: &Graph, inputs: &[Output], groups: &[Option<usize>]) -> Vec<InputTypes> {
-    let dtype = |o: &Output| graph.nodes[o.node.index()].outputs[o.index()].dtype;
+    let dtype = |o: &Output| graph.nodes[o.node().index()].outputs[o.index()].dtype;
     let mut next = 0;
     groups
         .iter()

@@ -9,6 +9,7 @@ use crate::runtime_path::RuntimePath;
 use crate::spec::{Flags, OpSpec};
 
 mod attr;
+mod gradient;
 mod kernel;
 mod kernel_fn;
 mod op;
@@ -17,6 +18,7 @@ mod shape_fn;
 mod signature;
 mod types;
 
+pub use gradient::{CheckedGradient, gradient};
 pub use kernel::{CheckedKernel, KernelBody, kernel};
 pub use op::{CheckedFnOp, fn_op};
 pub use register_op::register_op;

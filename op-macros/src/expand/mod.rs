@@ -14,12 +14,14 @@ use crate::runtime_path::RuntimePath;
 
 mod adapter;
 mod fn_op;
+mod gradient;
 mod kernel;
 mod op;
 pub mod registration;
 mod wrapper;
 
 pub use fn_op::fn_op;
+pub use gradient::gradient;
 pub use kernel::kernel;
 use op::op_items;
 

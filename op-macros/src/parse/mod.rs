@@ -8,6 +8,7 @@ use darling::ast::NestedMeta;
 use keys::Keys;
 
 mod flags;
+mod gradient;
 mod helper_attrs;
 mod kernel;
 pub mod keys;
@@ -18,6 +19,7 @@ mod types;
 mod values;
 
 pub use flags::FlagArgs;
+pub use gradient::GradientArgs;
 pub use helper_attrs::{AttrOptions, take_attr_options, take_resource_options};
 pub use kernel::{KernelArgs, OpRef};
 pub use op::FnOpArgs;

@@ -1,0 +1,100 @@
+//! The seam through which a gradient tape sees the ops that run on its
+//! thread: every [`PreparedOp`](crate::PreparedOp) run (a typed wrapper's
+//! `.run()`, an [`OpCall`](crate::OpCall) by name, a prepared op run
+//! directly) asks the recorders pushed on the running thread whether they
+//! watch one of the inputs, and if so hands them the op, its inputs and its
+//! outputs once the kernel has run.
+//!
+//! With no recorder on the thread, a run pays for one thread-local read
+//! ([`is_active`]); that is the whole cost of gradients to code that does
+//! not use them. The tape itself (what it keeps, how it differentiates)
+//! lives in `op-autodiff`.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use op_spec::OpDef;
+
+use crate::op_instance::OpInstance;
+use crate::tensor::Tensor;
+
+/// Something that records ops run on its thread: a gradient tape.
+pub trait Recorder {
+    /// Whether the op about to run on `inputs` is to be recorded: whether
+    /// one of them is watched (recording nothing else keeps unrelated work
+    /// cheap, as candle's `BackpropOp` does).
+    fn watches_any(&self, inputs: &[Tensor]) -> bool;
+
+    /// Records a run of node `node` (of op `op`) on `inputs` that produced
+    /// `outputs` (every slot `Some`). A recorder may replace an output with
+    /// an equal tensor of its own (a copy, to tell two values apart that
+    /// share a buffer).
+    fn record(
+        &self,
+        op: &Arc<OpDef>,
+        node: &Arc<OpInstance>,
+        inputs: &[Tensor],
+        outputs: &mut [Option<Tensor>],
+    );
+}
+
+thread_local! {
+    static RECORDERS: RefCell<Vec<Rc<dyn Recorder>>> = const { RefCell::new(Vec::new()) };
+    static ACTIVE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Whether any recorder is pushed on this thread.
+#[inline]
+pub fn is_active() -> bool {
+    ACTIVE.with(Cell::get) != 0
+}
+
+/// Pushes `recorder` on this thread until the returned guard is dropped.
+/// Recorders nest: the newest is asked first.
+pub fn push(recorder: Rc<dyn Recorder>) -> RecorderGuard {
+    RECORDERS.with(|r| r.borrow_mut().push(recorder.clone()));
+    ACTIVE.with(|a| a.set(a.get() + 1));
+    RecorderGuard { recorder }
+}
+
+/// Keeps a recorder on its thread; dropping it removes the recorder.
+#[must_use = "the recorder is removed when the guard is dropped"]
+pub struct RecorderGuard {
+    recorder: Rc<dyn Recorder>,
+}
+
+impl std::fmt::Debug for RecorderGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RecorderGuard")
+    }
+}
+
+impl Drop for RecorderGuard {
+    fn drop(&mut self) {
+        RECORDERS.with(|r| {
+            let mut recorders = r.borrow_mut();
+            // Guards may drop out of order; remove this one wherever it is.
+            if let Some(at) = recorders
+                .iter()
+                .rposition(|other| Rc::ptr_eq(other, &self.recorder))
+            {
+                recorders.remove(at);
+                ACTIVE.with(|a| a.set(a.get() - 1));
+            }
+        });
+    }
+}
+
+/// The recorders on this thread that watch one of `inputs`, newest first
+/// (empty when none: no allocation).
+pub(crate) fn watchers(inputs: &[Tensor]) -> Vec<Rc<dyn Recorder>> {
+    RECORDERS.with(|r| {
+        r.borrow()
+            .iter()
+            .rev()
+            .filter(|recorder| recorder.watches_any(inputs))
+            .cloned()
+            .collect()
+    })
+}
