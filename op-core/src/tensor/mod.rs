@@ -340,6 +340,81 @@ impl Tensor {
         !self.is_unique()
     }
 
+    /// The address of the buffer holding the elements: one for every
+    /// tensor sharing the buffer (clones, [`reshape`](Self::reshape)s,
+    /// kernel outputs that forward an input), another for every other live
+    /// buffer. `None` when the tensor holds its elements inside itself (up
+    /// to 8 bytes of plain elements, e.g. [`scalar`](Self::scalar)s: their
+    /// clones are copies, so there is no buffer to share) or stands for
+    /// device memory.
+    ///
+    /// An address names a buffer only while a tensor holds it: a freed
+    /// buffer's address may come back. What a gradient tape tells values
+    /// apart by (it keeps the tensors it knows alive).
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let a = Tensor::from_vec([2, 2], vec![1.0f32; 4])?;
+    /// assert!(a.buffer_address().is_some());
+    /// assert_eq!(a.buffer_address(), a.clone().buffer_address());
+    /// assert_eq!(a.buffer_address(), a.reshape([4])?.buffer_address());
+    /// assert_ne!(a.buffer_address(), a.copy_to_own_buffer()?.buffer_address());
+    /// assert_eq!(Tensor::scalar(1.0f32).buffer_address(), None);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn buffer_address(&self) -> Option<usize> {
+        match &self.storage {
+            Storage::Host(data) => Some(Arc::as_ptr(data) as usize),
+            Storage::Small { .. } | Storage::Device(_) => None,
+        }
+    }
+
+    /// A copy of this tensor in a new buffer of its own, never held inside
+    /// the tensor, even for a scalar: the copy has a
+    /// [`buffer_address`](Self::buffer_address) no other live tensor has,
+    /// and its clones share it. How a gradient tape gives an identity to a
+    /// value that shares a buffer with another, or to a small one.
+    ///
+    /// Returns a `FailedPrecondition` error for a tensor in device memory,
+    /// and a `ResourceExhausted` error if the copy finds no memory.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let a = Tensor::scalar(2.5f64);
+    /// let b = a.copy_to_own_buffer()?;
+    /// assert_eq!(a, b);
+    /// assert!(b.buffer_address().is_some());
+    /// assert_eq!(b.clone().buffer_address(), b.buffer_address());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn copy_to_own_buffer(&self) -> Result<Tensor> {
+        struct Copy<'a>(&'a Tensor);
+        impl ElementVisitor for Copy<'_> {
+            type Output = Result<Storage>;
+            fn visit<T: Element>(self) -> Result<Storage> {
+                let values = self.0.as_slice::<T>()?;
+                // In the count's own allocation when it fits there, never
+                // inside the tensor (which `copy_values` prefers).
+                match T::inline(values) {
+                    Some(inline) => Ok(Storage::Host(Arc::new(inline))),
+                    None => copy_values(values, HostAllocator::global()),
+                }
+            }
+        }
+        if let Storage::Device(buffer) = &self.storage {
+            return Err(not_on_host(buffer.device()));
+        }
+        let storage = visit(self.dtype, Copy(self))
+            .ok_or_else(|| Error::internal("a variant tensor exists"))?
+            .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            storage,
+        })
+    }
+
     /// A tensor of shape `shape` sharing this tensor's buffer, like
     /// TensorFlow's `Tensor::CopyFrom`.
     ///
@@ -722,6 +797,7 @@ mod tests {
         let mut t = on_gpu();
         assert_eq!(t.device(), Device::gpu(0));
         assert!(!t.is_unique());
+        assert_eq!(t.buffer_address(), None);
         let expected = "the tensor is in the memory of device /job:localhost/replica:0/task:0/device:GPU:0, not the host's: copy it to the host first";
         for err in [
             t.as_slice::<f32>().unwrap_err(),
@@ -731,6 +807,7 @@ mod tests {
             t.view_mut::<f32>().unwrap_err(),
             t.clone().into_array::<f32>().unwrap_err(),
             t.clone().into_shared::<f32>().unwrap_err(),
+            t.copy_to_own_buffer().unwrap_err(),
         ] {
             assert_eq!(err.code(), Code::FailedPrecondition);
             assert_eq!(err.message(), expected);

@@ -1,0 +1,945 @@
+//! The eager gradient tape: [`GradientTape`], TensorFlow's
+//! `tf.GradientTape`.
+//!
+//! A tape is active on the thread that made it from its creation until it
+//! is dropped or [`stop`](GradientTape::stop)ped. While it is, every op run
+//! on that thread whose inputs include a value the tape knows (a tensor it
+//! [`watch`](GradientTape::watch)es, or the output of an op it recorded) is
+//! recorded: the op, its node, its inputs and its outputs. Variables need
+//! no watching: a `ReadVariableOp` on a variable's handle is recorded with
+//! the handle watched, so the handle is a source like any tensor.
+//! [`gradient`](GradientTape::gradient) then walks the record backwards,
+//! running each op's registered gradient function.
+//!
+//! ```
+//! use op_autodiff::tape::GradientTape;
+//! use op_core::Tensor;
+//! use op_kernels::math::{Mul, Sin};
+//! # op_kernels::link();
+//!
+//! let mut x = Tensor::from_vec([2], vec![1.0f64, 2.0])?;
+//! let tape = GradientTape::new();
+//! tape.watch(&mut x);
+//! let y = Mul::call(&x, Sin::call(&x).run()?).run()?; // x sin x
+//! # if op_core::Registry::global().gradient("Mul")?.is_some()
+//! #     && op_core::Registry::global().gradient("Sin")?.is_some() {
+//! let [dy_dx] = tape.gradient(&y, &[&x])?.try_into().unwrap();
+//! // sin x + x cos x
+//! let expected = [1f64.sin() + 1f64.cos(), 2f64.sin() + 2.0 * 2f64.cos()];
+//! for (got, want) in dy_dx.unwrap().as_slice::<f64>()?.iter().zip(expected) {
+//!     assert!((got - want).abs() < 1e-12);
+//! }
+//! # }
+//! # Ok::<(), op_core::Error>(())
+//! ```
+//!
+//! # Two ways in, one record
+//!
+//! Every eager op, whichever way it is called (a typed wrapper's `.run()`,
+//! an [`OpCall`] by name, a [`PreparedOp`](op_core::PreparedOp) run
+//! directly), reaches `PreparedOp::run_into`, which shows it to the tapes
+//! active on its thread ([`op_core::gradient::recording`]). That seam is
+//! the one place a tape records. The tape is also an [`Executor`], a
+//! decorator over the executor it was made with (as burn-autodiff's
+//! `Autodiff<B>` wraps a backend): `Op::call(..).run_on(&tape)` runs the
+//! call on the wrapped executor, and the seam records it. The two are the
+//! same record; `run_on(&tape)` says in the code which tape a computation
+//! is for, and lets code generic over `E: Executor<Value = Tensor>` be
+//! handed either a plain runtime or a tape. The tape's gradient functions
+//! also run on the wrapped executor.
+//!
+//! # Telling values apart
+//!
+//! A tensor has no identity of its own: clones share a buffer, and some
+//! ops return their input's buffer (`Identity`, `Reshape`), or another
+//! tensor's (`ReadVariableOp`: every read of a variable shares its value).
+//! The tape knows a value by its buffer's address, dtype and dims
+//! ([`Tensor::buffer_address`]), and keeps every tensor it knows alive, so
+//! no address it knows is reused while it lives. To make that identity
+//! sound, a recorded op's output that shares its buffer with any other
+//! tensor is replaced by a copy in a buffer of its own
+//! ([`Tensor::copy_to_own_buffer`]): `y = Identity(x)` is then a value
+//! apart from `x`, and two reads of a variable are two values. A scalar
+//! held inside its tensor has no buffer at all; an output gets one the
+//! same way, and [`watch`](GradientTape::watch) gives one to the tensor it
+//! watches (which is why it takes `&mut Tensor`). Clones of a known tensor
+//! are that value.
+//!
+//! # Cost
+//!
+//! With no tape on the thread, an op pays one thread-local read. With a
+//! tape whose values are not among the op's inputs, one hash lookup per
+//! input. Recording appends to the tape's arrays (no allocation per op
+//! once they have grown) and inserts the outputs in its map; the op's
+//! definition and node are shared (`Arc`), and nothing is formatted. The
+//! benchmark `cargo bench -p op-autodiff --bench tape` measures all three.
+
+use std::borrow::Borrow;
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use op_core::gradient::recording::{self, Recorder, RecorderGuard};
+use op_core::gradient::{Gradient, GradientBuilder, is_trainable};
+use op_core::shape_inference::PartialShape;
+use op_core::{
+    DType, Error, Executor, OpCall, OpDef, OpInstance, Registry, ResourceHandle, Result, Runtime,
+    Tensor, TensorShape,
+};
+use op_kernels::variable::Var;
+use rustc_hash::FxHashMap;
+
+/// A value id for a tensor the tape does not know (a constant input), or
+/// an output that carries no gradient.
+const NONE: usize = usize::MAX;
+
+/// The op whose reads watch a variable's handle.
+const READ_VARIABLE: &str = "ReadVariableOp";
+
+thread_local! {
+    /// Counts the op runs that asked this thread's tapes whether they
+    /// watch an input: which run a `record` call belongs to.
+    static RUN: Cell<u64> = const { Cell::new(0) };
+    /// The run (and its output slots' address) whose outputs a tape
+    /// already gave identities of their own: the tapes after it in the
+    /// same run must not copy them again.
+    static OUTPUTS_OWNED: Cell<(u64, usize)> = const { Cell::new((u64::MAX, 0)) };
+}
+
+/// How a tape is made: whether it can compute gradients more than once,
+/// and whether it watches the variables the ops it records read.
+#[derive(Clone, Copy, Debug)]
+pub struct TapeOptions {
+    persistent: bool,
+    watch_accessed_variables: bool,
+}
+
+impl Default for TapeOptions {
+    fn default() -> Self {
+        TapeOptions {
+            persistent: false,
+            watch_accessed_variables: true,
+        }
+    }
+}
+
+impl TapeOptions {
+    /// The defaults: not persistent, watching accessed variables.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether [`gradient`](GradientTape::gradient) may be called more
+    /// than once (the tape keeps its record until dropped). Default: no,
+    /// and the record is freed by the first call.
+    pub fn persistent(mut self, persistent: bool) -> Self {
+        self.persistent = persistent;
+        self
+    }
+
+    /// Whether a `ReadVariableOp` of a trainable (floating-point or
+    /// complex) variable watches the variable's handle. Default: yes.
+    /// Without it, only explicitly [`watch`](GradientTape::watch)ed
+    /// handles and tensors are sources.
+    pub fn watch_accessed_variables(mut self, watch: bool) -> Self {
+        self.watch_accessed_variables = watch;
+        self
+    }
+}
+
+/// What [`gradient`](GradientTape::gradient) gives a source that no
+/// target depends on (TensorFlow's `tf.UnconnectedGradients`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnconnectedGradients {
+    /// `None`.
+    #[default]
+    None,
+    /// Zeros of the source's dtype and shape (for a variable's handle,
+    /// of the variable's value).
+    Zero,
+}
+
+/// How [`gradient_with`](GradientTape::gradient_with) starts and ends.
+#[derive(Clone, Debug, Default)]
+pub struct GradientOptions {
+    output_gradients: Option<Vec<Tensor>>,
+    unconnected: UnconnectedGradients,
+}
+
+impl GradientOptions {
+    /// The defaults: each target's gradient starts at ones, and
+    /// unconnected sources get `None`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The gradients the targets start from, one per target, each of its
+    /// target's dtype and shape (the vector of a vector-Jacobian product);
+    /// by default, ones.
+    pub fn output_gradients(mut self, gradients: impl IntoIterator<Item = Tensor>) -> Self {
+        self.output_gradients = Some(gradients.into_iter().collect());
+        self
+    }
+
+    /// What an unconnected source gets (default: `None`).
+    pub fn unconnected(mut self, unconnected: UnconnectedGradients) -> Self {
+        self.unconnected = unconnected;
+        self
+    }
+}
+
+/// What [`gradient`](GradientTape::gradient) differentiates: one tensor
+/// (`&loss`) or several (`&[&y1, &y2]`, a slice or a `Vec`), whose
+/// gradients are summed.
+pub trait Targets {
+    /// The target tensors.
+    fn targets(&self) -> Vec<&Tensor>;
+}
+
+impl Targets for Tensor {
+    fn targets(&self) -> Vec<&Tensor> {
+        vec![self]
+    }
+}
+
+impl<T: Borrow<Tensor>> Targets for [T] {
+    fn targets(&self) -> Vec<&Tensor> {
+        self.iter().map(Borrow::borrow).collect()
+    }
+}
+
+impl<T: Borrow<Tensor>, const N: usize> Targets for [T; N] {
+    fn targets(&self) -> Vec<&Tensor> {
+        self.iter().map(Borrow::borrow).collect()
+    }
+}
+
+impl<T: Borrow<Tensor>> Targets for Vec<T> {
+    fn targets(&self) -> Vec<&Tensor> {
+        self.iter().map(Borrow::borrow).collect()
+    }
+}
+
+/// Records the ops run on its thread while it is active, and computes
+/// gradients from the record (TensorFlow's `tf.GradientTape`; see the
+/// [module docs](self)).
+///
+/// - [`new`](GradientTape::new), [`persistent`](GradientTape::persistent):
+///   a tape over [`Runtime::global`], active at once;
+///   [`over`](GradientTape::over) and
+///   [`with_options`](GradientTape::with_options) wrap another executor.
+/// - [`watch`](Self::watch) a tensor to differentiate with respect to it;
+///   variables read through `ReadVariableOp` are watched on their own.
+/// - [`gradient`](Self::gradient)`(target, sources)`: one optional
+///   gradient per source. A non-persistent tape computes gradients once
+///   (and stops recording then); a persistent one as often as asked.
+/// - Tapes nest: an outer tape records the ops an inner tape's
+///   `gradient` runs, so differentiating the inner gradient gives second
+///   derivatives. A tape never records its own gradient computation.
+///
+/// A tape belongs to its thread (it is neither `Send` nor `Sync`): ops run
+/// on other threads are not recorded.
+pub struct GradientTape<E = &'static Runtime> {
+    executor: E,
+    core: Rc<Core>,
+    guard: RefCell<Option<RecorderGuard>>,
+    persistent: bool,
+    used: Cell<bool>,
+}
+
+impl<E> fmt::Debug for GradientTape<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ops, values) = match self.core.tape.try_borrow() {
+            Ok(tape) => (tape.ops.len(), tape.values),
+            Err(_) => (0, 0),
+        };
+        f.debug_struct("GradientTape")
+            .field("persistent", &self.persistent)
+            .field(
+                "recording",
+                &(self.guard.borrow().is_some() && !self.core.paused.get()),
+            )
+            .field("ops", &ops)
+            .field("values", &values)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GradientTape {
+    /// A non-persistent tape over [`Runtime::global`], recording on this
+    /// thread from now on.
+    pub fn new() -> Self {
+        Self::with_options(Runtime::global(), TapeOptions::new())
+    }
+
+    /// A persistent tape over [`Runtime::global`]: its
+    /// [`gradient`](Self::gradient) may be called any number of times.
+    pub fn persistent() -> Self {
+        Self::with_options(Runtime::global(), TapeOptions::new().persistent(true))
+    }
+}
+
+impl Default for GradientTape {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Executor<Value = Tensor>> GradientTape<E> {
+    /// A non-persistent tape over `executor` (what `run_on(&tape)` and the
+    /// gradient functions run on), recording on this thread from now on.
+    pub fn over(executor: E) -> Self {
+        Self::with_options(executor, TapeOptions::new())
+    }
+
+    /// A tape over `executor` with `options`, recording on this thread
+    /// from now on.
+    pub fn with_options(executor: E, options: TapeOptions) -> Self {
+        let core = Rc::new(Core {
+            tape: RefCell::new(Tape::default()),
+            paused: Cell::new(false),
+            watch_variables: options.watch_accessed_variables,
+        });
+        let guard = recording::push(core.clone());
+        GradientTape {
+            executor,
+            core,
+            guard: RefCell::new(Some(guard)),
+            persistent: options.persistent,
+            used: Cell::new(false),
+        }
+    }
+
+    /// The executor this tape wraps.
+    pub fn executor(&self) -> &E {
+        &self.executor
+    }
+
+    /// Whether the tape is recording: active, not stopped, not paused by
+    /// [`stop_recording`](Self::stop_recording).
+    pub fn is_recording(&self) -> bool {
+        self.guard.borrow().is_some() && !self.core.paused.get()
+    }
+
+    /// How many op runs the tape holds (none once a non-persistent tape
+    /// computed its gradients).
+    pub fn recorded_ops(&self) -> usize {
+        self.core.tape.try_borrow().map_or(0, |tape| tape.ops.len())
+    }
+
+    /// Whether [`gradient`](Self::gradient) may be called more than once.
+    pub fn is_persistent(&self) -> bool {
+        self.persistent
+    }
+
+    /// Watches `tensor`: ops on it (and on what is computed from it) are
+    /// recorded from now on, and it can be a source of
+    /// [`gradient`](Self::gradient). Watching a tensor the tape already
+    /// knows changes nothing.
+    ///
+    /// A scalar (at most 8 bytes) held inside its tensor has no buffer to
+    /// be known by: it is moved into one of its own first (same value),
+    /// hence `&mut`. Tensors of dtypes that carry no gradient (integers,
+    /// booleans, strings) are not watched, as in TensorFlow.
+    pub fn watch(&self, tensor: &mut Tensor) {
+        if !is_trainable(tensor.dtype()) {
+            return;
+        }
+        if tensor.buffer_address().is_none() {
+            // Only device memory cannot be copied, and a tensor there has
+            // no address to watch either.
+            match tensor.copy_to_own_buffer() {
+                Ok(copy) => *tensor = copy,
+                Err(_) => return,
+            }
+        }
+        if let Ok(mut tape) = self.core.tape.try_borrow_mut() {
+            tape.watch(tensor);
+        }
+    }
+
+    /// Stops recording for good; what was recorded stays, so
+    /// [`gradient`](Self::gradient) still works (the end of a `with
+    /// tf.GradientTape()` block). Dropping the tape does the same.
+    pub fn stop(&self) {
+        self.guard.borrow_mut().take();
+    }
+
+    /// Pauses recording until the returned guard is dropped (TensorFlow's
+    /// `tape.stop_recording()`): the ops run meanwhile are not recorded.
+    pub fn stop_recording(&self) -> RecordingPaused<'_> {
+        RecordingPaused::new(&self.core)
+    }
+
+    /// The gradients of `target` (one tensor or several, summed) with
+    /// respect to each of `sources`, starting from ones: one entry per
+    /// source, `None` for a source no target depends on (or of a dtype
+    /// that carries no gradient). A variable's gradient is asked for with
+    /// its handle (`var.handle()`).
+    ///
+    /// Errors: `FailedPrecondition` when a non-persistent tape was already
+    /// asked (the record is gone); `NotFound` when an op on a path from a
+    /// source to a target has no registered gradient (naming the op, its
+    /// node and the two fixes); any error of a gradient function or of the
+    /// ops it runs.
+    pub fn gradient<T: Targets + ?Sized, S: Borrow<Tensor>>(
+        &self,
+        target: &T,
+        sources: &[S],
+    ) -> Result<Vec<Option<Tensor>>> {
+        self.gradient_with(target, sources, GradientOptions::new())
+    }
+
+    /// [`gradient`](Self::gradient) with options: the gradients the targets
+    /// start from, and what unconnected sources get. `InvalidArgument`
+    /// when the output gradients are not one per target, each of its
+    /// target's dtype and shape.
+    pub fn gradient_with<T: Targets + ?Sized, S: Borrow<Tensor>>(
+        &self,
+        target: &T,
+        sources: &[S],
+        options: GradientOptions,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let targets = target.targets();
+        let sources: Vec<&Tensor> = sources.iter().map(Borrow::borrow).collect();
+        if let Some(given) = &options.output_gradients {
+            check_output_gradients(&targets, given)?;
+        }
+        if !self.persistent && self.used.replace(true) {
+            return Err(Error::failed_precondition(
+                "this GradientTape is not persistent and already computed gradients, which freed its record: make it with GradientTape::persistent() (or TapeOptions::persistent(true)) to call gradient more than once",
+            ));
+        }
+        // A tape never records its own backward pass (an outer tape does).
+        let _paused = RecordingPaused::new(&self.core);
+        let builder = Eager(&self.executor);
+        if self.persistent {
+            let tape = self.core.tape.try_borrow().map_err(|_| {
+                Error::failed_precondition(
+                    "GradientTape::gradient was called from inside one of this tape's gradient functions",
+                )
+            })?;
+            tape.gradient(&builder, &targets, &sources, &options)
+        } else {
+            // The record is freed once done with, and nothing more is
+            // recorded (as TensorFlow's non-persistent tape).
+            self.stop();
+            let tape = self.core.tape.take();
+            tape.gradient(&builder, &targets, &sources, &options)
+        }
+    }
+}
+
+/// The tape is a decorator over its executor: a call runs on the wrapped
+/// executor and is recorded by the seam every eager op passes (see the
+/// [module docs](self)).
+impl<E: Executor<Value = Tensor>> Executor for GradientTape<E> {
+    type Value = Tensor;
+
+    fn execute(&self, call: OpCall<'_, Tensor>) -> Result<Vec<Tensor>> {
+        self.executor.execute(call)
+    }
+
+    fn execute_grouped(&self, call: OpCall<'_, Tensor>) -> Result<Vec<Vec<Tensor>>> {
+        self.executor.execute_grouped(call)
+    }
+
+    fn execute_array<const N: usize>(&self, call: OpCall<'_, Tensor>) -> Result<[Tensor; N]> {
+        self.executor.execute_array(call)
+    }
+}
+
+/// Recording paused on a tape until dropped: see
+/// [`GradientTape::stop_recording`].
+#[must_use = "recording resumes when the guard is dropped"]
+pub struct RecordingPaused<'a> {
+    core: &'a Core,
+    was_paused: bool,
+}
+
+impl<'a> RecordingPaused<'a> {
+    fn new(core: &'a Core) -> Self {
+        RecordingPaused {
+            core,
+            was_paused: core.paused.replace(true),
+        }
+    }
+}
+
+impl fmt::Debug for RecordingPaused<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RecordingPaused")
+    }
+}
+
+impl Drop for RecordingPaused<'_> {
+    fn drop(&mut self) {
+        self.core.paused.set(self.was_paused);
+    }
+}
+
+/// The recorder a tape pushes on its thread.
+struct Core {
+    tape: RefCell<Tape>,
+    /// Set while the tape computes its own gradients, or the user paused it.
+    paused: Cell<bool>,
+    watch_variables: bool,
+}
+
+impl Recorder for Core {
+    #[inline]
+    fn watches_any(&self, inputs: &[Tensor]) -> bool {
+        RUN.with(|run| run.set(run.get().wrapping_add(1)));
+        if self.paused.get() {
+            return false;
+        }
+        let Ok(tape) = self.tape.try_borrow() else {
+            return false;
+        };
+        inputs.iter().any(|input| {
+            (self.watch_variables && input.dtype() == DType::Resource) || tape.lookup(input) != NONE
+        })
+    }
+
+    fn record(
+        &self,
+        op: &Arc<OpDef>,
+        node: &Arc<OpInstance>,
+        inputs: &[Tensor],
+        outputs: &mut [Option<Tensor>],
+    ) {
+        if let Ok(mut tape) = self.tape.try_borrow_mut() {
+            tape.record(op, node, inputs, outputs, self.watch_variables);
+        }
+    }
+}
+
+/// One recorded op run: its tensors are `tensors[start..]`, its inputs
+/// then its outputs (flattened).
+struct Record {
+    op: Arc<OpDef>,
+    node: Arc<OpInstance>,
+    start: usize,
+    inputs: usize,
+    outputs: usize,
+}
+
+impl Record {
+    fn inputs(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.inputs
+    }
+
+    fn outputs(&self) -> std::ops::Range<usize> {
+        self.start + self.inputs..self.start + self.inputs + self.outputs
+    }
+}
+
+/// A value the tape knows, under its buffer's address.
+struct Known {
+    dtype: DType,
+    shape: TensorShape,
+    value: usize,
+}
+
+/// The values under one address: one, or several that differ in dtype or
+/// shape (a reshape shares its input's buffer).
+struct AtAddress {
+    first: Known,
+    more: Vec<Known>,
+}
+
+impl AtAddress {
+    fn find(&self, tensor: &Tensor) -> usize {
+        let same =
+            |known: &&Known| known.dtype == tensor.dtype() && known.shape.dims() == tensor.dims();
+        std::iter::once(&self.first)
+            .chain(&self.more)
+            .find(same)
+            .map_or(NONE, |known| known.value)
+    }
+}
+
+/// What a tape recorded.
+#[derive(Default)]
+struct Tape {
+    /// The values it knows, by buffer address.
+    known: FxHashMap<usize, AtAddress>,
+    /// How many values it knows (their ids are `0..values`).
+    values: usize,
+    /// Every recorded op's inputs and outputs, one op after another (kept
+    /// alive: their addresses are not reused while the tape lives).
+    tensors: Vec<Tensor>,
+    /// Beside each of `tensors`, its value id, or `NONE`.
+    ids: Vec<usize>,
+    ops: Vec<Record>,
+    /// The watched tensors, kept alive.
+    watched: Vec<Tensor>,
+}
+
+impl Tape {
+    /// The id of the value `tensor` is, or `NONE`.
+    #[inline]
+    fn lookup(&self, tensor: &Tensor) -> usize {
+        match tensor.buffer_address() {
+            Some(address) => self.known.get(&address).map_or(NONE, |at| at.find(tensor)),
+            None => NONE,
+        }
+    }
+
+    /// Makes `tensor` (which has a buffer address and is not known yet) a
+    /// new value; returns its id.
+    fn insert(&mut self, tensor: &Tensor, address: usize) -> usize {
+        let value = self.values;
+        self.values += 1;
+        let known = Known {
+            dtype: tensor.dtype(),
+            shape: tensor.shape(),
+            value,
+        };
+        match self.known.entry(address) {
+            std::collections::hash_map::Entry::Occupied(mut at) => at.get_mut().more.push(known),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(AtAddress {
+                    first: known,
+                    more: Vec::new(),
+                });
+            }
+        }
+        value
+    }
+
+    /// Watches `tensor` (which has a buffer address) unless known.
+    fn watch(&mut self, tensor: &Tensor) -> usize {
+        let known = self.lookup(tensor);
+        if known != NONE {
+            return known;
+        }
+        let Some(address) = tensor.buffer_address() else {
+            return NONE;
+        };
+        self.watched.push(tensor.clone());
+        self.insert(tensor, address)
+    }
+
+    fn record(
+        &mut self,
+        op: &Arc<OpDef>,
+        node: &Arc<OpInstance>,
+        inputs: &[Tensor],
+        outputs: &mut [Option<Tensor>],
+        watch_variables: bool,
+    ) {
+        let output_types = node.output_types();
+        // Nothing flows back through an op with no output that carries a
+        // gradient (`Shape`, a comparison, a cast to an integer).
+        if !output_types.iter().copied().any(is_trainable) {
+            return;
+        }
+        if watch_variables
+            && op.name == READ_VARIABLE
+            && let [handle] = inputs
+            && handle.dtype() == DType::Resource
+        {
+            self.watch(handle);
+        }
+        let start = self.tensors.len();
+        let mut any_known = false;
+        for input in inputs {
+            let id = self.lookup(input);
+            any_known |= id != NONE;
+            self.tensors.push(input.clone());
+            self.ids.push(id);
+        }
+        if !any_known {
+            // Ran because it reads a resource, but on no value of ours.
+            self.tensors.truncate(start);
+            self.ids.truncate(start);
+            return;
+        }
+        // The first tape to record this run gives its outputs buffers of
+        // their own; the tapes after it (older ones, nesting) see those.
+        let run = (RUN.with(Cell::get), outputs.as_ptr() as usize);
+        let owns = OUTPUTS_OWNED.with(|owned| owned.replace(run)) != run;
+        for (slot, &dtype) in outputs.iter_mut().zip(output_types) {
+            let Some(output) = slot else {
+                // The seam fills every slot; a hole carries nothing.
+                self.tensors.push(Tensor::scalar(0u8));
+                self.ids.push(NONE);
+                continue;
+            };
+            let mut id = NONE;
+            if is_trainable(dtype) {
+                if owns
+                    && (output.buffer_address().is_none() || output.is_shared())
+                    && let Ok(copy) = output.copy_to_own_buffer()
+                {
+                    *output = copy;
+                }
+                // Known already only when a copy failed: then the value
+                // cannot be told apart, and carries no gradient.
+                if let Some(address) = output.buffer_address()
+                    && self.lookup(output) == NONE
+                {
+                    id = self.insert(output, address);
+                }
+            }
+            self.tensors.push(output.clone());
+            self.ids.push(id);
+        }
+        self.ops.push(Record {
+            op: op.clone(),
+            node: node.clone(),
+            start,
+            inputs: inputs.len(),
+            outputs: outputs.len(),
+        });
+    }
+
+    /// The backward pass: see [`GradientTape::gradient_with`].
+    fn gradient(
+        &self,
+        builder: &dyn GradientBuilder<Value = Tensor>,
+        targets: &[&Tensor],
+        sources: &[&Tensor],
+        options: &GradientOptions,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let source_ids: Vec<usize> = sources
+            .iter()
+            .map(|source| match is_trainable(source.dtype()) {
+                true => self.lookup(source),
+                false => NONE,
+            })
+            .collect();
+        // Which values depend on a source, and which ops on one: the only
+        // ones whose gradients are needed.
+        let mut reaches = vec![false; self.values];
+        for &id in source_ids.iter().filter(|&&id| id != NONE) {
+            reaches[id] = true;
+        }
+        let mut relevant = vec![false; self.ops.len()];
+        for (k, record) in self.ops.iter().enumerate() {
+            if self.ids[record.inputs()]
+                .iter()
+                .any(|&id| id != NONE && reaches[id])
+            {
+                relevant[k] = true;
+                for &id in &self.ids[record.outputs()] {
+                    if id != NONE {
+                        reaches[id] = true;
+                    }
+                }
+            }
+        }
+        // The gradients reaching each value, summed when first needed.
+        let mut grads: Vec<Vec<Tensor>> = vec![Vec::new(); self.values];
+        for (i, target) in targets.iter().enumerate() {
+            let id = self.lookup(target);
+            if id == NONE || !reaches[id] || target.dtype() == DType::Resource {
+                continue;
+            }
+            let seed = match &options.output_gradients {
+                Some(given) => given[i].clone(),
+                None => ones_like(builder, target)?,
+            };
+            grads[id].push(seed);
+        }
+        let registry = Registry::global();
+        for (k, record) in self.ops.iter().enumerate().rev() {
+            if !relevant[k] {
+                continue;
+            }
+            let mut output_grads = Vec::with_capacity(record.outputs);
+            for &id in &self.ids[record.outputs()] {
+                output_grads.push(match id {
+                    NONE => None,
+                    id => sum(builder, &mut grads[id])?,
+                });
+            }
+            if output_grads.iter().all(Option::is_none) {
+                continue;
+            }
+            let functions = match registry.gradient(&record.op.name)? {
+                None => return Err(missing_gradient(&record.node)),
+                Some(registration) => match registration.functions {
+                    // Not differentiable: nothing flows back, by design.
+                    None => continue,
+                    Some(functions) => functions,
+                },
+            };
+            let inputs = &self.tensors[record.inputs()];
+            let outputs = &self.tensors[record.outputs()];
+            let gradient = Gradient::new(
+                builder,
+                &record.op,
+                &record.node,
+                inputs,
+                outputs,
+                &output_grads,
+            )?;
+            let input_grads = (functions.eager)(&gradient)
+                .map_err(|e| e.with_context(format!("in the gradient of {}", record.node)))?;
+            if input_grads.len() != record.inputs {
+                return Err(Error::internal(format!(
+                    "the gradient of {} returned {} gradient(s) for {} input(s)",
+                    record.node,
+                    input_grads.len(),
+                    record.inputs
+                )));
+            }
+            let input_types = record.node.input_types();
+            for ((grad, &id), &dtype) in input_grads
+                .into_iter()
+                .zip(&self.ids[record.inputs()])
+                .zip(input_types)
+            {
+                if let Some(grad) = grad
+                    && id != NONE
+                    && reaches[id]
+                    && is_trainable(dtype)
+                {
+                    grads[id].push(grad);
+                }
+            }
+        }
+        sources
+            .iter()
+            .zip(&source_ids)
+            .map(|(source, &id)| {
+                if id != NONE
+                    && let Some(grad) = sum(builder, &mut grads[id])?
+                {
+                    return Ok(Some(grad));
+                }
+                match options.unconnected {
+                    _ if !is_trainable(source.dtype()) => Ok(None),
+                    UnconnectedGradients::None => Ok(None),
+                    UnconnectedGradients::Zero => self.zeros_for(source, id).map(Some),
+                }
+            })
+            .collect()
+    }
+
+    /// Zeros in the shape of `source`'s gradient: of the tensor, or, for a
+    /// variable's handle, of the variable's value.
+    fn zeros_for(&self, source: &Tensor, id: usize) -> Result<Tensor> {
+        if source.dtype() != DType::Resource {
+            return Tensor::zeros(source.dtype(), source.dims());
+        }
+        // A read of it on the tape tells the value's dtype and shape.
+        if id != NONE
+            && let Some(read) = self
+                .ops
+                .iter()
+                .find(|record| record.op.name == READ_VARIABLE && self.ids[record.start] == id)
+        {
+            let value = &self.tensors[read.outputs().start];
+            return Tensor::zeros(value.dtype(), value.dims());
+        }
+        let handle: ResourceHandle = source.scalar_value()?;
+        let var = Runtime::global()
+            .resource_manager()
+            .resource::<Var>(&handle)?;
+        let value = var.value().ok_or_else(|| {
+            Error::failed_precondition(format!(
+                "zeros for the gradient of variable '{}': it has no value to take the shape of",
+                handle.name
+            ))
+        })?;
+        Tensor::zeros(value.dtype(), value.dims())
+    }
+}
+
+/// The sum of `grads` (`AddN` when there are several), left in `grads` as
+/// its only entry; `None` when empty.
+fn sum(
+    builder: &dyn GradientBuilder<Value = Tensor>,
+    grads: &mut Vec<Tensor>,
+) -> Result<Option<Tensor>> {
+    match grads.len() {
+        0 => Ok(None),
+        1 => Ok(Some(grads[0].clone())),
+        _ => {
+            let total = OpCall::new("AddN")
+                .input_list(grads.drain(..))
+                .run_on(builder)?
+                .remove(0);
+            grads.push(total.clone());
+            Ok(Some(total))
+        }
+    }
+}
+
+/// Ones of `target`'s dtype and shape: where its gradient starts. Made
+/// from a fresh tensor, so no tape records it as depending on `target`.
+fn ones_like(builder: &dyn GradientBuilder<Value = Tensor>, target: &Tensor) -> Result<Tensor> {
+    let zeros = Tensor::zeros(target.dtype(), target.dims())?;
+    Ok(OpCall::new("OnesLike")
+        .input(zeros)
+        .run_on(builder)?
+        .remove(0))
+}
+
+/// `InvalidArgument` unless `given` has one gradient per target, each of
+/// its target's dtype and shape.
+fn check_output_gradients(targets: &[&Tensor], given: &[Tensor]) -> Result<()> {
+    if given.len() != targets.len() {
+        return Err(Error::invalid_argument(format!(
+            "GradientTape::gradient: {} output gradient(s) for {} target(s): give one per target",
+            given.len(),
+            targets.len()
+        )));
+    }
+    for (i, (target, grad)) in targets.iter().zip(given).enumerate() {
+        if grad.dtype() != target.dtype() || grad.dims() != target.dims() {
+            return Err(Error::invalid_argument(format!(
+                "GradientTape::gradient: output gradient {i} is a {} tensor of shape {}, but target {i} is a {} tensor of shape {}",
+                grad.dtype(),
+                grad.shape(),
+                target.dtype(),
+                target.shape()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The error for an op on a path with no registered gradient.
+#[cold]
+fn missing_gradient(node: &OpInstance) -> Error {
+    let op = node.op();
+    Error::not_found(format!(
+        "no gradient is registered for {node}, which lies on a path from a source to a target: register one with #[op_core::gradient(op = {op})] (or op = \"{op}\" for an op declared elsewhere), or, if no gradient flows through it, mark it not differentiable (`not_differentiable` on its #[register_op], or op_core::not_differentiable!(\"{op}\"))"
+    ))
+}
+
+/// The eager builder over any tensor executor: gradient functions' ops
+/// run at once on it (the same as `Runtime`'s own `GradientBuilder`, for
+/// any executor a tape wraps), where the seam shows them to outer tapes.
+struct Eager<'a, E>(&'a E);
+
+impl<E: Executor<Value = Tensor>> Executor for Eager<'_, E> {
+    type Value = Tensor;
+
+    fn execute(&self, call: OpCall<'_, Tensor>) -> Result<Vec<Tensor>> {
+        self.0.execute(call)
+    }
+
+    fn execute_grouped(&self, call: OpCall<'_, Tensor>) -> Result<Vec<Vec<Tensor>>> {
+        self.0.execute_grouped(call)
+    }
+}
+
+impl<E: Executor<Value = Tensor>> GradientBuilder for Eager<'_, E> {
+    fn constant(&self, value: Tensor) -> Result<Tensor> {
+        Ok(value)
+    }
+
+    fn dtype(&self, value: &Tensor) -> Result<DType> {
+        Ok(value.dtype())
+    }
+
+    fn shape(&self, value: &Tensor) -> Result<PartialShape> {
+        Ok(PartialShape::known(value.dims()))
+    }
+}
