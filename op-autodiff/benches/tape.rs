@@ -29,11 +29,13 @@
 //! cargo bench -p op-autodiff --bench tape
 //! ```
 
+use std::rc::Rc;
 use std::sync::{Arc, LazyLock};
 
 use divan::{Bencher, black_box, black_box_drop};
 use op_autodiff::GradientTape;
-use op_core::{DType, PreparedOp, Runtime, Tensor};
+use op_core::gradient::recording::{self, Recorder};
+use op_core::{DType, OpDef, OpInstance, PreparedOp, Runtime, Tensor};
 use op_kernels::math::AddV2;
 
 fn main() {
@@ -43,14 +45,25 @@ fn main() {
 
 /// Samples per benchmark, more than divan's default, to steady the
 /// medians on a noisy machine.
-const SAMPLES: u32 = 1000;
+const SAMPLES: u32 = 500;
 
-/// Calls per sample: fixed, so every variant is timed alike.
-const SAMPLE_SIZE: u32 = 100;
+/// Iterations per sample: fixed, so every variant is timed alike.
+const SAMPLE_SIZE: u32 = 10;
 
-/// A one-element input (in a buffer: a watched tensor has one).
-fn input(value: f32) -> Tensor {
-    Tensor::from_vec([1], vec![value]).expect("a one-element tensor")
+/// Op calls per iteration: one "step" of a program, recorded on a fresh
+/// tape in the tape variants (which also make and drop the tape: that
+/// cost, spread over the calls, is part of the tape's). Divan reports the
+/// time per iteration; divide by this for the time per op.
+const CALLS: usize = 100;
+
+/// The inputs' lengths: one element (an output of 4 bytes lives inside
+/// its tensor, so a recorded one is moved into a buffer of its own), and
+/// 16 (an output in a buffer nothing else holds, recorded as it is).
+const LENS: &[usize] = &[1, 16];
+
+/// An input of `len` elements (in a buffer: a watched tensor has one).
+fn input(len: usize, value: f32) -> Tensor {
+    Tensor::from_vec([len], vec![value; len]).expect("a vector")
 }
 
 /// `AddV2` for two `float` inputs, prepared once.
@@ -60,61 +73,87 @@ static PREPARED: LazyLock<Arc<PreparedOp>> = LazyLock::new(|| {
         .expect("AddV2 is registered for float")
 });
 
+/// `CALLS` typed-wrapper calls of `AddV2` on `a` and `b`.
+fn calls(a: &Tensor, b: &Tensor) {
+    for _ in 0..CALLS {
+        let output = AddV2::call(black_box(a), black_box(b))
+            .run()
+            .expect("AddV2 runs");
+        black_box_drop(output);
+    }
+}
+
 /// The baseline: the prepared op run on a fresh input `Vec`, no tape.
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn prepared_run(bencher: Bencher) {
-    let (a, b) = (input(1.5), input(2.0));
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE, args = LENS)]
+fn prepared_run(bencher: Bencher, len: usize) {
+    let (a, b) = (input(len, 1.5), input(len, 2.0));
     let prepared = &**PREPARED;
     bencher.bench_local(|| {
-        let outputs = black_box(prepared)
-            .run(vec![black_box(&a).clone(), black_box(&b).clone()])
-            .expect("AddV2 runs");
-        black_box_drop(outputs);
+        for _ in 0..CALLS {
+            let outputs = black_box(prepared)
+                .run(vec![black_box(&a).clone(), black_box(&b).clone()])
+                .expect("AddV2 runs");
+            black_box_drop(outputs);
+        }
     });
 }
 
 /// The typed wrapper with no tape on the thread.
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn no_tape(bencher: Bencher) {
-    let (a, b) = (input(1.5), input(2.0));
-    AddV2::call(&a, &b).run().expect("AddV2 runs");
-    bencher.bench_local(|| {
-        let output = AddV2::call(black_box(&a), black_box(&b))
-            .run()
-            .expect("AddV2 runs");
-        black_box_drop(output);
-    });
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE, args = LENS)]
+fn no_tape(bencher: Bencher, len: usize) {
+    let (a, b) = (input(len, 1.5), input(len, 2.0));
+    calls(&a, &b);
+    bencher.bench_local(|| calls(&a, &b));
 }
 
 /// The typed wrapper while a tape is active that watches neither input.
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn tape_unwatched(bencher: Bencher) {
-    let (a, b) = (input(1.5), input(2.0));
-    let mut other = input(0.0);
-    let tape = GradientTape::new();
-    tape.watch(&mut other);
-    AddV2::call(&a, &b).run().expect("AddV2 runs");
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE, args = LENS)]
+fn tape_unwatched(bencher: Bencher, len: usize) {
+    let (a, b) = (input(len, 1.5), input(len, 2.0));
+    calls(&a, &b);
     bencher.bench_local(|| {
-        let output = AddV2::call(black_box(&a), black_box(&b))
-            .run()
-            .expect("AddV2 runs");
-        black_box_drop(output);
+        let mut other = input(len, 0.0);
+        let tape = GradientTape::new();
+        tape.watch(&mut other);
+        calls(&a, &b);
+        assert_eq!(tape.recorded_ops(), 0);
     });
-    assert_eq!(tape.recorded_ops(), 0);
+}
+
+/// A recorder that asks for every op and keeps nothing: what the seam in
+/// `PreparedOp::run_into` costs a recorded op before the tape does
+/// anything (the inputs kept, the recorders collected).
+struct Accept;
+
+impl Recorder for Accept {
+    fn watches_any(&self, _: &[Tensor]) -> bool {
+        true
+    }
+
+    fn record(&self, _: &Arc<OpDef>, _: &Arc<OpInstance>, _: &[Tensor], _: &mut [Option<Tensor>]) {}
+}
+
+/// The typed wrapper with a recorder that records nothing (see [`Accept`]).
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE, args = LENS)]
+fn seam_only(bencher: Bencher, len: usize) {
+    let (a, b) = (input(len, 1.5), input(len, 2.0));
+    calls(&a, &b);
+    bencher.bench_local(|| {
+        let _guard = recording::push(Rc::new(Accept));
+        calls(&a, &b);
+    });
 }
 
 /// The typed wrapper recorded: `a` is watched.
-#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE)]
-fn tape_watched(bencher: Bencher) {
-    let (mut a, b) = (input(1.5), input(2.0));
-    let tape = GradientTape::new();
-    tape.watch(&mut a);
-    AddV2::call(&a, &b).run().expect("AddV2 runs");
+#[divan::bench(sample_count = SAMPLES, sample_size = SAMPLE_SIZE, args = LENS)]
+fn tape_watched(bencher: Bencher, len: usize) {
+    let (a, b) = (input(len, 1.5), input(len, 2.0));
+    calls(&a, &b);
     bencher.bench_local(|| {
-        let output = AddV2::call(black_box(&a), black_box(&b))
-            .run()
-            .expect("AddV2 runs");
-        black_box_drop(output);
+        let mut a = a.clone();
+        let tape = GradientTape::new();
+        tape.watch(&mut a);
+        calls(&a, &b);
+        assert_eq!(tape.recorded_ops(), CALLS);
     });
-    assert!(tape.recorded_ops() > 1);
 }

@@ -85,7 +85,7 @@ use op_core::gradient::{Gradient, GradientBuilder, is_trainable};
 use op_core::shape_inference::PartialShape;
 use op_core::{
     DType, Error, Executor, OpCall, OpDef, OpInstance, Registry, ResourceHandle, Result, Runtime,
-    Tensor, TensorShape,
+    Tensor,
 };
 use op_kernels::variable::Var;
 use rustc_hash::FxHashMap;
@@ -251,7 +251,7 @@ pub struct GradientTape<E = &'static Runtime> {
 impl<E> fmt::Debug for GradientTape<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (ops, values) = match self.core.tape.try_borrow() {
-            Ok(tape) => (tape.ops.len(), tape.values),
+            Ok(tape) => (tape.ops.len(), tape.values.len()),
             Err(_) => (0, 0),
         };
         f.debug_struct("GradientTape")
@@ -297,7 +297,7 @@ impl<E: Executor<Value = Tensor>> GradientTape<E> {
     /// from now on.
     pub fn with_options(executor: E, options: TapeOptions) -> Self {
         let core = Rc::new(Core {
-            tape: RefCell::new(Tape::default()),
+            tape: RefCell::new(Tape::new()),
             paused: Cell::new(false),
             watch_variables: options.watch_accessed_variables,
         });
@@ -515,11 +515,10 @@ impl Recorder for Core {
     }
 }
 
-/// One recorded op run: its tensors are `tensors[start..]`, its inputs
-/// then its outputs (flattened).
+/// One recorded op run: its node is `nodes[node]`, its tensors
+/// `tensors[start..]`, its inputs then its outputs (flattened).
 struct Record {
-    op: Arc<OpDef>,
-    node: Arc<OpInstance>,
+    node: usize,
     start: usize,
     inputs: usize,
     outputs: usize,
@@ -535,77 +534,127 @@ impl Record {
     }
 }
 
-/// A value the tape knows, under its buffer's address.
-struct Known {
-    dtype: DType,
-    shape: TensorShape,
-    value: usize,
+/// Where a value's tensor is kept, and the next value under the same
+/// buffer address (one that differs in dtype or shape: a reshape shares its
+/// input's buffer), or `NONE`.
+#[derive(Clone, Copy)]
+struct ValueInfo {
+    slot: usize,
+    next: usize,
 }
 
-/// The values under one address: one, or several that differ in dtype or
-/// shape (a reshape shares its input's buffer).
-struct AtAddress {
-    first: Known,
-    more: Vec<Known>,
-}
+/// The most tensors a freed tape's arrays may hold for the next tape on
+/// its thread.
+const SPARE_LIMIT: usize = 1 << 16;
 
-impl AtAddress {
-    fn find(&self, tensor: &Tensor) -> usize {
-        let same =
-            |known: &&Known| known.dtype == tensor.dtype() && known.shape.dims() == tensor.dims();
-        std::iter::once(&self.first)
-            .chain(&self.more)
-            .find(same)
-            .map_or(NONE, |known| known.value)
-    }
+thread_local! {
+    /// A freed tape's emptied arrays and map, for the next tape on this
+    /// thread: a training loop's tape per step allocates nothing once warm.
+    static SPARE: RefCell<Option<Tape>> = const { RefCell::new(None) };
 }
 
 /// What a tape recorded.
 #[derive(Default)]
 struct Tape {
-    /// The values it knows, by buffer address.
-    known: FxHashMap<usize, AtAddress>,
-    /// How many values it knows (their ids are `0..values`).
-    values: usize,
-    /// Every recorded op's inputs and outputs, one op after another (kept
-    /// alive: their addresses are not reused while the tape lives).
-    tensors: Vec<Tensor>,
+    /// The first value under each buffer address.
+    known: FxHashMap<usize, usize>,
+    /// The values it knows, by id.
+    values: Vec<ValueInfo>,
+    /// The tensors it keeps: every recorded op's inputs and outputs, one
+    /// op after another, and the watched tensors (kept alive: their
+    /// addresses are not reused while the tape lives). `None` for an input
+    /// the tape knows: its tensor is where its value is.
+    tensors: Vec<Option<Tensor>>,
     /// Beside each of `tensors`, its value id, or `NONE`.
     ids: Vec<usize>,
     ops: Vec<Record>,
-    /// The watched tensors, kept alive.
-    watched: Vec<Tensor>,
+    /// The recorded ops' definitions and nodes, each once (a loop runs one
+    /// node many times).
+    nodes: Vec<(Arc<OpDef>, Arc<OpInstance>)>,
+    /// Where each node is in `nodes`, by address (kept alive there).
+    node_index: FxHashMap<usize, usize>,
+}
+
+impl Drop for Tape {
+    fn drop(&mut self) {
+        let capacity = self.tensors.capacity();
+        if capacity == 0 || capacity > SPARE_LIMIT {
+            return;
+        }
+        // The tensors go now; the emptied arrays wait for the next tape
+        // (unless one already waits: then they go too).
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut()
+                && spare.is_none()
+            {
+                self.known.clear();
+                self.values.clear();
+                self.tensors.clear();
+                self.ids.clear();
+                self.ops.clear();
+                self.nodes.clear();
+                self.node_index.clear();
+                *spare = Some(Tape {
+                    known: std::mem::take(&mut self.known),
+                    values: std::mem::take(&mut self.values),
+                    tensors: std::mem::take(&mut self.tensors),
+                    ids: std::mem::take(&mut self.ids),
+                    ops: std::mem::take(&mut self.ops),
+                    nodes: std::mem::take(&mut self.nodes),
+                    node_index: std::mem::take(&mut self.node_index),
+                });
+            }
+        });
+    }
 }
 
 impl Tape {
+    /// An empty tape, in a freed tape's arrays when this thread has some.
+    fn new() -> Tape {
+        SPARE
+            .try_with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.take()))
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
     /// The id of the value `tensor` is, or `NONE`.
     #[inline]
     fn lookup(&self, tensor: &Tensor) -> usize {
-        match tensor.buffer_address() {
-            Some(address) => self.known.get(&address).map_or(NONE, |at| at.find(tensor)),
-            None => NONE,
+        let Some(address) = tensor.buffer_address() else {
+            return NONE;
+        };
+        let mut value = self.known.get(&address).copied().unwrap_or(NONE);
+        while value != NONE {
+            let info = self.values[value];
+            if let Some(known) = &self.tensors[info.slot]
+                && known.dtype() == tensor.dtype()
+                && same_dims(known.dims(), tensor.dims())
+            {
+                return value;
+            }
+            value = info.next;
         }
+        NONE
     }
 
-    /// Makes `tensor` (which has a buffer address and is not known yet) a
-    /// new value; returns its id.
-    fn insert(&mut self, tensor: &Tensor, address: usize) -> usize {
-        let value = self.values;
-        self.values += 1;
-        let known = Known {
-            dtype: tensor.dtype(),
-            shape: tensor.shape(),
-            value,
-        };
-        match self.known.entry(address) {
-            std::collections::hash_map::Entry::Occupied(mut at) => at.get_mut().more.push(known),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(AtAddress {
-                    first: known,
-                    more: Vec::new(),
-                });
+    /// Keeps `tensor` (which has buffer address `address` and is not known
+    /// yet) as a new value; returns its id.
+    fn push_value(&mut self, tensor: &Tensor, address: usize) -> usize {
+        let value = self.values.len();
+        let slot = self.tensors.len();
+        let next = match self.known.entry(address) {
+            std::collections::hash_map::Entry::Occupied(mut first) => {
+                std::mem::replace(first.get_mut(), value)
             }
-        }
+            std::collections::hash_map::Entry::Vacant(first) => {
+                first.insert(value);
+                NONE
+            }
+        };
+        self.values.push(ValueInfo { slot, next });
+        self.tensors.push(Some(tensor.clone()));
+        self.ids.push(value);
         value
     }
 
@@ -615,11 +664,10 @@ impl Tape {
         if known != NONE {
             return known;
         }
-        let Some(address) = tensor.buffer_address() else {
-            return NONE;
-        };
-        self.watched.push(tensor.clone());
-        self.insert(tensor, address)
+        match tensor.buffer_address() {
+            Some(address) => self.push_value(tensor, address),
+            None => NONE,
+        }
     }
 
     fn record(
@@ -648,7 +696,8 @@ impl Tape {
         for input in inputs {
             let id = self.lookup(input);
             any_known |= id != NONE;
-            self.tensors.push(input.clone());
+            // A known input's tensor is kept where its value is.
+            self.tensors.push((id == NONE).then(|| input.clone()));
             self.ids.push(id);
         }
         if !any_known {
@@ -664,32 +713,43 @@ impl Tape {
         for (slot, &dtype) in outputs.iter_mut().zip(output_types) {
             let Some(output) = slot else {
                 // The seam fills every slot; a hole carries nothing.
-                self.tensors.push(Tensor::scalar(0u8));
+                self.tensors.push(None);
                 self.ids.push(NONE);
                 continue;
             };
-            let mut id = NONE;
             if is_trainable(dtype) {
-                if owns
-                    && (output.buffer_address().is_none() || output.is_shared())
-                    && let Ok(copy) = output.copy_to_own_buffer()
-                {
-                    *output = copy;
+                // A buffer nothing else holds is no value any tape knows
+                // (tapes keep theirs alive); the first tape makes sure of
+                // that. Only when it could not (a failed copy) may the
+                // output be a known value, which then carries no gradient.
+                let mut fresh = false;
+                if owns {
+                    if output.buffer_address().is_some() && output.is_unique() {
+                        fresh = true;
+                    } else if let Ok(copy) = output.copy_to_own_buffer() {
+                        *output = copy;
+                        fresh = true;
+                    }
                 }
-                // Known already only when a copy failed: then the value
-                // cannot be told apart, and carries no gradient.
                 if let Some(address) = output.buffer_address()
-                    && self.lookup(output) == NONE
+                    && (fresh || self.lookup(output) == NONE)
                 {
-                    id = self.insert(output, address);
+                    self.push_value(output, address);
+                    continue;
                 }
             }
-            self.tensors.push(output.clone());
-            self.ids.push(id);
+            self.tensors.push(Some(output.clone()));
+            self.ids.push(NONE);
         }
+        let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
+            std::collections::hash_map::Entry::Occupied(index) => *index.get(),
+            std::collections::hash_map::Entry::Vacant(index) => {
+                self.nodes.push((op.clone(), node.clone()));
+                *index.insert(self.nodes.len() - 1)
+            }
+        };
         self.ops.push(Record {
-            op: op.clone(),
-            node: node.clone(),
+            node,
             start,
             inputs: inputs.len(),
             outputs: outputs.len(),
@@ -713,7 +773,7 @@ impl Tape {
             .collect();
         // Which values depend on a source, and which ops on one: the only
         // ones whose gradients are needed.
-        let mut reaches = vec![false; self.values];
+        let mut reaches = vec![false; self.values.len()];
         for &id in source_ids.iter().filter(|&&id| id != NONE) {
             reaches[id] = true;
         }
@@ -732,7 +792,7 @@ impl Tape {
             }
         }
         // The gradients reaching each value, summed when first needed.
-        let mut grads: Vec<Vec<Tensor>> = vec![Vec::new(); self.values];
+        let mut grads: Vec<Vec<Tensor>> = vec![Vec::new(); self.values.len()];
         for (i, target) in targets.iter().enumerate() {
             let id = self.lookup(target);
             if id == NONE || !reaches[id] || target.dtype() == DType::Resource {
@@ -759,35 +819,28 @@ impl Tape {
             if output_grads.iter().all(Option::is_none) {
                 continue;
             }
-            let functions = match registry.gradient(&record.op.name)? {
-                None => return Err(missing_gradient(&record.node)),
+            let (op, node) = &self.nodes[record.node];
+            let functions = match registry.gradient(&op.name)? {
+                None => return Err(missing_gradient(node)),
                 Some(registration) => match registration.functions {
                     // Not differentiable: nothing flows back, by design.
                     None => continue,
                     Some(functions) => functions,
                 },
             };
-            let inputs = &self.tensors[record.inputs()];
-            let outputs = &self.tensors[record.outputs()];
-            let gradient = Gradient::new(
-                builder,
-                &record.op,
-                &record.node,
-                inputs,
-                outputs,
-                &output_grads,
-            )?;
+            let inputs = self.kept(record.inputs())?;
+            let outputs = self.kept(record.outputs())?;
+            let gradient = Gradient::new(builder, op, node, &inputs, &outputs, &output_grads)?;
             let input_grads = (functions.eager)(&gradient)
-                .map_err(|e| e.with_context(format!("in the gradient of {}", record.node)))?;
+                .map_err(|e| e.with_context(format!("in the gradient of {node}")))?;
             if input_grads.len() != record.inputs {
                 return Err(Error::internal(format!(
-                    "the gradient of {} returned {} gradient(s) for {} input(s)",
-                    record.node,
+                    "the gradient of {node} returned {} gradient(s) for {} input(s)",
                     input_grads.len(),
                     record.inputs
                 )));
             }
-            let input_types = record.node.input_types();
+            let input_types = node.input_types();
             for ((grad, &id), &dtype) in input_grads
                 .into_iter()
                 .zip(&self.ids[record.inputs()])
@@ -820,6 +873,22 @@ impl Tape {
             .collect()
     }
 
+    /// The tensors of `slots` (a record's inputs or outputs), a known
+    /// input's from where its value is kept.
+    fn kept(&self, slots: std::ops::Range<usize>) -> Result<Vec<Tensor>> {
+        slots
+            .map(|i| {
+                let slot = match self.ids[i] {
+                    NONE => i,
+                    id => self.values[id].slot,
+                };
+                self.tensors[slot]
+                    .clone()
+                    .ok_or_else(|| Error::internal("a recorded op's tensor was not kept"))
+            })
+            .collect()
+    }
+
     /// Zeros in the shape of `source`'s gradient: of the tensor, or, for a
     /// variable's handle, of the variable's value.
     fn zeros_for(&self, source: &Tensor, id: usize) -> Result<Tensor> {
@@ -828,12 +897,11 @@ impl Tape {
         }
         // A read of it on the tape tells the value's dtype and shape.
         if id != NONE
-            && let Some(read) = self
-                .ops
-                .iter()
-                .find(|record| record.op.name == READ_VARIABLE && self.ids[record.start] == id)
+            && let Some(read) = self.ops.iter().find(|record| {
+                self.nodes[record.node].0.name == READ_VARIABLE && self.ids[record.start] == id
+            })
+            && let Some(value) = &self.tensors[read.outputs().start]
         {
-            let value = &self.tensors[read.outputs().start];
             return Tensor::zeros(value.dtype(), value.dims());
         }
         let handle: ResourceHandle = source.scalar_value()?;
@@ -848,6 +916,12 @@ impl Tape {
         })?;
         Tensor::zeros(value.dtype(), value.dims())
     }
+}
+
+/// `a == b`, without a `memcmp` call for the few dims a shape has.
+#[inline]
+fn same_dims(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The sum of `grads` (`AddN` when there are several), left in `grads` as

@@ -192,7 +192,7 @@ fn tape_cos_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     outputs("sin: T", "cos: T"),
     shape_fn = |c| {
         let x = c.input(0)?;
-        c.set_output(0, x.clone())?;
+        c.set_output(0, x)?;
         c.set_output(1, x)
     }
 )]
