@@ -125,6 +125,15 @@ pub struct SymWrongShape;
 )]
 pub struct SymShift;
 
+/// `x` and `x` rounded to int32, of `x`'s shape: its gradient function
+/// fails if a gradient reaches the integer output.
+#[register_op(
+    inputs("x: float"),
+    outputs("y: float", "rounded: int32"),
+    shape_fn = both_like_input
+)]
+pub struct SymWithRounded;
+
 /// The value of a float variable, read through its handle.
 #[register_op(inputs("resource: resource"), outputs("value: float"), stateful)]
 pub struct SymReadVar;
@@ -175,6 +184,13 @@ identity_kernels! {
 fn sym_shift(ctx: &mut KernelContext<'_>) -> Result<()> {
     #[allow(clippy::cast_precision_loss)] // small test values
     ctx.binary([0, 1], 0, 1, |x: &f32, k: &i32| x + *k as f32)
+}
+
+#[kernel(op = SymWithRounded)]
+fn sym_with_rounded(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.unary_to(0, 0, 1, |x: &f32| *x)?;
+    #[allow(clippy::cast_possible_truncation)] // small test values
+    ctx.unary_to(0, 1, 1, |x: &f32| x.round() as i32)
 }
 
 #[kernel(op = SymReadVar)]
@@ -247,6 +263,15 @@ fn sym_wrong_shape_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]>
 #[op_core::gradient(op = SymShift)]
 fn sym_shift_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     Ok([Some(g.grad(0)?), Some(g.input(1))])
+}
+
+/// dy = dx; the integer output must never get a gradient.
+#[op_core::gradient(op = SymWithRounded)]
+fn sym_with_rounded_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
+    if g.output_grad(1).is_some() {
+        return Err(g.error("the integer output got a gradient"));
+    }
+    Ok([Some(g.grad(0)?)])
 }
 
 /// The gradient of a read reaches the variable's handle.
@@ -593,6 +618,18 @@ fn integer_inputs_never_get_gradients_even_when_a_function_returns_one() {
         b.graph().output_dtype(zeros[0].unwrap()).unwrap(),
         DType::I32
     );
+}
+
+#[test]
+fn an_integer_output_gets_no_gradient_even_when_its_reader_returns_one() {
+    op_kernels::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (y, rounded) = SymWithRounded::call_with(x).run_on(&b).unwrap();
+    let z = SymShift::call_with(y, rounded).run_on(&b).unwrap();
+    let dx = gradients(&b, &[z], &[x]).unwrap()[0].unwrap();
+    let out = run(b, &[(x, floats(&[0.4, 2.6]))], &[dx]);
+    assert_close(&out[0], &[1.0, 1.0]);
 }
 
 #[test]
