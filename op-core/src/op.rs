@@ -285,3 +285,85 @@ pub(crate) mod checks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::checks::{ConstMessage, gradient_count_matches, gradient_count_message};
+    use super::{OpSignature, TypeAttrSignature};
+
+    const fn signature(
+        inputs: &'static [&'static str],
+        list_inputs: &'static [&'static str],
+    ) -> OpSignature {
+        OpSignature {
+            type_attrs: &[TypeAttrSignature {
+                name: "T",
+                allowed: None,
+            }],
+            inputs,
+            outputs: &["y"],
+            list_inputs,
+            resource_inputs: &[],
+            resource_outputs: &[],
+        }
+    }
+
+    #[test]
+    fn a_const_message_writes_counts_in_decimal() {
+        for n in [0, 7, 10, 1234, usize::MAX] {
+            let message = ConstMessage::EMPTY.push("n=").push_count(n);
+            assert_eq!(message.as_str(), format!("n={n}"));
+        }
+    }
+
+    #[test]
+    fn a_const_message_lists_names_in_backquotes() {
+        let message = ConstMessage::EMPTY.push_names(&["x", "y", "z"]);
+        assert_eq!(message.as_str(), "`x`, `y`, `z`");
+        assert_eq!(ConstMessage::EMPTY.push_names(&[]).as_str(), "");
+    }
+
+    #[test]
+    fn a_long_const_message_is_cut_between_pieces_with_dots() {
+        let mut message = ConstMessage::EMPTY;
+        for _ in 0..200 {
+            message = message.push("é, ");
+        }
+        let text = message.as_str();
+        assert!(text.len() <= 512, "{}", text.len());
+        assert!(text.ends_with("é, ..."), "{text}");
+        // Once cut, nothing more is appended.
+        assert_eq!(message.push("more").as_str(), text);
+    }
+
+    #[test]
+    fn a_gradient_count_matches_only_the_number_of_inputs_without_lists() {
+        const TWO: OpSignature = signature(&["x", "y"], &[]);
+        const LIST: OpSignature = signature(&["values"], &["values"]);
+        assert!(gradient_count_matches(&TWO, 2));
+        assert!(!gradient_count_matches(&TWO, 1));
+        assert!(!gradient_count_matches(&TWO, 3));
+        assert!(!gradient_count_matches(&LIST, 1));
+    }
+
+    #[test]
+    fn the_gradient_count_message_names_the_inputs_or_the_list_inputs() {
+        const TWO: OpSignature = signature(&["x", "y"], &[]);
+        const NONE: OpSignature = signature(&[], &[]);
+        const LIST: OpSignature = signature(&["values", "axis"], &["values"]);
+        assert_eq!(
+            gradient_count_message("Plus", &TWO, 1).as_str(),
+            "op `Plus` has 2 input(s) (`x`, `y`) but the gradient function returns 1: return one `Option<V>` per input, in the op's order (`None` for an input that receives no gradient)"
+        );
+        assert!(
+            gradient_count_message("Const", &NONE, 1)
+                .as_str()
+                .starts_with("op `Const` has 0 inputs but the gradient function returns 1:")
+        );
+        assert!(
+            gradient_count_message("Concat", &LIST, 2)
+                .as_str()
+                .starts_with("op `Concat` has list inputs (`values`), whose number of tensors is known only per node: return `Result<Vec<Option<V>>>`")
+        );
+    }
+}
