@@ -1,7 +1,7 @@
 //! Gradients and training.
 //!
 //! Gradient functions are registered next to their ops with
-//! `#[gradient(op = ...)]` (see [`op_core::gradient`]); this crate holds
+//! `#[gradient(op = ...)]` (see [`op_core::gradient`](mod@op_core::gradient)); this crate holds
 //! the algorithms that use them, as burn-autodiff does for burn:
 //!
 //! - `symbolic`: `gradients(graph, ys, xs, grad_ys)`, TensorFlow's
@@ -18,6 +18,10 @@
 //! (which generated code names) must need neither; the lite runtime needs
 //! none of this.
 
+pub mod symbolic;
+
+pub use symbolic::{Gradients, Unconnected, gradients};
+
 pub mod tape;
 
-pub use tape::{GradientOptions, GradientTape, TapeOptions, UnconnectedGradients};
+pub use tape::{GradientOptions, GradientTape, TapeOptions};

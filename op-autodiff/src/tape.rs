@@ -80,6 +80,7 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use op_core::error::quoted;
 use op_core::gradient::recording::{self, Recorder, RecorderGuard};
 use op_core::gradient::{Gradient, GradientBuilder, is_trainable};
 use op_core::shape_inference::PartialShape;
@@ -88,6 +89,8 @@ use op_core::{
     Tensor,
 };
 use op_kernels::variable::Var;
+
+use crate::symbolic::Unconnected;
 use rustc_hash::FxHashMap;
 
 /// A value id for a tensor the tape does not know (a constant input), or
@@ -148,23 +151,11 @@ impl TapeOptions {
     }
 }
 
-/// What [`gradient`](GradientTape::gradient) gives a source that no
-/// target depends on (TensorFlow's `tf.UnconnectedGradients`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum UnconnectedGradients {
-    /// `None`.
-    #[default]
-    None,
-    /// Zeros of the source's dtype and shape (for a variable's handle,
-    /// of the variable's value).
-    Zero,
-}
-
 /// How [`gradient_with`](GradientTape::gradient_with) starts and ends.
 #[derive(Clone, Debug, Default)]
 pub struct GradientOptions {
-    output_gradients: Option<Vec<Tensor>>,
-    unconnected: UnconnectedGradients,
+    output_gradients: Option<Vec<Option<Tensor>>>,
+    unconnected: Unconnected,
 }
 
 impl GradientOptions {
@@ -174,16 +165,19 @@ impl GradientOptions {
         Self::default()
     }
 
-    /// The gradients the targets start from, one per target, each of its
-    /// target's dtype and shape (the vector of a vector-Jacobian product);
-    /// by default, ones.
-    pub fn output_gradients(mut self, gradients: impl IntoIterator<Item = Tensor>) -> Self {
+    /// The gradients the targets start from, one per target (`None`: ones
+    /// of the target's shape), each of its target's dtype and shape: the
+    /// vector of a vector-Jacobian product. By default, all ones.
+    pub fn output_gradients(mut self, gradients: impl IntoIterator<Item = Option<Tensor>>) -> Self {
         self.output_gradients = Some(gradients.into_iter().collect());
         self
     }
 
-    /// What an unconnected source gets (default: `None`).
-    pub fn unconnected(mut self, unconnected: UnconnectedGradients) -> Self {
+    /// What a source no target depends on gets (default:
+    /// [`Unconnected::None`]; [`Unconnected::Zeros`]: zeros of its dtype
+    /// and shape, or for a variable's handle of the variable's value), as
+    /// in [`gradients`](crate::symbolic::gradients).
+    pub fn unconnected(mut self, unconnected: Unconnected) -> Self {
         self.unconnected = unconnected;
         self
     }
@@ -798,8 +792,12 @@ impl Tape {
             if id == NONE || !reaches[id] || target.dtype() == DType::Resource {
                 continue;
             }
-            let seed = match &options.output_gradients {
-                Some(given) => given[i].clone(),
+            let seed = match options
+                .output_gradients
+                .as_ref()
+                .and_then(|given| given[i].as_ref())
+            {
+                Some(given) => given.clone(),
                 None => ones_like(builder, target)?,
             };
             grads[id].push(seed);
@@ -821,7 +819,7 @@ impl Tape {
             }
             let (op, node) = &self.nodes[record.node];
             let functions = match registry.gradient(&op.name)? {
-                None => return Err(missing_gradient(node)),
+                None => return Err(self.missing_gradient(k, &reaches)),
                 Some(registration) => match registration.functions {
                     // Not differentiable: nothing flows back, by design.
                     None => continue,
@@ -834,23 +832,22 @@ impl Tape {
             let input_grads = (functions.eager)(&gradient)
                 .map_err(|e| e.with_context(format!("in the gradient of {node}")))?;
             if input_grads.len() != record.inputs {
-                return Err(Error::internal(format!(
-                    "the gradient of {node} returned {} gradient(s) for {} input(s)",
+                return Err(Error::invalid_argument(format!(
+                    "the gradient function of op {} returned {} gradient(s) for {node}, which has {} input(s): return one per input (None where there is none)",
+                    op.name,
                     input_grads.len(),
                     record.inputs
                 )));
             }
-            let input_types = node.input_types();
-            for ((grad, &id), &dtype) in input_grads
+            for (i, (grad, &id)) in input_grads
                 .into_iter()
                 .zip(&self.ids[record.inputs()])
-                .zip(input_types)
+                .enumerate()
             {
-                if let Some(grad) = grad
-                    && id != NONE
-                    && reaches[id]
-                    && is_trainable(dtype)
-                {
+                let Some(grad) = grad else { continue };
+                let dtype = node.input_types()[i];
+                check_input_grad(op, node, i, &inputs[i], &grad)?;
+                if id != NONE && reaches[id] && is_trainable(dtype) {
                     grads[id].push(grad);
                 }
             }
@@ -866,11 +863,66 @@ impl Tape {
                 }
                 match options.unconnected {
                     _ if !is_trainable(source.dtype()) => Ok(None),
-                    UnconnectedGradients::None => Ok(None),
-                    UnconnectedGradients::Zero => self.zeros_for(source, id).map(Some),
+                    Unconnected::None => Ok(None),
+                    Unconnected::Zeros => self.zeros_for(source, id).map(Some),
                 }
             })
             .collect()
+    }
+
+    /// The error for recorded op `k`, on a path from a source, whose op
+    /// has no gradient: the op, the node, a path from a source to it (its
+    /// nodes' names), and the two fixes.
+    #[cold]
+    fn missing_gradient(&self, k: usize, reaches: &[bool]) -> Error {
+        let producers = self.producers();
+        // Back from op k to a source, through inputs that reach one.
+        let mut path = vec![k];
+        let mut at = k;
+        while let Some(&id) = self.ids[self.ops[at].inputs()]
+            .iter()
+            .find(|&&id| id != NONE && reaches[id])
+        {
+            match producers[id] {
+                NONE => break,
+                op => {
+                    path.push(op);
+                    at = op;
+                }
+            }
+        }
+        let path = path
+            .iter()
+            .rev()
+            .map(|&k| self.nodes[self.ops[k].node].1.name())
+            .collect::<Vec<_>>()
+            .join(" -> ");
+        let node = &self.nodes[self.ops[k].node].1;
+        let op = node.op();
+        let is_ident = op.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let op_arg = if is_ident {
+            op.to_owned()
+        } else {
+            format!("{op:?}")
+        };
+        Error::not_found(format!(
+            "no gradient is registered for op {op}, but node {} lies on a path from a source to a target: (source) -> {path}. Register one with `#[gradient(op = {op_arg})]` on a gradient function, or, if no gradient should flow through it, mark the op `not_differentiable` (on its `#[register_op]`, or `op_core::not_differentiable!({op:?})`)",
+            quoted(node.name())
+        ))
+    }
+
+    /// For each value, the index of the op that produced it, or `NONE` (a
+    /// watched tensor).
+    fn producers(&self) -> Vec<usize> {
+        let mut producers = vec![NONE; self.values.len()];
+        for (k, record) in self.ops.iter().enumerate() {
+            for &id in &self.ids[record.outputs()] {
+                if id != NONE {
+                    producers[id] = k;
+                }
+            }
+        }
+        producers
     }
 
     /// The tensors of `slots` (a record's inputs or outputs), a known
@@ -956,7 +1008,7 @@ fn ones_like(builder: &dyn GradientBuilder<Value = Tensor>, target: &Tensor) -> 
 
 /// `InvalidArgument` unless `given` has one gradient per target, each of
 /// its target's dtype and shape.
-fn check_output_gradients(targets: &[&Tensor], given: &[Tensor]) -> Result<()> {
+fn check_output_gradients(targets: &[&Tensor], given: &[Option<Tensor>]) -> Result<()> {
     if given.len() != targets.len() {
         return Err(Error::invalid_argument(format!(
             "GradientTape::gradient: {} output gradient(s) for {} target(s): give one per target",
@@ -965,6 +1017,7 @@ fn check_output_gradients(targets: &[&Tensor], given: &[Tensor]) -> Result<()> {
         )));
     }
     for (i, (target, grad)) in targets.iter().zip(given).enumerate() {
+        let Some(grad) = grad else { continue };
         if grad.dtype() != target.dtype() || grad.dims() != target.dims() {
             return Err(Error::invalid_argument(format!(
                 "GradientTape::gradient: output gradient {i} is a {} tensor of shape {}, but target {i} is a {} tensor of shape {}",
@@ -978,13 +1031,32 @@ fn check_output_gradients(targets: &[&Tensor], given: &[Tensor]) -> Result<()> {
     Ok(())
 }
 
-/// The error for an op on a path with no registered gradient.
-#[cold]
-fn missing_gradient(node: &OpInstance) -> Error {
-    let op = node.op();
-    Error::not_found(format!(
-        "no gradient is registered for {node}, which lies on a path from a source to a target: register one with #[op_core::gradient(op = {op})] (or op = \"{op}\" for an op declared elsewhere), or, if no gradient flows through it, mark it not differentiable (`not_differentiable` on its #[register_op], or op_core::not_differentiable!(\"{op}\"))"
-    ))
+/// The gradient of input `i` of `node` must have the input's dtype and
+/// shape (a resource input's is its value's gradient: any dtype but
+/// resource, any shape).
+fn check_input_grad(
+    op: &OpDef,
+    node: &OpInstance,
+    i: usize,
+    input: &Tensor,
+    grad: &Tensor,
+) -> Result<()> {
+    let fits = if input.dtype() == DType::Resource {
+        grad.dtype() != DType::Resource
+    } else {
+        grad.dtype() == input.dtype() && grad.dims() == input.dims()
+    };
+    if fits {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(format!(
+        "the gradient function of op {} returned, for input {i} of {node} ({} {}), a gradient that does not fit it: {} {}",
+        op.name,
+        input.dtype(),
+        input.shape(),
+        grad.dtype(),
+        grad.shape()
+    )))
 }
 
 /// The eager builder over any tensor executor: gradient functions' ops

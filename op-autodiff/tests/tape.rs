@@ -11,7 +11,8 @@
 
 use std::sync::Arc;
 
-use op_autodiff::tape::{GradientOptions, GradientTape, TapeOptions, UnconnectedGradients};
+use op_autodiff::Unconnected;
+use op_autodiff::tape::{GradientOptions, GradientTape, TapeOptions};
 use op_core::gradient::{Gradient, Value};
 use op_core::{
     Code, DType, Element, KernelContext, OpCall, PreparedOp, Registry, Result, Runtime, Tensor,
@@ -273,12 +274,52 @@ fn tape_no_grad<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.unary(0, 0, 1, |x: &T| *x)
 }
 
-/// `y = x`, not differentiable: nothing flows back through it.
+/// `y = x`, whose gradient function returns two gradients for its one
+/// input.
 #[register_op(
     attrs("T: {float, double}"),
     inputs("x: T"),
     outputs("y: T"),
     shape = "unchanged"
+)]
+struct TapeWrongCount;
+
+#[kernel(op = TapeWrongCount, types(f32, f64))]
+fn tape_wrong_count<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.unary(0, 0, 1, |x: &T| *x)
+}
+
+#[op_core::gradient(op = TapeWrongCount)]
+fn tape_wrong_count_grad<V: Value>(g: &Gradient<'_, V>) -> Result<Vec<Option<V>>> {
+    Ok(vec![Some(g.grad(0)?), None])
+}
+
+/// `y = x`, whose gradient function returns a gradient of another shape.
+#[register_op(
+    attrs("T: {float, double}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+struct TapeWrongShape;
+
+#[kernel(op = TapeWrongShape, types(f32, f64))]
+fn tape_wrong_shape<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.unary(0, 0, 1, |x: &T| *x)
+}
+
+#[op_core::gradient(op = TapeWrongShape)]
+fn tape_wrong_shape_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
+    Ok([Some(g.constant(Tensor::from_vec([5], vec![0.0f64; 5])?)?)])
+}
+
+/// `y = x`, not differentiable: nothing flows back through it.
+#[register_op(
+    attrs("T: {float, double}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged",
+    not_differentiable
 )]
 struct TapeBlock;
 
@@ -286,8 +327,6 @@ struct TapeBlock;
 fn tape_block<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.unary(0, 0, 1, |x: &T| *x)
 }
-
-op_core::not_differentiable!("TapeBlock");
 
 /// `y = round(x)` as int32: an output that carries no gradient (and no
 /// gradient registered: none is needed).
@@ -709,16 +748,26 @@ fn several_targets_sum_and_output_gradients_weigh_them() {
         .gradient_with(
             &[&square, &cube],
             &[&x],
-            GradientOptions::new().output_gradients([vector(&[1.0, 10.0]), vector(&[0.5, 0.0])]),
+            GradientOptions::new()
+                .output_gradients([Some(vector(&[1.0, 10.0])), Some(vector(&[0.5, 0.0]))]),
         )
         .unwrap();
     assert_eq!(values(&weighted[0]), [4.0 + 6.0, 60.0]);
+    // `None`: that target starts from ones.
+    let half_given = tape
+        .gradient_with(
+            &[&square, &cube],
+            &[&x],
+            GradientOptions::new().output_gradients([None, Some(vector(&[0.0, 2.0]))]),
+        )
+        .unwrap();
+    assert_eq!(values(&half_given[0]), [4.0, 6.0 + 54.0]);
 
     let err = tape
         .gradient_with(
             &[&square, &cube],
             &[&x],
-            GradientOptions::new().output_gradients([vector(&[1.0, 1.0])]),
+            GradientOptions::new().output_gradients([Some(vector(&[1.0, 1.0]))]),
         )
         .unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
@@ -731,7 +780,7 @@ fn several_targets_sum_and_output_gradients_weigh_them() {
         .gradient_with(
             &square,
             &[&x],
-            GradientOptions::new().output_gradients([vector(&[1.0])]),
+            GradientOptions::new().output_gradients([Some(vector(&[1.0]))]),
         )
         .unwrap_err();
     assert_eq!(
@@ -780,7 +829,7 @@ fn unconnected_sources_get_none_or_zeros() {
         .gradient_with(
             &y,
             &sources,
-            GradientOptions::new().unconnected(UnconnectedGradients::Zero),
+            GradientOptions::new().unconnected(Unconnected::Zeros),
         )
         .unwrap();
     assert_eq!(values(&grads[0]), [2.0]);
@@ -814,7 +863,8 @@ fn a_missing_gradient_is_an_error_naming_the_op_the_node_and_the_fixes() {
     let mut x = vector(&[1.0]);
     let tape = GradientTape::new();
     tape.watch(&mut x);
-    let y = TapeNoGrad::call(&x)
+    let y = TapeSquare::call(&x).node_name("squared").run().unwrap();
+    let y = TapeNoGrad::call(&y)
         .node_name("no_grad_node")
         .run()
         .unwrap();
@@ -823,7 +873,28 @@ fn a_missing_gradient_is_an_error_naming_the_op_the_node_and_the_fixes() {
     assert_eq!(err.code(), Code::NotFound);
     assert_eq!(
         err.message(),
-        "no gradient is registered for op TapeNoGrad (node 'no_grad_node'), which lies on a path from a source to a target: register one with #[op_core::gradient(op = TapeNoGrad)] (or op = \"TapeNoGrad\" for an op declared elsewhere), or, if no gradient flows through it, mark it not differentiable (`not_differentiable` on its #[register_op], or op_core::not_differentiable!(\"TapeNoGrad\"))"
+        "no gradient is registered for op TapeNoGrad, but node 'no_grad_node' lies on a path from a source to a target: (source) -> squared -> no_grad_node. Register one with `#[gradient(op = TapeNoGrad)]` on a gradient function, or, if no gradient should flow through it, mark the op `not_differentiable` (on its `#[register_op]`, or `op_core::not_differentiable!(\"TapeNoGrad\")`)"
+    );
+}
+
+#[test]
+fn a_gradient_function_returning_the_wrong_count_or_shape_is_an_error_naming_the_op() {
+    let mut x = vector(&[1.0, 2.0]);
+    let tape = GradientTape::persistent();
+    tape.watch(&mut x);
+    let counted = TapeWrongCount::call(&x).node_name("counted").run().unwrap();
+    let shaped = TapeWrongShape::call(&x).node_name("shaped").run().unwrap();
+    let err = tape.gradient(&counted, &[&x]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "the gradient function of op TapeWrongCount returned 2 gradient(s) for op TapeWrongCount (node 'counted'), which has 1 input(s): return one per input (None where there is none)"
+    );
+    let err = tape.gradient(&shaped, &[&x]).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(
+        err.message(),
+        "the gradient function of op TapeWrongShape returned, for input 0 of op TapeWrongShape (node 'shaped') (double [2]), a gradient that does not fit it: double [5]"
     );
 }
 
@@ -868,7 +939,7 @@ fn integer_values_never_get_gradients() {
     assert_eq!(tape.gradient(&y, &[&x]).unwrap(), [None]);
     // An integer source: none, even when zeros are asked for.
     let from_ints = TapeToDouble::call(&ints).run().unwrap();
-    let options = GradientOptions::new().unconnected(UnconnectedGradients::Zero);
+    let options = GradientOptions::new().unconnected(Unconnected::Zeros);
     assert_eq!(
         tape.gradient_with(&from_ints, &[&ints], options).unwrap(),
         [None]

@@ -13,11 +13,11 @@ pub use crate::context::KernelContext;
 pub use crate::element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8, QUInt16};
 pub use crate::error::Result;
 pub use crate::executor::Executor;
-pub use crate::gradient::{GradientRegistration, IntoGradients};
+pub use crate::gradient::{Gradient, GradientRegistration, IntoGradients, Value};
 pub use crate::kernel::{FnKernel, KernelConstruction, KernelReturn, OpAttrs, OpKernel};
 pub use crate::op::checks::{
-    first_output_is_resource, has_arg, has_input, has_resource_input, has_type_attr,
-    type_attr_allows,
+    ConstMessage, first_output_is_resource, gradient_count_matches, gradient_count_message,
+    has_arg, has_input, has_resource_input, has_type_attr, type_attr_allows,
 };
 pub use crate::op::{Op, OpSignature, TypeAttrSignature};
 pub use crate::op_instance::OpInstance;

@@ -833,8 +833,8 @@ fn describe_attrs(node: &OpInstance) -> String {
 }
 
 impl fmt::Display for Registry {
-    /// Lists every op with its source location and kernels, then any
-    /// conflicts.
+    /// Lists every op with its source location, kernels and gradient, then
+    /// any conflicts.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} op(s):", self.ops.len())?;
         for entry in self.ops.values() {
@@ -846,6 +846,13 @@ impl fmt::Display for Registry {
                     write!(f, "; host_memory: {}", k.host_memory.join(", "))?;
                 }
                 writeln!(f)?;
+            }
+            if let Some(g) = self.gradients.get(entry.def.name.as_str()) {
+                let what = match g.functions {
+                    Some(_) => "gradient",
+                    None => "not differentiable",
+                };
+                writeln!(f, "    {what}  ({})", g.location())?;
             }
         }
         if !self.conflicts.is_empty() {

@@ -4,7 +4,7 @@
 //!
 //! They live here, not in op-graph, because a gradient function is
 //! written once and instantiated for both kinds of values (tensors on a
-//! tape, outputs in a graph, see [`gradient`](crate::gradient)), and the
+//! tape, outputs in a graph, see [`gradient`](mod@crate::gradient)), and the
 //! registration that the macros generate can name only op-core. op-graph
 //! re-exports them and is the only crate that makes them.
 

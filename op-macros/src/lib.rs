@@ -61,7 +61,11 @@ mod spec;
 /// name), `attrs(...)`, `inputs(...)`, `outputs(...)` (TensorFlow spec
 /// strings), the flags `stateful`, `commutative`, `aggregate`,
 /// `allows_uninitialized_input`, `distributed_communication`,
-/// `deprecated(version = N, explanation = "...")`, the shape function
+/// `deprecated(version = N, explanation = "...")`, `not_differentiable`
+/// (no gradient flows through the op, and a path through it is not an
+/// error: TensorFlow's `tf.no_gradient`; it registers
+/// `GradientRegistration::not_differentiable` beside the op, so it is not
+/// part of the `OpDef`), the shape function
 /// (`shape = "unchanged"` for one of `op_core::shape_inference::library`,
 /// or `shape_fn = my_fn` / a closure), and `wrapper = name`
 /// (also generate a snake_case function `name(...)`, like TensorFlow's
@@ -174,12 +178,25 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// `op` is the op's Rust type (checked at compile time) or, for an op
-/// declared elsewhere, its registered name (`op = "Sin"`). The function is
-/// generic over the value it builds with ([`op_core::gradient::Value`]:
-/// tensors on a tape, graph outputs in `gradients`), takes the forward node
-/// with its incoming gradients (`&Gradient<'_, V>`), and returns one
-/// optional gradient per input: `None` where none flows (an integer index,
-/// say).
+/// declared elsewhere, its registered name (`op = "Sin"`, checked when the
+/// registry is built: an unknown name is a `GradientForUnknownOp`
+/// conflict). The function is generic over the value it builds with
+/// (`op_core::gradient::Value`: tensors on a tape, graph outputs in
+/// `gradients`), takes the forward node with its incoming gradients
+/// (`&Gradient<'_, V>`), and returns one optional gradient per input:
+/// `None` where none flows (an integer index, say). An op with list inputs
+/// (`N * T`) returns `Result<Vec<Option<V>>>`, one per input tensor.
+///
+/// Compile errors, each on the author's token: a missing `op`, an unknown
+/// key, an item that is not a function, generics other than one type
+/// parameter, parameters other than one, no return type; with `op = Type`,
+/// a type that is not an op, and an array length `N` that is not the op's
+/// number of inputs (or an array for an op with list inputs). Two gradients
+/// for one op are a `DuplicateGradient` conflict in the registry, naming
+/// both source locations; the op still runs.
+///
+/// Argument `crate = "facade::op_core"`: where generated code finds
+/// op-core, for a crate that re-exports it.
 #[proc_macro_attribute]
 pub fn gradient(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::Item);

@@ -76,6 +76,9 @@ pub struct Flags {
     pub allows_uninitialized_input: bool,
     pub distributed_communication: bool,
     pub deprecated: Option<(i32, String)>,
+    /// Registers the op as not differentiable; not part of the `OpDef`, so
+    /// no `OpDefBuilder` setter.
+    pub not_differentiable: bool,
 }
 
 /// The `OpDefBuilder` method that sets each on/off flag: the one list that

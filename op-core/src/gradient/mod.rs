@@ -20,7 +20,7 @@
 //! tensor). The typed wrappers run on the [`Gradient`] itself, which is an
 //! [`Executor`].
 //!
-//! ```
+//! ```standalone_crate
 //! use op_core::gradient::{Gradient, Value};
 //! use op_core::Result;
 //! # mod ops {
@@ -39,6 +39,12 @@
 //!     let cos = Cos2::call_with(g.input(0)).run_on(g)?;
 //!     Ok([Some(Mul2::call_with(g.grad(0)?, cos).run_on(g)?)])
 //! }
+//!
+//! // Collected at link time: the registry has it, from this file.
+//! let registration = op_core::Registry::global().gradient("Sin2")?.expect("registered");
+//! assert!(registration.functions.is_some());
+//! assert_eq!(registration.file, file!());
+//! # Ok::<(), op_core::Error>(())
 //! ```
 //!
 //! Ops that have no gradient but may lie on a path (hash table lookups,
@@ -341,6 +347,11 @@ inventory::collect!(GradientRegistration);
 /// What a gradient function may return: one optional gradient per input,
 /// as an array (its length checked against the op at compile time by
 /// `#[gradient]`) or a `Vec` (for ops with list inputs).
+#[diagnostic::on_unimplemented(
+    message = "a gradient function returns one optional gradient per input of the op, not `{Self}`",
+    label = "not `Result<[Option<V>; N]>` or `Result<Vec<Option<V>>>`",
+    note = "return `Result<[Option<V>; N]>` (N = the op's number of inputs) or, for an op with list inputs, `Result<Vec<Option<V>>>`; `None` for an input that receives no gradient"
+)]
 pub trait IntoGradients<V> {
     /// The gradients, one per input (flattened).
     fn into_gradients(self) -> Vec<Option<V>>;

@@ -1,4 +1,11 @@
 //! The declarations of the hash table ops and their shape functions.
+//!
+//! Every op here is `not_differentiable`: a table's contents are state,
+//! not a function of the ops' inputs, so no gradient flows through a
+//! lookup or an update (the guide's `tf.no_gradient` lines mark Create,
+//! Find, Insert and Remove; Export and Import, and the batch ops, are
+//! reads and writes of the same state, as TensorFlow marks its own lookup
+//! tables' find, insert and initialize ops).
 
 use op_core::shape_inference::InferenceContext;
 use op_core::{Result, register_op};
@@ -96,6 +103,7 @@ pub fn insert_many_shape(c: &mut InferenceContext<'_>) -> Result<()> {
 /// value_dtype: the type of the table's values.
 #[register_op(
     name = "Examples>SimpleHashTableCreate",
+    not_differentiable,
     outputs("output: resource"),
     attrs("key_dtype: type", "value_dtype: type"),
     shape = "scalar"
@@ -110,6 +118,7 @@ pub struct SimpleHashTableCreate;
 /// value: the value of `key`, or `default_value`.
 #[register_op(
     name = "Examples>SimpleHashTableFind",
+    not_differentiable,
     inputs(
         "resource_handle: resource",
         "key: key_dtype",
@@ -128,6 +137,7 @@ pub struct SimpleHashTableFind;
 /// value: its new value, a scalar.
 #[register_op(
     name = "Examples>SimpleHashTableInsert",
+    not_differentiable,
     inputs("resource_handle: resource", "key: key_dtype", "value: value_dtype"),
     attrs("key_dtype: type", "value_dtype: type"),
     shape_fn = three_scalar_inputs
@@ -140,6 +150,7 @@ pub struct SimpleHashTableInsert;
 /// key: the key, a scalar.
 #[register_op(
     name = "Examples>SimpleHashTableRemove",
+    not_differentiable,
     inputs("resource_handle: resource", "key: key_dtype"),
     attrs("key_dtype: type", "value_dtype: type"),
     shape_fn = two_scalar_inputs
@@ -153,6 +164,7 @@ pub struct SimpleHashTableRemove;
 /// values: the value of each key, a vector of the same length.
 #[register_op(
     name = "Examples>SimpleHashTableExport",
+    not_differentiable,
     inputs("table_handle: resource"),
     outputs("keys: key_dtype", "values: value_dtype"),
     attrs("key_dtype: type", "value_dtype: type"),
@@ -167,6 +179,7 @@ pub struct SimpleHashTableExport;
 /// values: the value of each key, a vector of the same length.
 #[register_op(
     name = "Examples>SimpleHashTableImport",
+    not_differentiable,
     inputs("table_handle: resource", "keys: key_dtype", "values: value_dtype"),
     attrs("key_dtype: type", "value_dtype: type"),
     shape_fn = import_shape
@@ -187,6 +200,7 @@ pub struct SimpleHashTableImport;
 /// values: the value of each key, or `default_value`; the shape of `keys`.
 #[register_op(
     name = "Examples>SimpleHashTableFindMany",
+    not_differentiable,
     inputs(
         "resource_handle: resource",
         "keys: key_dtype",
@@ -208,8 +222,30 @@ pub struct SimpleHashTableFindMany;
 /// values: the value of each key, a tensor of the shape of `keys`.
 #[register_op(
     name = "Examples>SimpleHashTableInsertMany",
+    not_differentiable,
     inputs("resource_handle: resource", "keys: key_dtype", "values: value_dtype"),
     attrs("key_dtype: type", "value_dtype: type"),
     shape_fn = insert_many_shape
 )]
 pub struct SimpleHashTableInsertMany;
+
+#[cfg(test)]
+mod tests {
+    use op_core::Registry;
+
+    #[test]
+    fn every_hash_table_op_is_marked_not_differentiable() {
+        let registry = Registry::global();
+        let ops: Vec<&str> = registry
+            .ops()
+            .map(|op| op.def().name.as_str())
+            .filter(|name| name.starts_with("Examples>SimpleHashTable"))
+            .collect();
+        assert_eq!(ops.len(), 8, "{ops:?}");
+        for op in ops {
+            let registration = registry.gradient(op).unwrap().expect(op);
+            assert!(registration.functions.is_none(), "{op}");
+            assert_eq!(registration.file, file!(), "{op}");
+        }
+    }
+}

@@ -92,5 +92,6 @@ fn flags(args: &FlagArgs) -> Flags {
             .deprecated
             .as_ref()
             .map(|d| (d.version, d.explanation.value())),
+        not_differentiable: args.not_differentiable.is_present(),
     }
 }

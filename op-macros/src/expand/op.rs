@@ -46,6 +46,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
     let is_resource = |a: &&op_spec::ArgDef| a.ty == ArgType::Fixed(DType::Resource);
     let resource_inputs = def.inputs.iter().filter(is_resource).map(|a| &a.name);
     let resource_outputs = def.outputs.iter().filter(is_resource).map(|a| &a.name);
+    let list_inputs = def.inputs.iter().filter(|a| a.is_list()).map(|a| &a.name);
 
     let construct = if *unit {
         quote!(Self)
@@ -65,6 +66,7 @@ pub fn op_items(op: &CheckedOp) -> TokenStream {
             const SIGNATURE: #rt::OpSignature = #rt::OpSignature {
                 type_attrs: &[#(#type_attrs),*],
                 inputs: &[#(#input_names),*],
+                list_inputs: &[#(#list_inputs),*],
                 outputs: &[#(#output_names),*],
                 resource_inputs: &[#(#resource_inputs),*],
                 resource_outputs: &[#(#resource_outputs),*],

@@ -46,7 +46,8 @@ pub fn op_def_builder(spec: &OpSpec, rt: &RuntimePath) -> TokenStream {
 }
 
 /// The op's `inventory::submit!`: its name, its `Op::op_def` and its shape
-/// function, with where it was declared.
+/// function, with where it was declared; and, for a `not_differentiable`
+/// op, the `GradientRegistration` saying so.
 pub fn op_registration(op: &CheckedOp) -> TokenStream {
     let rt = &op.runtime;
     let ty = &op.ident;
@@ -58,6 +59,17 @@ pub fn op_registration(op: &CheckedOp) -> TokenStream {
         }
         Some(ShapeFnModel::Custom(expr)) => quote!(.with_shape_fn(#expr)),
     };
+    let not_differentiable = op.spec.flags.not_differentiable.then(|| {
+        quote! {
+            #rt::inventory::submit! {
+                #rt::GradientRegistration::not_differentiable(
+                    #name,
+                    ::core::file!(),
+                    ::core::line!(),
+                )
+            }
+        }
+    });
     quote! {
         #rt::inventory::submit! {
             #rt::OpRegistration::new(
@@ -68,6 +80,7 @@ pub fn op_registration(op: &CheckedOp) -> TokenStream {
             )
             #with_shape_fn
         }
+        #not_differentiable
     }
 }
 

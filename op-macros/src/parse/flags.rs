@@ -102,6 +102,10 @@ arguments! {
         aggregate: Flag,
         allows_uninitialized_input: Flag,
         distributed_communication: Flag,
+        /// `not_differentiable`: no gradient flows through the op (not part
+        /// of its `OpDef`: a gradient registration, as TensorFlow's
+        /// `tf.no_gradient`).
+        not_differentiable: Flag,
         deprecated: Option<Deprecated>,
     }
 }

@@ -91,7 +91,7 @@ mod tests {
     use darling::ast::NestedMeta;
 
     use super::Keys;
-    use crate::parse::{AttrOptions, FnOpArgs, KernelArgs, RegisterOpArgs};
+    use crate::parse::{AttrOptions, FnOpArgs, GradientArgs, KernelArgs, RegisterOpArgs};
 
     /// Darling knows every key that the unknown-key error lists: a value
     /// of the wrong kind is an error, but never "Unknown field".
@@ -110,6 +110,7 @@ mod tests {
         every_key_is_a_field::<FnOpArgs>();
         every_key_is_a_field::<KernelArgs>();
         every_key_is_a_field::<AttrOptions>();
+        every_key_is_a_field::<GradientArgs>();
     }
 
     #[test]
@@ -126,6 +127,8 @@ mod tests {
             ]
         );
         assert_eq!(keys.last(), Some(&"deprecated"));
+        assert!(keys.contains(&"not_differentiable"));
+        assert_eq!(GradientArgs::keys(), ["op", "crate"]);
         assert_eq!(KernelArgs::string_list_keys(), ["host_memory"]);
     }
 }

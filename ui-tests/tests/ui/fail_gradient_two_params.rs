@@ -1,0 +1,13 @@
+use op_core::gradient::{Gradient, Value};
+use op_core::{Result, gradient, register_op};
+
+#[register_op(attrs("T: {float, double}"), inputs("x: T"), outputs("y: T"))]
+pub struct Square;
+
+#[gradient(op = Square)]
+fn square_grad<V: Value>(g: &Gradient<'_, V>, scale: f32) -> Result<[Option<V>; 1]> {
+    let _ = scale;
+    Ok([Some(g.grad(0)?)])
+}
+
+fn main() {}
