@@ -69,10 +69,15 @@
 //!
 //! With no tape on the thread, an op pays one thread-local read. With a
 //! tape whose values are not among the op's inputs, one hash lookup per
-//! input. Recording appends to the tape's arrays (no allocation per op
-//! once they have grown) and inserts the outputs in its map; the op's
-//! definition and node are shared (`Arc`), and nothing is formatted. The
-//! benchmark `cargo bench -p op-autodiff --bench tape` measures all three.
+//! input. A recorded op also pays the seam (it keeps the inputs and
+//! collects the recorders that watch them), and the tape appends to its
+//! arrays and enters the outputs in its map: the op's definition and node
+//! are kept once per tape (`Arc`s), nothing is formatted, and a freed
+//! tape's arrays serve the next tape on the thread, so a training loop's
+//! tape per step allocates nothing for its record once warm. The one
+//! allocation left is the copy of an output that shares its buffer or
+//! holds its elements inside itself (8 bytes or less). The benchmark
+//! `cargo bench -p op-autodiff --bench tape` measures each case.
 
 use std::borrow::Borrow;
 use std::cell::{Cell, RefCell};
@@ -89,9 +94,9 @@ use op_core::{
     Tensor,
 };
 use op_kernels::variable::Var;
+use rustc_hash::FxHashMap;
 
 use crate::symbolic::Unconnected;
-use rustc_hash::FxHashMap;
 
 /// A value id for a tensor the tape does not know (a constant input), or
 /// an output that carries no gradient.
