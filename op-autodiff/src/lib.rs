@@ -17,3 +17,7 @@
 //! optimizers need op-kernels' training ops and variables, while op-core
 //! (which generated code names) must need neither; the lite runtime needs
 //! none of this.
+
+pub mod optimizers;
+
+pub use optimizers::{Adam, Momentum, Optimizer, OptimizerBuilder, Sgd};

@@ -939,7 +939,9 @@ fn shapes_that_differ_from_the_variables_are_an_invalid_argument() {
     assert_contains(
         &e,
         &["input 2 ('delta') has shape [3,2]", "has shape [2,3]"],
-    );
+    ); // A refused update changes nothing.
+    assert_eq!(values::<f32>(&unchanged), [1.0, 2.0]);
+    assert_eq!(values::<f32>(&accum), [0.0, 0.0, 0.0]);
 }
 
 #[test]

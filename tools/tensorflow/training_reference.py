@@ -14,7 +14,8 @@ Two sections, each pasted into its test file:
   `SGD(momentum=0.9)`, `SGD(momentum=0.9, nesterov=True)`, `Adam()` and
   `Adam(learning_rate=0.01)` (Keras 3, the defaults otherwise) applying the
   same fixed gradients to a float32 variable (and Adam to a float64 one):
-  the variable after each step.
+  the variable after each step; and Adam's formula on float64 with float64
+  hyperparameters, through `ResourceApplyAdam` (see `adam_f64`).
 
 Values are printed with the fewest digits that read back as the same number
 of their type (NumPy's shortest repr), so a Rust literal of that type is
@@ -121,6 +122,32 @@ def keras(name, make, dtype=np.float32):
     return rows(name, steps, dtype)
 
 
+def adam_f64():
+    """Three steps of Keras' Adam formula on a float64 variable with every
+    hyperparameter in float64: `ResourceApplyAdam` with `beta^t` from
+    TensorFlow's `Pow`, as opkit's `Adam` computes it. (Keras' own `Adam()`
+    on float64 first rounds the betas to float32, since `ops.cast` of a
+    Python float makes a float32 tensor, which moves the result in the
+    eighth digit: `KERAS_ADAM_F64`.)"""
+    f64 = tf.float64
+    var = variable(INITIAL, np.float64)
+    m = variable([0.0, 0.0, 0.0], np.float64)
+    v = variable([0.0, 0.0, 0.0], np.float64)
+    steps = []
+    for t, g in enumerate(GRADS, start=1):
+        step = tf.cast(tf.constant(t, tf.int64), f64)
+        tf.raw_ops.ResourceApplyAdam(
+            var=var.handle, m=m.handle, v=v.handle,
+            beta1_power=tf.pow(tf.constant(0.9, f64), step),
+            beta2_power=tf.pow(tf.constant(0.999, f64), step),
+            lr=tf.constant(0.001, f64), beta1=tf.constant(0.9, f64),
+            beta2=tf.constant(0.999, f64), epsilon=tf.constant(1e-7, f64),
+            grad=tf.constant(g, f64),
+        )
+        steps.append(var.numpy())
+    return rows("ADAM_F64_DOUBLE_BETAS", steps, np.float64)
+
+
 def main():
     print(f"// TensorFlow {tf.__version__}: tools/tensorflow/training_reference.py")
     print("// ---- op-kernels/tests/training_ops.rs ----")
@@ -135,6 +162,7 @@ def main():
     print(keras("KERAS_ADAM", lambda: opt.Adam()))
     print(keras("KERAS_ADAM_LR_0_01", lambda: opt.Adam(learning_rate=0.01)))
     print(keras("KERAS_ADAM_F64", lambda: opt.Adam(), np.float64))
+    print(adam_f64())
 
 
 if __name__ == "__main__":
