@@ -1,7 +1,7 @@
 //! Gradients and training.
 //!
 //! Gradient functions are registered next to their ops with
-//! `#[gradient(op = ...)]` (see [`op_core::gradient`]); this crate holds
+//! `#[gradient(op = ...)]` (see [`op_core::gradient`](mod@op_core::gradient)); this crate holds
 //! the algorithms that use them, as burn-autodiff does for burn:
 //!
 //! - `symbolic`: `gradients(graph, ys, xs, grad_ys)`, TensorFlow's
@@ -19,5 +19,7 @@
 //! none of this.
 
 pub mod optimizers;
+pub mod symbolic;
 
 pub use optimizers::{Adam, Momentum, Optimizer, OptimizerBuilder, Sgd};
+pub use symbolic::{Gradients, Unconnected, gradients};

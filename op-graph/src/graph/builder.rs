@@ -282,6 +282,23 @@ impl Executor for GraphBuilder {
     }
 }
 
+/// The symbolic builder of gradient functions (`op_autodiff::symbolic`):
+/// the ops a gradient function runs become nodes of this graph, under
+/// the current scopes.
+impl op_core::gradient::GradientBuilder for GraphBuilder {
+    fn constant(&self, value: Tensor) -> Result<Output> {
+        GraphBuilder::constant(self, value)
+    }
+
+    fn dtype(&self, value: &Output) -> Result<DType> {
+        self.graph.borrow().output_dtype(*value)
+    }
+
+    fn shape(&self, value: &Output) -> Result<PartialShape> {
+        self.graph.borrow().output_shape(*value).cloned()
+    }
+}
+
 /// A name scope of a [`GraphBuilder`]; the previous scope returns when it
 /// drops.
 #[must_use = "the scope ends when this guard drops"]
