@@ -5,10 +5,10 @@
 //! An optimizer is generic over the values it works with: `Sgd<Tensor>`
 //! applies gradients now (on the eager runtime), `Sgd<Output>` adds the
 //! update to a graph (on an [`op_graph::GraphBuilder`]). Both run the same
-//! code against an [`OptimizerBuilder`], the executor seam plus what
-//! differs between the modes: how a constant is made, how a value's dtype
-//! and shape are known, how a variable is made and initialized, and how
-//! ops are ordered.
+//! code against an [`OptimizerBuilder`]: the builder gradient functions
+//! use (an executor that makes constants and knows its values' dtypes and
+//! shapes), plus how a variable is made and initialized and how ops are
+//! ordered.
 //!
 //! ```
 //! use op_autodiff::optimizers::{Adam, Optimizer};
@@ -71,14 +71,14 @@
 //! nodes of it).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use op_core::error::quoted;
+use op_core::gradient::GradientBuilder;
 use op_core::shape_inference::PartialShape;
 use op_core::symbolic::{NodeId, Output};
 use op_core::{
-    AttrValue, DType, Error, Executor, Op, OpCall, ResourceHandle, Result, Runtime, ShapeValue,
-    Tensor, bf16, f16,
+    AttrValue, Code, DType, Error, Executor, Op, OpCall, ResourceHandle, Result, Runtime,
+    ShapeValue, Tensor, bf16, f16,
 };
 use op_graph::{GraphBuilder, NewNode};
 use op_kernels::training::{
@@ -147,26 +147,15 @@ pub struct NewVariable<V> {
     pub initializer: Option<NodeId>,
 }
 
-/// What an optimizer builds its updates with: an [`Executor`] (the eager
-/// [`Runtime`], or a [`GraphBuilder`]) and what differs between the two
-/// modes.
-///
-/// (Once `GraphBuilder` implements `op_core::gradient::GradientBuilder`,
-/// [`tensor`](Self::tensor) and [`value_type`](Self::value_type) are that
-/// trait's `constant`, `dtype` and `shape`; they are named apart here so
-/// that both traits can be in scope.)
-pub trait OptimizerBuilder: Executor {
+/// What an optimizer builds its updates with: a
+/// [`GradientBuilder`] (an executor that also makes constants and knows
+/// its values' dtypes and shapes: the eager [`Runtime`], or a
+/// [`GraphBuilder`]) and what else differs between the two modes:
+/// variables and the order of ops without outputs.
+pub trait OptimizerBuilder: GradientBuilder {
     /// What names an op without outputs: `()` eagerly (it has run), its
     /// node in a graph (to run as a target, or to order other ops after).
     type Op: Clone;
-
-    /// `value` as a value of this mode: itself eagerly, a `Const` node in
-    /// a graph.
-    fn tensor(&self, value: Tensor) -> Result<Self::Value>;
-
-    /// The dtype of `value` and its shape, as far as known (eagerly, all of
-    /// it).
-    fn value_type(&self, value: &Self::Value) -> Result<(DType, PartialShape)>;
 
     /// The variable that `handle` reaches; `InvalidArgument` if it is not a
     /// variable's handle.
@@ -221,14 +210,6 @@ fn shape_value(shape: &PartialShape) -> ShapeValue {
 impl OptimizerBuilder for Runtime {
     type Op = ();
 
-    fn tensor(&self, value: Tensor) -> Result<Tensor> {
-        Ok(value)
-    }
-
-    fn value_type(&self, value: &Tensor) -> Result<(DType, PartialShape)> {
-        Ok((value.dtype(), PartialShape::known(value.dims())))
-    }
-
     fn variable_id(&self, handle: &Tensor) -> Result<VariableId> {
         if handle.dtype() != DType::Resource || handle.rank() != 0 {
             return Err(Error::invalid_argument(format!(
@@ -244,13 +225,18 @@ impl OptimizerBuilder for Runtime {
 
     fn variable_shape(&self, handle: &Tensor) -> Result<PartialShape> {
         let resource = handle.scalar_value::<ResourceHandle>()?;
-        let var = self.resource_manager().resource::<Var>(&resource)?;
-        let value = var.value().ok_or_else(|| {
+        let uninitialized = || {
             Error::failed_precondition(format!(
                 "variable {} is uninitialized: assign it a value before applying gradients to it",
                 quoted(&resource.name)
             ))
-        })?;
+        };
+        // A named variable exists from its first assign.
+        let var = match self.resource_manager().resource::<Var>(&resource) {
+            Err(e) if e.code() == Code::NotFound => return Err(uninitialized()),
+            other => other?,
+        };
+        let value = var.value().ok_or_else(uninitialized)?;
         Ok(PartialShape::known(value.dims()))
     }
 
@@ -294,18 +280,6 @@ impl OptimizerBuilder for Runtime {
 /// (`shared_name` = node name) with an initializer node each.
 impl OptimizerBuilder for GraphBuilder {
     type Op = NodeId;
-
-    fn tensor(&self, value: Tensor) -> Result<Output> {
-        self.constant(value)
-    }
-
-    fn value_type(&self, value: &Output) -> Result<(DType, PartialShape)> {
-        let graph = self.graph();
-        Ok((
-            graph.output_dtype(*value)?,
-            graph.output_shape(*value)?.clone(),
-        ))
-    }
 
     fn variable_id(&self, handle: &Output) -> Result<VariableId> {
         let graph = self.graph();
@@ -389,55 +363,6 @@ impl OptimizerBuilder for GraphBuilder {
     }
 }
 
-/// A builder behind a reference or an `Arc` is the builder.
-macro_rules! forward_builder {
-    ($($pointer:ty),*) => {$(
-        impl<B: OptimizerBuilder> OptimizerBuilder for $pointer {
-            type Op = B::Op;
-
-            fn tensor(&self, value: Tensor) -> Result<B::Value> {
-                (**self).tensor(value)
-            }
-
-            fn value_type(&self, value: &B::Value) -> Result<(DType, PartialShape)> {
-                (**self).value_type(value)
-            }
-
-            fn variable_id(&self, handle: &B::Value) -> Result<VariableId> {
-                (**self).variable_id(handle)
-            }
-
-            fn variable_shape(&self, handle: &B::Value) -> Result<PartialShape> {
-                (**self).variable_shape(handle)
-            }
-
-            fn new_variable(
-                &self,
-                name: &str,
-                dtype: DType,
-                shape: &PartialShape,
-                initial: B::Value,
-            ) -> Result<NewVariable<B::Value>> {
-                (**self).new_variable(name, dtype, shape, initial)
-            }
-
-            fn run_op(&self, call: OpCall<'_, B::Value>) -> Result<B::Op> {
-                (**self).run_op(call)
-            }
-
-            fn after<R>(&self, ops: &[B::Op], build: impl FnOnce() -> Result<R>) -> Result<R> {
-                (**self).after(ops, build)
-            }
-
-            fn in_scope<R>(&self, name: &str, build: impl FnOnce() -> Result<R>) -> Result<R> {
-                (**self).in_scope(name, build)
-            }
-        }
-    )*};
-}
-
-forward_builder!(&B, Arc<B>);
-
 // ---- Optimizers ----
 
 /// What every optimizer offers: applying gradients, and its state.
@@ -507,6 +432,23 @@ struct Update<V> {
     slots: Vec<V>,
 }
 
+/// [`Optimizer`]'s accessors of an optimizer's `state` field.
+macro_rules! state_accessors {
+    () => {
+        fn iterations(&self) -> Option<&V> {
+            self.state.iterations.as_ref()
+        }
+
+        fn variables(&self) -> &[V] {
+            &self.state.variables
+        }
+
+        fn initializers(&self) -> &[NodeId] {
+            &self.state.initializers
+        }
+    };
+}
+
 /// The dtypes the training ops update.
 fn is_updatable(dtype: DType) -> bool {
     matches!(dtype, DType::F32 | DType::F64 | DType::F16 | DType::BF16)
@@ -547,8 +489,8 @@ where
     });
     let call = match known {
         Some(dims) => OpCall::with_values("Fill")
-            .input(executor.tensor(Tensor::from_vec([dims.len()], dims)?)?)
-            .input(executor.tensor(Tensor::zeros(dtype, [])?)?),
+            .input(executor.constant(Tensor::from_vec([dims.len()], dims)?)?)
+            .input(executor.constant(Tensor::zeros(dtype, [])?)?),
         None => {
             let [value] = executor.execute_array(
                 OpCall::with_values(ReadVariableOp::NAME)
@@ -560,6 +502,26 @@ where
     };
     let [zeros] = executor.execute_array(call)?;
     Ok(zeros)
+}
+
+/// The step count of `iterations` plus one (int64): the number of the
+/// step being built.
+fn next_count<E>(executor: &E, iterations: &E::Value) -> Result<E::Value>
+where
+    E: OptimizerBuilder,
+    E::Value: Clone,
+{
+    let [count] = executor.execute_array(
+        OpCall::with_values(ReadVariableOp::NAME)
+            .input(iterations.clone())
+            .attr("dtype", DType::I64),
+    )?;
+    let [next] = executor.execute_array(
+        OpCall::with_values("AddV2")
+            .input(count)
+            .input(executor.constant(Tensor::scalar(1i64))?),
+    )?;
+    Ok(next)
 }
 
 /// One step of an optimizer named `name` with slots `slot_names`: checks
@@ -594,27 +556,26 @@ where
             let mut seen = Vec::with_capacity(grads_and_vars.len());
             for (grad, var) in grads_and_vars {
                 let id = executor.variable_id(var)?;
-                let (dtype, _) = executor.value_type(grad)?;
+                let dtype = executor.dtype(grad)?;
                 if !is_updatable(dtype) {
                     return Err(Error::invalid_argument(format!(
                         "the gradient of variable {} has dtype {dtype}: the optimizer updates float, double, half and bfloat16 variables",
                         quoted(id.name())
                     )));
                 }
-                if seen.iter().any(|(other, _, _): &(VariableId, _, _)| other.key == id.key) {
+                if seen.iter().any(|(other, _): &(VariableId, _)| other.key == id.key) {
                     return Err(Error::invalid_argument(format!(
                         "variable {} has two gradients: give each variable once",
                         quoted(id.name())
                     )));
                 }
-                let shape = executor.variable_shape(var)?;
-                seen.push((id, dtype, shape));
+                seen.push((id, dtype));
             }
 
             let iterations = match &state.iterations {
                 Some(iterations) => iterations.clone(),
                 None => {
-                    let zero = executor.tensor(Tensor::scalar(0i64))?;
+                    let zero = executor.constant(Tensor::scalar(0i64))?;
                     let made = executor.new_variable(
                         "iterations",
                         DType::I64,
@@ -628,18 +589,23 @@ where
             };
 
             let mut updates = Vec::with_capacity(grads_and_vars.len());
-            for ((grad, var), (id, dtype, shape)) in grads_and_vars.iter().zip(seen) {
+            for ((grad, var), (id, dtype)) in grads_and_vars.iter().zip(seen) {
                 let mut slots = Vec::with_capacity(slot_names.len());
+                let mut shape = None;
                 for &slot in slot_names {
                     let key = (id.key.clone(), slot);
                     let handle = match state.slots.get(&key) {
                         Some(handle) => handle.clone(),
                         None => {
-                            let initial = zeros(executor, var, dtype, &shape)?;
+                            let shape = match &shape {
+                                Some(shape) => shape,
+                                None => shape.insert(executor.variable_shape(var)?),
+                            };
+                            let initial = zeros(executor, var, dtype, shape)?;
                             let made = executor.new_variable(
                                 &format!("{}/{slot}", id.name()),
                                 dtype,
-                                &shape,
+                                shape,
                                 initial,
                             )?;
                             let handle = state.keep(made);
@@ -658,17 +624,7 @@ where
             }
 
             let step = if needs_step {
-                let [count] = executor.execute_array(
-                    OpCall::with_values(ReadVariableOp::NAME)
-                        .input(iterations.clone())
-                        .attr("dtype", DType::I64),
-                )?;
-                let [next] = executor.execute_array(
-                    OpCall::with_values("AddV2")
-                        .input(count)
-                        .input(executor.tensor(Tensor::scalar(1i64))?),
-                )?;
-                Some(next)
+                Some(next_count(executor, &iterations)?)
             } else {
                 None
             };
@@ -688,16 +644,7 @@ where
             // Count the step once every update is done (and has read the
             // count).
             let counted = executor.after(&ops, || {
-                let [count] = executor.execute_array(
-                    OpCall::with_values(ReadVariableOp::NAME)
-                        .input(iterations.clone())
-                        .attr("dtype", DType::I64),
-                )?;
-                let [next] = executor.execute_array(
-                    OpCall::with_values("AddV2")
-                        .input(count)
-                        .input(executor.tensor(Tensor::scalar(1i64))?),
-                )?;
+                let next = next_count(executor, &iterations)?;
                 executor.run_op(
                     OpCall::with_values(AssignVariableOp::NAME)
                         .input(iterations.clone())
@@ -772,7 +719,8 @@ fn check_hyperparameters(name: &str, values: &[(&str, f64)]) -> Result<()> {
     Ok(())
 }
 
-/// The momentum step shared by [`Sgd`] (with momentum) and [`Momentum`].
+/// The momentum step shared by [`Sgd`] (with momentum) and [`Momentum`],
+/// after checking the hyperparameters.
 fn momentum_step<E>(
     state: &mut State<E::Value>,
     name: &str,
@@ -784,6 +732,10 @@ where
     E: OptimizerBuilder,
     E::Value: Clone,
 {
+    check_hyperparameters(
+        name,
+        &[("learning_rate", learning_rate), ("momentum", momentum)],
+    )?;
     step(
         state,
         name,
@@ -793,8 +745,8 @@ where
         grads_and_vars,
         |dtype, _| {
             Ok([
-                executor.tensor(scalar_of(dtype, learning_rate)?)?,
-                executor.tensor(scalar_of(dtype, momentum)?)?,
+                executor.constant(scalar_of(dtype, learning_rate)?)?,
+                executor.constant(scalar_of(dtype, momentum)?)?,
             ])
         },
         |u, [lr, momentum]| {
@@ -816,17 +768,11 @@ impl<V: Clone> Optimizer<V> for Sgd<V> {
     where
         E: OptimizerBuilder<Value = V>,
     {
-        check_hyperparameters(
-            "SGD",
-            &[
-                ("learning_rate", self.learning_rate),
-                ("momentum", self.momentum),
-            ],
-        )?;
-        if self.momentum > 0.0 {
+        if self.momentum != 0.0 {
             let hyper = (self.learning_rate, self.momentum, self.nesterov);
             return momentum_step(&mut self.state, "SGD", hyper, executor, grads_and_vars);
         }
+        check_hyperparameters("SGD", &[("learning_rate", self.learning_rate)])?;
         let learning_rate = self.learning_rate;
         step(
             &mut self.state,
@@ -835,7 +781,7 @@ impl<V: Clone> Optimizer<V> for Sgd<V> {
             false,
             executor,
             grads_and_vars,
-            |dtype, _| executor.tensor(scalar_of(dtype, learning_rate)?),
+            |dtype, _| executor.constant(scalar_of(dtype, learning_rate)?),
             |u, lr| {
                 executor.run_op(
                     OpCall::with_values(ResourceApplyGradientDescent::NAME)
@@ -847,17 +793,7 @@ impl<V: Clone> Optimizer<V> for Sgd<V> {
         )
     }
 
-    fn iterations(&self) -> Option<&V> {
-        self.state.iterations.as_ref()
-    }
-
-    fn variables(&self) -> &[V] {
-        &self.state.variables
-    }
-
-    fn initializers(&self) -> &[NodeId] {
-        &self.state.initializers
-    }
+    state_accessors!();
 }
 
 /// TensorFlow 1's momentum optimizer (`tf.compat.v1.train.MomentumOptimizer`):
@@ -894,28 +830,11 @@ impl<V: Clone> Optimizer<V> for Momentum<V> {
     where
         E: OptimizerBuilder<Value = V>,
     {
-        check_hyperparameters(
-            "Momentum",
-            &[
-                ("learning_rate", self.learning_rate),
-                ("momentum", self.momentum),
-            ],
-        )?;
         let hyper = (self.learning_rate, self.momentum, self.nesterov);
         momentum_step(&mut self.state, "Momentum", hyper, executor, grads_and_vars)
     }
 
-    fn iterations(&self) -> Option<&V> {
-        self.state.iterations.as_ref()
-    }
-
-    fn variables(&self) -> &[V] {
-        &self.state.variables
-    }
-
-    fn initializers(&self) -> &[NodeId] {
-        &self.state.initializers
-    }
+    state_accessors!();
 }
 
 /// Keras' Adam (`keras.optimizers.Adam`, without amsgrad): with `t` the
@@ -999,19 +918,19 @@ impl<V: Clone> Optimizer<V> for Adam<V> {
                 let power = |beta: f64| -> Result<E::Value> {
                     let [power] = executor.execute_array(
                         OpCall::with_values("Pow")
-                            .input(executor.tensor(scalar_of(dtype, beta)?)?)
+                            .input(executor.constant(scalar_of(dtype, beta)?)?)
                             .input(t.clone()),
                     )?;
                     Ok(power)
                 };
-                let tensor = |x: f64| executor.tensor(scalar_of(dtype, x)?);
+                let constant = |x: f64| executor.constant(scalar_of(dtype, x)?);
                 Ok([
                     power(beta_1)?,
                     power(beta_2)?,
-                    tensor(learning_rate)?,
-                    tensor(beta_1)?,
-                    tensor(beta_2)?,
-                    tensor(epsilon)?,
+                    constant(learning_rate)?,
+                    constant(beta_1)?,
+                    constant(beta_2)?,
+                    constant(epsilon)?,
                 ])
             },
             |u, scalars| {
@@ -1027,15 +946,5 @@ impl<V: Clone> Optimizer<V> for Adam<V> {
         )
     }
 
-    fn iterations(&self) -> Option<&V> {
-        self.state.iterations.as_ref()
-    }
-
-    fn variables(&self) -> &[V] {
-        &self.state.variables
-    }
-
-    fn initializers(&self) -> &[NodeId] {
-        &self.state.initializers
-    }
+    state_accessors!();
 }

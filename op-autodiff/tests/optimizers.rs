@@ -434,6 +434,26 @@ fn eager_mistakes_are_typed_errors_naming_the_optimizer_and_the_variable() {
     let moved = var.read().unwrap();
     assert_close("after a good step", &wide(&moved), &[0.999, 1.999], 1e-6);
 
+    // A variable with no value has no shape for its slots.
+    let empty = Variable::uninitialized(DType::F32, ShapeValue::from_sizes(&[2])).unwrap();
+    assert_error(
+        Adam::new().apply_gradients(rt, &[(f32s(&[1.0, 1.0]), empty.handle().clone())]),
+        Code::FailedPrecondition,
+        &["Adam.apply_gradients", "uninitialized", empty.name()],
+    );
+    let named = Variable::named(
+        "",
+        "optimizers_never_assigned",
+        DType::F32,
+        ShapeValue::from_sizes(&[2]),
+    )
+    .unwrap();
+    assert_error(
+        Adam::new().apply_gradients(rt, &[(f32s(&[1.0, 1.0]), named.handle().clone())]),
+        Code::FailedPrecondition,
+        &["optimizers_never_assigned", "uninitialized"],
+    );
+
     let mut sgd = Sgd::new();
     sgd.learning_rate = f64::NAN;
     assert_error(
@@ -722,12 +742,12 @@ fn graph_mistakes_are_errors_when_the_step_is_built() {
 }
 
 #[test]
-fn an_optimizer_builds_through_a_shared_builder_too() {
+fn an_optimizer_runs_on_a_runtime_of_its_own() {
     op_kernels::link();
     let rt = Arc::new(Runtime::new());
     let var = Variable::new_on(&rt, f32s(&[1.0])).unwrap();
     let mut sgd = Sgd::new();
-    sgd.apply_gradients(&rt, &[(f32s(&[1.0]), var.handle().clone())])
+    sgd.apply_gradients(&*rt, &[(f32s(&[1.0]), var.handle().clone())])
         .unwrap();
     assert_eq!(var.read().unwrap().as_slice::<f32>().unwrap(), [0.99]);
 }
