@@ -18,8 +18,10 @@
 //! (which generated code names) must need neither; the lite runtime needs
 //! none of this.
 
+pub mod optimizers;
 pub mod symbolic;
 
+pub use optimizers::{Adam, Momentum, Optimizer, OptimizerBuilder, Sgd};
 pub use symbolic::{Gradients, Unconnected, gradients};
 
 pub mod tape;

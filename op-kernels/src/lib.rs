@@ -60,6 +60,7 @@ pub mod multiple_ins_and_outs;
 pub mod multiplex;
 pub mod reduction;
 pub mod string_to_number;
+pub mod training;
 pub mod variable;
 pub mod zero_out;
 

@@ -28,6 +28,7 @@ Pack Select SelectV2 Greater Less Equal AddN BroadcastTo BroadcastGradientArgs
 Tile
 StringToNumber VarHandleOp ReadVariableOp AssignVariableOp VarIsInitializedOp
 DestroyResourceOp
+ResourceApplyGradientDescent ResourceApplyMomentum ResourceApplyAdam
 """.split()
 
 

@@ -65,7 +65,8 @@
 //!
 //! # The files
 //!
-//! - `resource.rs`: the resource, [`Var`].
+//! - `resource.rs`: the resource, [`Var`], and [`VarGuard`], its value
+//!   locked for an update in place (the training ops).
 //! - `ops.rs`: the five ops and their shape functions.
 //! - `cpu.rs`: the CPU kernels, one generic function per op for the dtyped
 //!   ones.
@@ -78,4 +79,4 @@ mod resource;
 
 pub use client::Variable;
 pub use ops::*;
-pub use resource::Var;
+pub use resource::{Var, VarGuard};

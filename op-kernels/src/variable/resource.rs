@@ -106,6 +106,66 @@ impl Var {
         drop(old);
         Ok(())
     }
+
+    /// Takes the variable's lock for writing, to update its value in place
+    /// (the training ops): the guard gives the elements mutably, copying
+    /// them first if a reader still shares the buffer, and keeps the
+    /// dtype and shape as they are. Readers and other writers wait until
+    /// the guard drops.
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// use op_kernels::variable::Var;
+    ///
+    /// let var = Var::with_value(Tensor::from_vec([2], vec![1.0f32, 2.0])?);
+    /// let before = var.value().unwrap();
+    /// if let Some(values) = var.lock().elements_mut::<f32>()? {
+    ///     values[0] = 5.0;
+    /// }
+    /// assert_eq!(var.value().unwrap().as_slice::<f32>()?, [5.0, 2.0]);
+    /// assert_eq!(before.as_slice::<f32>()?, [1.0, 2.0]); // copy-on-write
+    /// assert!(Var::new(DType::F32).lock().elements_mut::<f32>()?.is_none());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn lock(&self) -> VarGuard<'_> {
+        VarGuard {
+            slot: self.write_lock(),
+        }
+    }
+}
+
+/// A variable locked for writing ([`Var::lock`]): its value can be read and
+/// its elements changed in place, never replaced, so the variable keeps its
+/// dtype and shape.
+pub struct VarGuard<'a> {
+    slot: RwLockWriteGuard<'a, Option<Tensor>>,
+}
+
+impl VarGuard<'_> {
+    /// The current value, or `None` before the first assign.
+    pub fn value(&self) -> Option<&Tensor> {
+        self.slot.as_ref()
+    }
+
+    /// The value's elements, mutably, or `None` before the first assign;
+    /// copied first if another tensor shares the buffer (copy-on-write).
+    /// The errors of [`Tensor::as_slice_mut`]: `InvalidArgument` if `T` is
+    /// not the variable's element type.
+    pub fn elements_mut<T: op_core::Element>(&mut self) -> Result<Option<&mut [T]>> {
+        self.slot
+            .as_mut()
+            .map(Tensor::as_slice_mut::<T>)
+            .transpose()
+    }
+}
+
+impl fmt::Debug for VarGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.slot {
+            Some(value) => write!(f, "VarGuard({})", value.shape()),
+            None => f.write_str("VarGuard(uninitialized)"),
+        }
+    }
 }
 
 impl fmt::Debug for Var {
