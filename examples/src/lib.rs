@@ -6,6 +6,8 @@
 //! - [`ClipByValue`]: an op struct with typed attrs, a generic kernel
 //!   function, and a construction-time check in an `impl` kernel.
 //! - [`l2_norm`]: an op declared by a function's signature with `#[op]`.
+//! - [`sin`]: seed 002's model, `y = sin(x + offset)`, trained with Adam
+//!   eagerly (a gradient tape) and as a graph (symbolic gradients).
 //!
 //! ```standalone_crate
 //! use op_core::Tensor;
@@ -17,6 +19,8 @@
 //! assert_eq!(clipped.as_slice::<f32>()?, [0.0, 0.25, 0.5, 0.5]);
 //! # Ok::<(), op_core::Error>(())
 //! ```
+
+pub mod sin;
 
 use op_core::ndarray::ArrayViewD;
 use op_core::{

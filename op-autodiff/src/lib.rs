@@ -18,12 +18,12 @@
 //! (which generated code names) must need neither; the lite runtime needs
 //! none of this.
 
+pub mod checker;
 pub mod optimizers;
 pub mod symbolic;
-
-pub use optimizers::{Adam, Momentum, Optimizer, OptimizerBuilder, Sgd};
-pub use symbolic::{Gradients, Unconnected, gradients};
-
 pub mod tape;
 
+pub use checker::{GradientCheck, compute_gradient};
+pub use optimizers::{Adam, Momentum, Optimizer, OptimizerBuilder, Sgd};
+pub use symbolic::{Gradients, Unconnected, gradients};
 pub use tape::{GradientOptions, GradientTape, TapeOptions};

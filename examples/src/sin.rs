@@ -1,0 +1,188 @@
+//! Seed 002's model, `y = sin(x + offset)` with `offset` trainable,
+//! trained with Adam on the seed's five points: once eagerly with a
+//! gradient tape, once as a graph with symbolic gradients. What
+//! `cargo run --example sin_training` runs and `benches/sin_training.rs`
+//! times.
+//!
+//! Both programs are the seed's:
+//!
+//! ```python
+//! with tf.GradientTape() as t:
+//!     predicted_y = tf.sin(x + offset, name="Sin")
+//!     loss = tf.reduce_sum(tf.square(predicted_y - y))
+//! grads = t.gradient(loss, [offset])
+//! optimizer.apply_gradients(zip(grads, [offset]))
+//! ```
+
+use std::path::Path;
+
+use op_autodiff::GradientTape;
+use op_autodiff::optimizers::{Adam, Optimizer};
+use op_autodiff::symbolic::gradients;
+use op_core::symbolic::{NodeId, Output};
+use op_core::{DType, Error, Executor, Result, Runtime, ShapeValue, Tensor};
+use op_graph::saved_model::{self, Signature};
+use op_graph::{GraphBuilder, Session};
+use op_kernels::math::{AddV2, Sin, Square, Sub};
+use op_kernels::reduction::Sum;
+use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp, Variable};
+
+/// The seed's inputs.
+pub const X: [f32; 5] = [-8.0, 0.5, 2.0, 2.2, 201.0];
+/// The seed's targets: `sin(x + 1)`.
+pub const Y: [f32; 5] = [-0.6569866, 0.997_495, 0.14112001, -0.05837414, 0.806_418_4];
+/// The seed's learning rate.
+pub const LEARNING_RATE: f64 = 0.01;
+
+/// The seed's inputs and targets as tensors.
+pub fn data() -> Result<(Tensor, Tensor)> {
+    Ok((Tensor::from_vec([5], X.to_vec())?, Tensor::from_vec([5], Y.to_vec())?))
+}
+
+/// The model and its loss on any executor: `(predicted_y, loss)` from `x`,
+/// `y` and the value of `offset`. The same code builds the eager step
+/// and the graph.
+fn model<E: Executor>(e: &E, x: E::Value, y: E::Value, offset: E::Value, axis: E::Value) -> Result<(E::Value, E::Value)>
+where
+    E::Value: Clone,
+{
+    let shifted = AddV2::call_with(x, offset).run_on(e)?;
+    let predicted = Sin::call_with(shifted).node_name("Sin").run_on(e)?;
+    let error = Sub::call_with(predicted.clone(), y).run_on(e)?;
+    let squared = Square::call_with(error).run_on(e)?;
+    let loss = Sum::call_with(squared, axis).run_on(e)?;
+    Ok((predicted, loss))
+}
+
+/// The eager program: a variable, a tape per step, Adam.
+pub struct EagerTraining {
+    offset: Variable<'static>,
+    adam: Adam<Tensor>,
+    x: Tensor,
+    y: Tensor,
+    axis: Tensor,
+}
+
+impl EagerTraining {
+    /// `offset` at 0, Adam at the seed's learning rate.
+    pub fn new() -> Result<Self> {
+        let (x, y) = data()?;
+        Ok(EagerTraining {
+            offset: Variable::new(Tensor::scalar(0.0f32))?,
+            adam: Adam::with_learning_rate(LEARNING_RATE),
+            x,
+            y,
+            axis: Tensor::from_vec([1], vec![0i32])?,
+        })
+    }
+
+    /// The forward pass alone: the loss.
+    pub fn forward(&self) -> Result<Tensor> {
+        let offset = self.offset.read()?;
+        let (_, loss) = model(Runtime::global(), self.x.clone(), self.y.clone(), offset, self.axis.clone())?;
+        Ok(loss)
+    }
+
+    /// One training step (forward on a tape, backward, Adam); the loss
+    /// before it.
+    pub fn step(&mut self) -> Result<Tensor> {
+        let tape = GradientTape::new();
+        let offset = self.offset.read()?;
+        let (_, loss) = model(Runtime::global(), self.x.clone(), self.y.clone(), offset, self.axis.clone())?;
+        let [grad] = <[_; 1]>::try_from(tape.gradient(&loss, &[self.offset.handle()])?)
+            .map_err(|_| Error::internal("one gradient per source"))?;
+        let grad = grad.ok_or_else(|| Error::internal("the loss does not depend on offset"))?;
+        self.adam.apply_gradients(Runtime::global(), &[(grad, self.offset.handle().clone())])?;
+        Ok(loss)
+    }
+
+    /// The offset now.
+    pub fn offset(&self) -> Result<f32> {
+        self.offset.read()?.scalar_value::<f32>()
+    }
+}
+
+/// The graph program: built once, run a step at a time.
+pub struct GraphTraining {
+    session: Session,
+    x: Output,
+    y: Output,
+    offset: Output,
+    predicted: Output,
+    loss: Output,
+    step: NodeId,
+    data: (Tensor, Tensor),
+}
+
+impl GraphTraining {
+    /// Builds the graph (a variable `offset`, the model, its gradient,
+    /// Adam's update) and runs the initializers.
+    pub fn new() -> Result<Self> {
+        let b = GraphBuilder::new();
+        let x = b.placeholder("x", DType::F32, "[5]")?;
+        let y = b.placeholder("y", DType::F32, "[5]")?;
+        let handle = VarHandleOp::call_with(DType::F32, ShapeValue::from_sizes(&[]))
+            .shared_name("offset")
+            .node_name("offset")
+            .run_on(&b)?;
+        let zero = b.constant(Tensor::scalar(0.0f32))?;
+        AssignVariableOp::call_with(handle, zero).node_name("offset/init").run_on(&b)?;
+        let init = b.graph().find_node("offset/init")?;
+        let offset = ReadVariableOp::call_with(handle, DType::F32).node_name("offset/read").run_on(&b)?;
+        let axis = b.constant(Tensor::from_vec([1], vec![0i32])?)?;
+        let (predicted, loss) = model(&b, x, y, offset, axis)?;
+        let grad = gradients(&b, &[loss], &[handle])?
+            .remove(0)
+            .ok_or_else(|| Error::internal("the loss does not depend on offset"))?;
+        let mut adam = Adam::with_learning_rate(LEARNING_RATE);
+        let step = adam.apply_gradients(&b, &[(grad, handle)])?;
+        let session = Session::new(b.into_graph())?;
+        let mut init_run = session.runner().target(init);
+        for node in adam.initializers() {
+            init_run = init_run.target(*node);
+        }
+        init_run.run()?;
+        Ok(GraphTraining { session, x, y, offset, predicted, loss, step, data: data()? })
+    }
+
+    /// The forward pass alone: the loss.
+    pub fn forward(&self) -> Result<Tensor> {
+        let (x, y) = &self.data;
+        let mut out = self.session.runner().feed(self.x, x.clone()).feed(self.y, y.clone()).fetch(self.loss).run()?;
+        Ok(out.remove(0))
+    }
+
+    /// One training step; the loss before it.
+    pub fn step(&self) -> Result<Tensor> {
+        let (x, y) = &self.data;
+        let mut out = self
+            .session
+            .runner()
+            .feed(self.x, x.clone())
+            .feed(self.y, y.clone())
+            .fetch(self.loss)
+            .target(self.step)
+            .run()?;
+        Ok(out.remove(0))
+    }
+
+    /// The offset now.
+    pub fn offset(&self) -> Result<f32> {
+        self.session.runner().fetch(self.offset).run()?.remove(0).scalar_value::<f32>()
+    }
+
+    /// The predictions for `x`.
+    pub fn predict(&self, x: Tensor) -> Result<Tensor> {
+        Ok(self.session.runner().feed(self.x, x).fetch(self.predicted).run()?.remove(0))
+    }
+
+    /// Saves the trained program: signature `serving_default` from `x` to
+    /// `y` (the predictions).
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let graph = self.session.graph();
+        let signature = Signature::new()
+            .input("x", &graph.tensor_name(self.x).to_string())
+            .output("y", &graph.tensor_name(self.predicted).to_string());
+        saved_model::save(dir, &self.session, [("serving_default", signature)])
+    }
+}

@@ -1,0 +1,267 @@
+//! The gradient checker (TensorFlow's `tf.test.compute_gradient`, the
+//! guide's step 5): the Jacobian that the registered gradients give, and
+//! the one central differences give, side by side.
+//!
+//! For a function `f` of tensors `xs` to one tensor `y`, both Jacobians
+//! are, per `x`, a matrix of `x.num_elements()` rows and
+//! `y.num_elements()` columns (row `k`, column `j` is `dy_j / dx_k`), as
+//! TensorFlow lays them out:
+//!
+//! - the **theoretical** one comes from one forward run on a persistent
+//!   [`GradientTape`] and one backward pass per element of `y`, started
+//!   from a one-hot gradient;
+//! - the **numeric** one from `(f(x + delta) - f(x - delta)) / (2 delta)`,
+//!   perturbing one element at a time.
+//!
+//! Their largest difference ([`GradientCheck::max_error`]) is small when
+//! the gradients are right: about `delta²` times the third derivative for
+//! smooth functions, plus rounding (float32 needs a looser bound).
+//!
+//! ```
+//! use op_autodiff::checker::compute_gradient;
+//! use op_core::Tensor;
+//! use op_kernels::math::{Mul, Sin};
+//! # op_kernels::link();
+//!
+//! // f(x) = sin(x) * x
+//! let x = Tensor::from_vec([3], vec![0.5f64, -1.0, 2.0])?;
+//! let check = compute_gradient(|xs| Mul::call(Sin::call(&xs[0]).run()?, &xs[0]).run(), &[x])?;
+//! assert!(check.max_error() < 1e-8, "{check}");
+//! # Ok::<(), op_core::Error>(())
+//! ```
+
+use std::fmt;
+
+use op_core::{DType, Error, Result, Tensor, bf16, f16};
+
+use crate::symbolic::Unconnected;
+use crate::tape::{GradientOptions, GradientTape};
+
+/// A Jacobian of one `y` with respect to one `x`: `rows` elements of `x`
+/// by `columns` elements of `y`, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Jacobian {
+    /// Elements of `x`.
+    pub rows: usize,
+    /// Elements of `y`.
+    pub columns: usize,
+    /// `dy_j / dx_k` at `k * columns + j`.
+    pub values: Vec<f64>,
+}
+
+impl Jacobian {
+    fn zeros(rows: usize, columns: usize) -> Jacobian {
+        Jacobian {
+            rows,
+            columns,
+            values: vec![0.0; rows * columns],
+        }
+    }
+
+    /// `dy_column / dx_row`.
+    pub fn get(&self, row: usize, column: usize) -> f64 {
+        self.values[row * self.columns + column]
+    }
+}
+
+/// What [`compute_gradient`] found: per `x`, the theoretical and the
+/// numeric Jacobian.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradientCheck {
+    /// From the registered gradients, one per `x`.
+    pub theoretical: Vec<Jacobian>,
+    /// From central differences, one per `x`.
+    pub numeric: Vec<Jacobian>,
+}
+
+impl GradientCheck {
+    /// The largest absolute difference between the two Jacobians (NaN
+    /// when either holds a NaN where the other does not).
+    pub fn max_error(&self) -> f64 {
+        let mut worst = 0.0f64;
+        for (t, n) in self.theoretical.iter().zip(&self.numeric) {
+            for (a, b) in t.values.iter().zip(&n.values) {
+                let error = (a - b).abs();
+                if error.is_nan() && !(a.is_nan() && b.is_nan()) {
+                    return f64::NAN;
+                }
+                worst = worst.max(error);
+            }
+        }
+        worst
+    }
+
+    /// Where the largest difference is: `(x, row, column)`.
+    pub fn worst(&self) -> Option<(usize, usize, usize)> {
+        let mut worst: Option<(f64, usize, usize, usize)> = None;
+        for (i, (t, n)) in self.theoretical.iter().zip(&self.numeric).enumerate() {
+            for (at, (a, b)) in t.values.iter().zip(&n.values).enumerate() {
+                let error = (a - b).abs();
+                let error = if error.is_nan() { f64::INFINITY } else { error };
+                if worst.is_none_or(|w| error > w.0) {
+                    worst = Some((error, i, at / t.columns.max(1), at % t.columns.max(1)));
+                }
+            }
+        }
+        worst.map(|(_, i, row, column)| (i, row, column))
+    }
+}
+
+impl fmt::Display for GradientCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "max error {:e}", self.max_error())?;
+        if let Some((i, row, column)) = self.worst() {
+            write!(
+                f,
+                " at x{i}[{row}] -> y[{column}]: theoretical {}, numeric {}",
+                self.theoretical[i].get(row, column),
+                self.numeric[i].get(row, column)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The theoretical and numeric Jacobians of `f` at `xs` (see the
+/// [module docs](self)), with the default `delta`: `1e-3` for float32,
+/// half and bfloat16 (TensorFlow's `1/1024` in spirit), `1e-6` for
+/// float64.
+pub fn compute_gradient<F>(f: F, xs: &[Tensor]) -> Result<GradientCheck>
+where
+    F: Fn(&[Tensor]) -> Result<Tensor>,
+{
+    compute_gradient_with_delta(f, xs, None)
+}
+
+/// [`compute_gradient`] with this `delta` for the central differences
+/// (`None`: the dtype's default).
+pub fn compute_gradient_with_delta<F>(f: F, xs: &[Tensor], delta: Option<f64>) -> Result<GradientCheck>
+where
+    F: Fn(&[Tensor]) -> Result<Tensor>,
+{
+    for (i, x) in xs.iter().enumerate() {
+        if !is_real_float(x.dtype()) {
+            return Err(Error::invalid_argument(format!(
+                "the gradient checker differentiates float tensors (half, bfloat16, float, double), but x{i} is {}",
+                x.dtype()
+            )));
+        }
+    }
+    let theoretical = theoretical_jacobians(&f, xs)?;
+    let numeric = xs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let delta = delta.unwrap_or(if x.dtype() == DType::F64 { 1e-6 } else { 1e-3 });
+            numeric_jacobian(&f, xs, i, delta)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(GradientCheck {
+        theoretical,
+        numeric,
+    })
+}
+
+fn is_real_float(dtype: DType) -> bool {
+    matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+}
+
+/// One forward run on a persistent tape, then one backward pass per
+/// element of `y` from a one-hot gradient: column `j` of each Jacobian.
+fn theoretical_jacobians<F>(f: &F, xs: &[Tensor]) -> Result<Vec<Jacobian>>
+where
+    F: Fn(&[Tensor]) -> Result<Tensor>,
+{
+    let tape = GradientTape::persistent();
+    let mut watched = xs.to_vec();
+    for x in &mut watched {
+        tape.watch(x);
+    }
+    let y = f(&watched)?;
+    tape.stop();
+    if !is_real_float(y.dtype()) {
+        return Err(Error::invalid_argument(format!(
+            "the gradient checker differentiates a float result, but f gave {}",
+            y.dtype()
+        )));
+    }
+    let columns = y.num_elements();
+    let mut jacobians: Vec<Jacobian> = xs
+        .iter()
+        .map(|x| Jacobian::zeros(x.num_elements(), columns))
+        .collect();
+    for j in 0..columns {
+        let mut one_hot = vec![0.0; columns];
+        one_hot[j] = 1.0;
+        let seed = from_f64(y.dtype(), y.dims(), &one_hot)?;
+        let options = GradientOptions::new()
+            .output_gradients([Some(seed)])
+            .unconnected(Unconnected::Zeros);
+        let grads = tape.gradient_with(&y, &watched, options)?;
+        for (jacobian, grad) in jacobians.iter_mut().zip(grads) {
+            let grad = grad.ok_or_else(|| Error::internal("an unconnected source got no zeros"))?;
+            for (k, value) in to_f64(&grad)?.into_iter().enumerate() {
+                jacobian.values[k * columns + j] = value;
+            }
+        }
+    }
+    Ok(jacobians)
+}
+
+/// Column by column of `x_i`'s rows: `f` at `x_i[k] ± delta`.
+fn numeric_jacobian<F>(f: &F, xs: &[Tensor], i: usize, delta: f64) -> Result<Jacobian>
+where
+    F: Fn(&[Tensor]) -> Result<Tensor>,
+{
+    let x = &xs[i];
+    let base = to_f64(x)?;
+    let mut inputs = xs.to_vec();
+    let mut evaluate = |k: usize, step: f64| -> Result<Vec<f64>> {
+        let mut values = base.clone();
+        values[k] += step;
+        inputs[i] = from_f64(x.dtype(), x.dims(), &values)?;
+        to_f64(&f(&inputs)?)
+    };
+    let mut jacobian: Option<Jacobian> = None;
+    for k in 0..base.len() {
+        let plus = evaluate(k, delta)?;
+        let minus = evaluate(k, -delta)?;
+        let jacobian = jacobian.get_or_insert_with(|| Jacobian::zeros(base.len(), plus.len()));
+        for (j, (p, m)) in plus.iter().zip(&minus).enumerate() {
+            jacobian.values[k * jacobian.columns + j] = (p - m) / (2.0 * delta);
+        }
+    }
+    match jacobian {
+        Some(jacobian) => Ok(jacobian),
+        // An empty x: no rows; the columns are y's elements.
+        None => Ok(Jacobian::zeros(0, to_f64(&f(xs)?)?.len())),
+    }
+}
+
+/// A float tensor's elements as `f64`.
+fn to_f64(t: &Tensor) -> Result<Vec<f64>> {
+    Ok(match t.dtype() {
+        DType::F64 => t.as_slice::<f64>()?.to_vec(),
+        DType::F32 => t.as_slice::<f32>()?.iter().map(|&v| f64::from(v)).collect(),
+        DType::F16 => t.as_slice::<f16>()?.iter().map(|v| v.to_f64()).collect(),
+        DType::BF16 => t.as_slice::<bf16>()?.iter().map(|v| v.to_f64()).collect(),
+        other => {
+            return Err(Error::invalid_argument(format!(
+                "the gradient checker reads float tensors, not {other}"
+            )));
+        }
+    })
+}
+
+/// A float tensor of `dtype` and `dims` holding `values` (rounded).
+fn from_f64(dtype: DType, dims: &[usize], values: &[f64]) -> Result<Tensor> {
+    match dtype {
+        DType::F64 => Tensor::from_vec(dims, values.to_vec()),
+        DType::F32 => Tensor::from_vec(dims, values.iter().map(|&v| v as f32).collect()),
+        DType::F16 => Tensor::from_vec(dims, values.iter().map(|&v| f16::from_f64(v)).collect()),
+        DType::BF16 => Tensor::from_vec(dims, values.iter().map(|&v| bf16::from_f64(v)).collect()),
+        other => Err(Error::invalid_argument(format!(
+            "the gradient checker writes float tensors, not {other}"
+        ))),
+    }
+}
