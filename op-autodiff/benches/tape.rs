@@ -1,27 +1,33 @@
-//! What a gradient tape costs an eager op: `AddV2` on two one-element
-//! `f32` tensors, run with no tape, with a tape active that does not watch
-//! the inputs, and with a tape recording it (an input watched), against
-//! the prepared op run directly in the same run.
+//! What a gradient tape costs an eager op: `AddV2` on two `f32` vectors
+//! (of 1 and of 16 elements), run with no tape, with a tape active that
+//! does not watch the inputs, and with a tape recording it (an input
+//! watched), against the prepared op run directly in the same run.
 //!
-//! Every variant produces the same output, dropped inside the timed
-//! closure. The variants:
+//! Each iteration is a "step" of `CALLS` (100) calls, every output dropped
+//! at once; the figures are per step, so divide by 100 for one op. The
+//! variants:
 //!
 //! - `prepared_run`: the baseline, `PreparedOp::run(vec![a, b])` on the op
 //!   prepared once, no tape on the thread.
 //! - `no_tape`: the typed wrapper `AddV2::call(&a, &b).run()`, no tape on
 //!   the thread: what every eager op pays when gradients are not used (one
 //!   thread-local read in `PreparedOp::run_into` on top of dispatch).
-//! - `tape_unwatched`: the same call while a tape is active whose values
-//!   are not among the inputs: the seam asks the tape, which looks each
-//!   input up and records nothing.
-//! - `tape_watched`: the same call with `a` watched: the op is recorded
-//!   (the inputs kept, the output given a buffer of its own, since a
-//!   one-element output lives inside its tensor, and entered in the
-//!   tape's map). The tape grows by one record per call over the run.
+//! - `tape_unwatched`: the same calls while a tape is active whose values
+//!   are not among the inputs (made and dropped each step): the seam asks
+//!   the tape, which looks each input up and records nothing.
+//! - `seam_only`: the same calls with a recorder that asks for every op
+//!   and keeps nothing: what `PreparedOp::run_into` (op-core) spends on a
+//!   recorded op before any tape code runs (it keeps the inputs and
+//!   collects the recorders).
+//! - `tape_watched`: the same calls on a fresh tape each step with `a`
+//!   watched: every call is recorded (the unknown input and the output
+//!   kept, the output entered in the tape's map; a 1-element output lives
+//!   inside its tensor, so it is first moved into a buffer of its own).
 //!
-//! Read the figures as differences and ratios within one run: the
-//! recording cost per op is `tape_watched - tape_unwatched` (the target:
-//! at most 100 ns), and `no_tape / prepared_run` is dispatch's own cost.
+//! Read the figures as differences and ratios within one run: recording
+//! costs `tape_watched - tape_unwatched` per op, of which
+//! `seam_only - no_tape` is the seam's and `tape_watched - seam_only` the
+//! tape's own; `no_tape / prepared_run` is dispatch's own cost.
 //!
 //! Run with:
 //!
