@@ -3,62 +3,57 @@
 //! function of an op's output `y` and the gradient `dy` flowing into it)
 //! and `ReluGrad`, over elements, for every device's kernels to share.
 //!
-//! Each is TensorFlow's CPU formula (Eigen's scalar functors in
-//! `cwise_ops_gradients.h`, `relu_op_functor.h`), with its order of
-//! operations, so that `half` and `bfloat16`, which round after every
-//! operation, round where TensorFlow's do:
+//! Each is TensorFlow's CPU formula, with its order of operations, so that
+//! `half` and `bfloat16`, which round after every operation, round where
+//! TensorFlow's do. Eigen has two forms of each functor
+//! (`cwise_ops_gradients.h`): a vectorized one, which computes all but the
+//! last few elements of a tensor, and a scalar one for those, which
+//! multiply in another order (`(0.5 * dy) / conj(y)` against `(0.5 /
+//! conj(y)) * dy`) and so can differ in the last bit. We take the
+//! vectorized form, what TensorFlow computes for nearly every element:
 //!
-//! - `SqrtGrad`, `RsqrtGrad` and `ReciprocalGrad` give 0 where `dy` is 0,
-//!   whatever `y` is (an infinite or zero `y` does not make a NaN);
-//! - `y` is conjugated where TensorFlow's functor conjugates it (`SqrtGrad`,
-//!   `RsqrtGrad`, `ReciprocalGrad`); `TanhGrad` and `SigmoidGrad` take it as
-//!   it is (their gradient functions pass `conj(y)`);
-//! - `ReluGrad` multiplies `dy` by 1 or 0, so a NaN or infinite gradient
-//!   where the feature is not positive gives NaN, and a negative one `-0`.
-//!
-//! TensorFlow's vectorized path computes `SqrtGrad` as `(0.5 / conj(y)) *
-//! dy` rather than `(0.5 * dy) / conj(y)`, so results can differ from
-//! TensorFlow's in the last bit.
+//! - `SqrtGrad` is `(0.5 / conj(y)) * dy`, `RsqrtGrad` `(-0.5 * (c * c)) *
+//!   (c * dy)` with `c = conj(y)`, `ReciprocalGrad` `-(c * c) * dy`, each
+//!   product made 0 where its second factor is 0 (Eigen's `mul_no_nan`), so
+//!   that an infinite or zero `y` with a zero `dy` gives 0, not NaN;
+//! - `TanhGrad` is `dy * (1 - y * y)` and `SigmoidGrad` `dy * (y * (1 -
+//!   y))`, `y` taken as it is (their gradient functions pass `conj(y)`);
+//! - `ReluGrad` multiplies the gradient by 1 or 0 (`relu_op_functor.h`), so
+//!   a NaN or infinite gradient where the feature is not positive gives NaN,
+//!   and a negative one `-0`.
 
 use super::binary::Arithmetic;
 use super::unary::Floating;
 
-/// Whether `x` is zero (`-0` too).
+/// `a * b`, or 0 where `b` is 0 (`-0` too) whatever `a` is (Eigen's
+/// `mul_no_nan`).
 #[inline]
-fn is_zero<T: Floating>(x: T) -> bool {
-    x == T::constant(0.0)
+fn mul_no_nan<T: Floating>(a: T, b: T) -> T {
+    let zero = T::constant(0.0);
+    if b == zero { zero } else { a.mul(b) }
 }
 
-/// `SqrtGrad`: `0.5 * dy / conj(y)`, the gradient of `y = sqrt(x)`; 0 where
+/// `SqrtGrad`: `0.5 / conj(y) * dy`, the gradient of `y = sqrt(x)`; 0 where
 /// `dy` is 0.
 #[inline]
 pub fn sqrt_grad<T: Floating>(y: T, dy: T) -> T {
-    if is_zero(dy) {
-        return T::constant(0.0);
-    }
-    T::constant(0.5).mul(dy).divide(y.conj())
+    mul_no_nan(T::constant(0.5).divide(y.conj()), dy)
 }
 
-/// `RsqrtGrad`: `-0.5 * dy * conj(y)^3`, the gradient of `y = 1 / sqrt(x)`;
-/// 0 where `dy` is 0.
+/// `RsqrtGrad`: `-0.5 * conj(y)^2 * (conj(y) * dy)`, the gradient of `y = 1
+/// / sqrt(x)`; 0 where `dy` or `conj(y) * dy` is 0.
 #[inline]
 pub fn rsqrt_grad<T: Floating>(y: T, dy: T) -> T {
-    if is_zero(dy) {
-        return T::constant(0.0);
-    }
     let c = y.conj();
-    T::constant(-0.5).mul(dy.mul(c)).mul(c.mul(c))
+    mul_no_nan(T::constant(-0.5).mul(c.mul(c)), mul_no_nan(c, dy))
 }
 
 /// `ReciprocalGrad`: `-conj(y)^2 * dy`, the gradient of `y = 1 / x`; 0
 /// where `dy` is 0.
 #[inline]
 pub fn reciprocal_grad<T: Floating>(y: T, dy: T) -> T {
-    if is_zero(dy) {
-        return T::constant(0.0);
-    }
     let c = y.conj();
-    c.negate().mul(c).mul(dy)
+    mul_no_nan(c.mul(c).negate(), dy)
 }
 
 /// `TanhGrad`: `dy * (1 - y * y)`, the gradient of `y = tanh(x)`.
@@ -67,15 +62,15 @@ pub fn tanh_grad<T: Floating>(y: T, dy: T) -> T {
     dy.mul(T::constant(1.0).sub(y.mul(y)))
 }
 
-/// `SigmoidGrad`: `dy * y * (1 - y)`, the gradient of `y = sigmoid(x)`.
+/// `SigmoidGrad`: `dy * (y * (1 - y))`, the gradient of `y = sigmoid(x)`.
 #[inline]
 pub fn sigmoid_grad<T: Floating>(y: T, dy: T) -> T {
-    dy.mul(y).mul(T::constant(1.0).sub(y))
+    dy.mul(y.mul(T::constant(1.0).sub(y)))
 }
 
-/// `ReluGrad`: `gradient` where `feature > 0`, else `gradient * 0` (see
-/// the [module docs](self) for why a product); `feature` may be `Relu`'s
-/// input or its output.
+/// `ReluGrad`: `gradient` where `feature > 0`, else `gradient * 0` (a
+/// product, as TensorFlow's: a NaN or infinite gradient gives NaN there,
+/// a negative one `-0`); `feature` may be `Relu`'s input or its output.
 #[inline]
 pub fn relu_grad<T: Arithmetic + PartialOrd>(gradient: T, feature: T) -> T {
     if feature > T::default() {
@@ -93,13 +88,13 @@ mod tests {
 
     #[test]
     fn a_zero_gradient_gives_zero_even_where_y_is_zero_or_infinite() {
-        // TensorFlow: SqrtGrad(y=[0, 0], dy=[0, 1]) = [0, inf];
-        // RsqrtGrad(y=[inf, 0], dy=[0, 1]) = [0, -0];
+        // TensorFlow (vectorized): SqrtGrad(y=[0, 0], dy=[0, 1]) = [0,
+        // inf]; RsqrtGrad(y=[inf, 0], dy=[0, 1]) = [0, 0];
         // ReciprocalGrad(y=[inf, 0], dy=[0, 1]) = [0, -0].
         assert_eq!(sqrt_grad(0.0f32, 0.0), 0.0);
         assert_eq!(sqrt_grad(0.0f32, 1.0), f32::INFINITY);
         assert_eq!(rsqrt_grad(f32::INFINITY, 0.0), 0.0);
-        assert!(rsqrt_grad(0.0f32, 1.0).is_sign_negative());
+        assert!(rsqrt_grad(0.0f32, 1.0).is_sign_positive());
         assert_eq!(reciprocal_grad(f64::INFINITY, 0.0), 0.0);
         assert!(reciprocal_grad(0.0f64, 1.0).is_sign_negative());
         assert!(tanh_grad(f32::INFINITY, 0.0).is_nan());
@@ -113,8 +108,8 @@ mod tests {
         assert_eq!(tanh_grad(0.5f64, 2.0), 1.5);
         assert_eq!(sigmoid_grad(0.25f64, 2.0), 0.375);
         assert_eq!(
-            sqrt_grad(f16::from_f32(3.0), f16::from_f32(1.0)),
-            f16::from_f32(0.5) / f16::from_f32(3.0)
+            sqrt_grad(f16::from_f32(3.0), f16::from_f32(2.0)),
+            (f16::from_f32(0.5) / f16::from_f32(3.0)) * f16::from_f32(2.0)
         );
         assert_eq!(
             tanh_grad(bf16::from_f32(0.5), bf16::ONE),

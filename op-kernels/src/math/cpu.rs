@@ -14,16 +14,14 @@ use op_core::{
     Tensor, bf16, f16, kernel,
 };
 
-use super::backprop::{
-    reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad,
-};
+use super::backprop::{reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad};
 use super::binary::{Arithmetic, Divide, Power, add_into, maximum, minimum};
 use super::cast::{CastSource, CastTarget, TruncateMantissa};
 use super::ops::{
-    AddN, AddV2, Cast, Conj, Cos, Equal, Exp, Greater, GreaterEqual, Less, LessEqual, Log,
-    Maximum, Minimum, Mul, Neg, Pow, RealDiv, Reciprocal, ReciprocalGrad, Relu, ReluGrad, Rsqrt,
-    RsqrtGrad, Select, SelectV2, Sigmoid, SigmoidGrad, Sin, Sqrt, SqrtGrad, Square,
-    SquaredDifference, Sub, Tanh, TanhGrad,
+    AddN, AddV2, Cast, Conj, Cos, Equal, Exp, Greater, GreaterEqual, Less, LessEqual, Log, Maximum,
+    Minimum, Mul, Neg, Pow, RealDiv, Reciprocal, ReciprocalGrad, Relu, ReluGrad, Rsqrt, RsqrtGrad,
+    Select, SelectV2, Sigmoid, SigmoidGrad, Sin, Sqrt, SqrtGrad, Square, SquaredDifference, Sub,
+    Tanh, TanhGrad,
 };
 use super::unary::{Floating, Negate, Transcendental, reciprocal, relu, square};
 

@@ -9,7 +9,10 @@
 //! a `Reciprocal` and a `Mul`). Complex values follow TensorFlow's
 //! convention: the gradient of a holomorphic `f` is `grad * conj(f'(x))`,
 //! hence the `Conj` of an input before it multiplies (skipped for real
-//! values, as `math_ops.conj` returns a real tensor as it is).
+//! values, as `math_ops.conj` returns a real tensor as it is). One
+//! exception is TensorFlow's too: `SquaredDifference` of complex numbers
+//! is real-valued, and its gradient `2 * grad * (x - y)` is the derivative
+//! only for a real incoming gradient (which is what such a gradient is).
 //!
 //! # Broadcasting
 //!
@@ -173,8 +176,12 @@ fn sum_to<V: Value>(g: &Gradient<'_, V>, grad: V, axes: V, shape: V) -> Result<V
 
 /// The gradients `gx` and `gy` of the inputs `x` and `y` of a broadcasting
 /// binary op, each of the broadcast shape, reduced to its input's shape
-/// (TensorFlow's `_ReduceGradientArgs`; see the [module docs](self)). A
-/// `None` stays `None`.
+/// (TensorFlow's `_ReduceGradientArgs`): summed over the axes along which
+/// the input was stretched, then reshaped to the input's shape. The axes
+/// come from the static shapes where those decide them
+/// ([`broadcast_reduction_axes`]; nothing is built for an input that was
+/// not stretched), else from `BroadcastGradientArgs(Shape(x), Shape(y))`
+/// when the gradient runs. A `None` stays `None`.
 pub fn reduce_gradient_args<V: Value>(
     g: &Gradient<'_, V>,
     x: &V,
@@ -199,16 +206,15 @@ pub fn reduce_gradient_args<V: Value>(
     // Known ranks (else no axes): a lower rank must be reshaped even with
     // nothing to sum.
     let (x_rank, y_rank) = (x_shape.rank(), y_shape.rank());
-    let reduce = |grad: Option<V>, value: &V, shape: &PartialShape, axes: Vec<i32>, lower| {
-        match grad {
+    let reduce =
+        |grad: Option<V>, value: &V, shape: &PartialShape, axes: Vec<i32>, lower| match grad {
             Some(grad) if !axes.is_empty() || lower => {
                 let axes = g.constant(Tensor::from_vec([axes.len()], axes)?)?;
                 let target = shape_value(g, value, shape)?;
                 sum_to(g, grad, axes, target).map(Some)
             }
             other => Ok(other),
-        }
-    };
+        };
     Ok((
         reduce(gx, x, &x_shape, x_axes, x_rank < y_rank)?,
         reduce(gy, y, &y_shape, y_axes, y_rank < x_rank)?,
@@ -234,13 +240,17 @@ fn square_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
 /// `SqrtGrad(y, grad)`: `grad * 0.5 / conj(y)`.
 #[op_core::gradient(op = Sqrt)]
 fn sqrt_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
-    Ok([Some(SqrtGrad::call_with(g.output(0), g.grad(0)?).run_on(g)?)])
+    Ok([Some(
+        SqrtGrad::call_with(g.output(0), g.grad(0)?).run_on(g)?,
+    )])
 }
 
 /// `RsqrtGrad(y, grad)`: `grad * -0.5 * conj(y)^3`.
 #[op_core::gradient(op = Rsqrt)]
 fn rsqrt_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
-    Ok([Some(RsqrtGrad::call_with(g.output(0), g.grad(0)?).run_on(g)?)])
+    Ok([Some(
+        RsqrtGrad::call_with(g.output(0), g.grad(0)?).run_on(g)?,
+    )])
 }
 
 /// `grad * conj(y)`: `e^x` is its own derivative.
@@ -292,13 +302,17 @@ fn sigmoid_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
 /// `ReluGrad(grad, y)`: `grad` where the output is positive.
 #[op_core::gradient(op = Relu)]
 fn relu_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
-    Ok([Some(ReluGrad::call_with(g.grad(0)?, g.output(0)).run_on(g)?)])
+    Ok([Some(
+        ReluGrad::call_with(g.grad(0)?, g.output(0)).run_on(g)?,
+    )])
 }
 
 /// `ReciprocalGrad(y, grad)`: `-grad * conj(y)^2`.
 #[op_core::gradient(op = Reciprocal)]
 fn reciprocal_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
-    Ok([Some(ReciprocalGrad::call_with(g.output(0), g.grad(0)?).run_on(g)?)])
+    Ok([Some(
+        ReciprocalGrad::call_with(g.output(0), g.grad(0)?).run_on(g)?,
+    )])
 }
 
 /// `conj(grad)`.
@@ -313,7 +327,8 @@ fn conj_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
 #[op_core::gradient(op = AddV2)]
 fn add_v2_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     let grad = g.grad(0)?;
-    let (gx, gy) = reduce_gradient_args(g, &g.input(0), &g.input(1), Some(grad.clone()), Some(grad))?;
+    let (gx, gy) =
+        reduce_gradient_args(g, &g.input(0), &g.input(1), Some(grad.clone()), Some(grad))?;
     Ok([gx, gy])
 }
 

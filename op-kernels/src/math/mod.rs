@@ -90,9 +90,7 @@ mod grad;
 mod ops;
 mod unary;
 
-pub use backprop::{
-    reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad,
-};
+pub use backprop::{reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad};
 pub use binary::{Arithmetic, Divide, POW_ERROR, Power, add_into, maximum, minimum};
 pub use cast::{CastSource, CastTarget, TruncateMantissa, cast_into, truncate_mantissa};
 pub use cpu::CastKernel;

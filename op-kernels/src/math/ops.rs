@@ -223,85 +223,73 @@ pub struct Conj;
 
 // ---- The gradients of unary ops ----
 
-/// Computes the gradient for the sqrt of `x` wrt its input.
-///
-/// Specifically, `grad = dy * 0.5 / y`, where `y = sqrt(x)`, and `dy` is
-/// the corresponding input gradient (0 where `dy` is 0).
-///
-/// y: `sqrt(x)`.
-/// dy: the gradient flowing into `y`, with as many elements.
-/// z: the gradient of `x`, of `y`'s shape.
-#[register_op(
-    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
-    inputs("y: T", "dy: T"),
-    outputs("z: T"),
-    shape = "unchanged"
-)]
-pub struct SqrtGrad;
+/// Declares an op computing the gradient of a unary op from its output `y`
+/// and the gradient `dy` flowing into it (TensorFlow's
+/// `UNARY_GRADIENT_COMPLEX`): all five share the signature.
+macro_rules! unary_gradient_op {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        /// dy: the gradient flowing into `y`, with as many elements.
+        /// z: the gradient of `x`, of `y`'s shape.
+        #[register_op(
+            attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+            inputs("y: T", "dy: T"),
+            outputs("z: T"),
+            shape = "unchanged"
+        )]
+        pub struct $name;
+    };
+}
 
-/// Computes the gradient for the rsqrt of `x` wrt its input.
-///
-/// Specifically, `grad = dy * -0.5 * y^3`, where `y = rsqrt(x)`, and `dy`
-/// is the corresponding input gradient (0 where `dy` is 0).
-///
-/// y: `rsqrt(x)`.
-/// dy: the gradient flowing into `y`, with as many elements.
-/// z: the gradient of `x`, of `y`'s shape.
-#[register_op(
-    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
-    inputs("y: T", "dy: T"),
-    outputs("z: T"),
-    shape = "unchanged"
-)]
-pub struct RsqrtGrad;
+unary_gradient_op! {
+    /// Computes the gradient for the sqrt of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * 0.5 / y`, where `y = sqrt(x)`, and `dy` is
+    /// the corresponding input gradient (0 where `dy` is 0).
+    ///
+    /// y: `sqrt(x)`.
+    SqrtGrad
+}
 
-/// Computes the gradient for the tanh of `x` wrt its input.
-///
-/// Specifically, `grad = dy * (1 - y*y)`, where `y = tanh(x)`, and `dy` is
-/// the corresponding input gradient.
-///
-/// y: `tanh(x)`.
-/// dy: the gradient flowing into `y`, with as many elements.
-/// z: the gradient of `x`, of `y`'s shape.
-#[register_op(
-    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
-    inputs("y: T", "dy: T"),
-    outputs("z: T"),
-    shape = "unchanged"
-)]
-pub struct TanhGrad;
+unary_gradient_op! {
+    /// Computes the gradient for the rsqrt of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * -0.5 * y^3`, where `y = rsqrt(x)`, and `dy`
+    /// is the corresponding input gradient (0 where `dy` is 0).
+    ///
+    /// y: `rsqrt(x)`.
+    RsqrtGrad
+}
 
-/// Computes the gradient of the sigmoid of `x` wrt its input.
-///
-/// Specifically, `grad = dy * y * (1 - y)`, where `y = sigmoid(x)`, and
-/// `dy` is the corresponding input gradient.
-///
-/// y: `sigmoid(x)`.
-/// dy: the gradient flowing into `y`, with as many elements.
-/// z: the gradient of `x`, of `y`'s shape.
-#[register_op(
-    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
-    inputs("y: T", "dy: T"),
-    outputs("z: T"),
-    shape = "unchanged"
-)]
-pub struct SigmoidGrad;
+unary_gradient_op! {
+    /// Computes the gradient for the tanh of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * (1 - y*y)`, where `y = tanh(x)`, and `dy` is
+    /// the corresponding input gradient.
+    ///
+    /// y: `tanh(x)`.
+    TanhGrad
+}
 
-/// Computes the gradient for the inverse of `x` wrt its input.
-///
-/// Specifically, `grad = -dy * y*y`, where `y = 1/x`, and `dy` is the
-/// corresponding input gradient (0 where `dy` is 0).
-///
-/// y: `1 / x`.
-/// dy: the gradient flowing into `y`, with as many elements.
-/// z: the gradient of `x`, of `y`'s shape.
-#[register_op(
-    attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
-    inputs("y: T", "dy: T"),
-    outputs("z: T"),
-    shape = "unchanged"
-)]
-pub struct ReciprocalGrad;
+unary_gradient_op! {
+    /// Computes the gradient of the sigmoid of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * y * (1 - y)`, where `y = sigmoid(x)`, and
+    /// `dy` is the corresponding input gradient.
+    ///
+    /// y: `sigmoid(x)`.
+    SigmoidGrad
+}
+
+unary_gradient_op! {
+    /// Computes the gradient for the inverse of `x` wrt its input.
+    ///
+    /// Specifically, `grad = -dy * y*y`, where `y = 1/x`, and `dy` is the
+    /// corresponding input gradient (0 where `dy` is 0).
+    ///
+    /// y: `1 / x`.
+    ReciprocalGrad
+}
 
 /// Computes rectified linear gradients for a Relu operation.
 ///
@@ -434,57 +422,43 @@ pub struct SquaredDifference;
 
 // ---- Comparisons (broadcasting, bool output) ----
 
-/// Returns the truth value of (x > y) element-wise.
-///
-/// Supports broadcasting, NumPy style. A comparison with NaN is false.
-#[register_op(
-    attrs(
-        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-    ),
-    inputs("x: T", "y: T"),
-    outputs("z: bool"),
-    shape = "broadcast"
-)]
-pub struct Greater;
+/// Declares an ordering comparison: all four share the signature.
+macro_rules! comparison_op {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        ///
+        /// Supports broadcasting, NumPy style. A comparison with NaN is false.
+        #[register_op(
+            attrs(
+                "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
+            ),
+            inputs("x: T", "y: T"),
+            outputs("z: bool"),
+            shape = "broadcast"
+        )]
+        pub struct $name;
+    };
+}
 
-/// Returns the truth value of (x < y) element-wise.
-///
-/// Supports broadcasting, NumPy style. A comparison with NaN is false.
-#[register_op(
-    attrs(
-        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-    ),
-    inputs("x: T", "y: T"),
-    outputs("z: bool"),
-    shape = "broadcast"
-)]
-pub struct Less;
+comparison_op! {
+    /// Returns the truth value of (x > y) element-wise.
+    Greater
+}
 
-/// Returns the truth value of (x >= y) element-wise.
-///
-/// Supports broadcasting, NumPy style. A comparison with NaN is false.
-#[register_op(
-    attrs(
-        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-    ),
-    inputs("x: T", "y: T"),
-    outputs("z: bool"),
-    shape = "broadcast"
-)]
-pub struct GreaterEqual;
+comparison_op! {
+    /// Returns the truth value of (x < y) element-wise.
+    Less
+}
 
-/// Returns the truth value of (x <= y) element-wise.
-///
-/// Supports broadcasting, NumPy style. A comparison with NaN is false.
-#[register_op(
-    attrs(
-        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-    ),
-    inputs("x: T", "y: T"),
-    outputs("z: bool"),
-    shape = "broadcast"
-)]
-pub struct LessEqual;
+comparison_op! {
+    /// Returns the truth value of (x >= y) element-wise.
+    GreaterEqual
+}
+
+comparison_op! {
+    /// Returns the truth value of (x <= y) element-wise.
+    LessEqual
+}
 
 /// Returns the truth value of (x == y) element-wise.
 ///
