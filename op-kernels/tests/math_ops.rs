@@ -49,11 +49,27 @@ fn kernels_cover_the_types_tensorflow_registers_on_cpu() {
     for op in ["Maximum", "Minimum", "Relu", "Greater", "Less"] {
         assert_eq!(kernel_types(op), reals, "{op}");
     }
+    for op in ["ReluGrad", "GreaterEqual", "LessEqual"] {
+        assert_eq!(kernel_types(op), reals, "{op}");
+    }
     for op in [
         "Sqrt", "Rsqrt", "Exp", "Log", "Sin", "Cos", "Tanh", "Sigmoid", "RealDiv",
     ] {
         assert_eq!(kernel_types(op), float_like, "{op}");
     }
+    // The ops the gradients are built from (`math_gradient_ops.rs`).
+    for op in [
+        "Reciprocal",
+        "SqrtGrad",
+        "RsqrtGrad",
+        "TanhGrad",
+        "SigmoidGrad",
+        "ReciprocalGrad",
+    ] {
+        assert_eq!(kernel_types(op), float_like, "{op}");
+    }
+    // TensorFlow's third type, `variant`, has no tensors here.
+    assert_eq!(kernel_types("Conj"), complex);
     assert_eq!(kernel_types("Neg"), cat(&[&floats, &complex, &signed]));
     assert_eq!(kernel_types("Pow"), cat(&[&floats, &complex, &signed]));
     assert_eq!(

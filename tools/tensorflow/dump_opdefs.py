@@ -26,6 +26,7 @@ Maximum Minimum Pow SquaredDifference MatMul Sum Mean Max Prod Reshape Shape
 Size Rank Fill ZerosLike OnesLike Cast ExpandDims Squeeze Transpose ConcatV2
 Pack Select SelectV2 Greater Less Equal AddN BroadcastTo BroadcastGradientArgs
 Tile
+SqrtGrad RsqrtGrad TanhGrad SigmoidGrad ReluGrad Reciprocal ReciprocalGrad GreaterEqual LessEqual Conj
 StringToNumber VarHandleOp ReadVariableOp AssignVariableOp VarIsInitializedOp
 DestroyResourceOp
 ResourceApplyGradientDescent ResourceApplyMomentum ResourceApplyAdam

@@ -3,10 +3,10 @@
 //! `select_op.cc`, `aggregate_ops.cc`, `cast_op.cc`).
 //!
 //! Each kernel picks a [`KernelContext`] helper, a cost per element and the
-//! element function from [`unary`](super::unary), [`binary`](super::binary)
-//! or [`cast`](super::cast): the helpers reuse an input's buffer when the
-//! caller handed it over, broadcast, and split large tensors over the
-//! runtime's threads.
+//! element function from [`unary`](super::unary), [`binary`](super::binary),
+//! [`backprop`](super::backprop) or [`cast`](super::cast): the helpers reuse
+//! an input's buffer when the caller handed it over, broadcast, and split
+//! large tensors over the runtime's threads.
 
 use op_core::elementwise::Broadcast;
 use op_core::{
@@ -14,14 +14,16 @@ use op_core::{
     Tensor, bf16, f16, kernel,
 };
 
+use super::backprop::{reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad};
 use super::binary::{Arithmetic, Divide, Power, add_into, maximum, minimum};
 use super::cast::{CastSource, CastTarget, TruncateMantissa};
 use super::ops::{
-    AddN, AddV2, Cast, Cos, Equal, Exp, Greater, Less, Log, Maximum, Minimum, Mul, Neg, Pow,
-    RealDiv, Relu, Rsqrt, Select, SelectV2, Sigmoid, Sin, Sqrt, Square, SquaredDifference, Sub,
-    Tanh,
+    AddN, AddV2, Cast, Conj, Cos, Equal, Exp, Greater, GreaterEqual, Less, LessEqual, Log, Maximum,
+    Minimum, Mul, Neg, Pow, RealDiv, Reciprocal, ReciprocalGrad, Relu, ReluGrad, Rsqrt, RsqrtGrad,
+    Select, SelectV2, Sigmoid, SigmoidGrad, Sin, Sqrt, SqrtGrad, Square, SquaredDifference, Sub,
+    Tanh, TanhGrad,
 };
-use super::unary::{Negate, Transcendental, relu, square};
+use super::unary::{Floating, Negate, Transcendental, reciprocal, relu, square};
 
 // What one element costs, in CPU cycles, for splitting work over threads
 // (Eigen's functor costs, roughly).
@@ -65,6 +67,70 @@ fn try_zip<T: Element + Copy>(
     ctx.try_broadcast_binary([0, 1], 0, cost, |x: &T, y: &T| f(*x, *y))
 }
 
+/// [`zip`] for inputs of one shape, as TensorFlow's `BinaryElementWiseOp`
+/// (`ReluGrad`) requires.
+fn zip_same_shape<T: Element + Copy>(
+    ctx: &mut KernelContext<'_>,
+    cost: usize,
+    f: fn(T, T) -> T,
+) -> Result<()> {
+    if ctx.input(0)?.dims() != ctx.input(1)?.dims() {
+        return Err(not_same_shape(ctx, 1)?);
+    }
+    zip(ctx, cost, f)
+}
+
+/// Output 0 is `f` of inputs 0 and 1, which must have as many elements but
+/// not necessarily one shape (TensorFlow's `SimpleBinaryOp`, the `*Grad`
+/// ops): the output has input 0's shape.
+fn zip_same_size<T: Element + Copy>(
+    ctx: &mut KernelContext<'_>,
+    cost: usize,
+    f: fn(T, T) -> T,
+) -> Result<()> {
+    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
+    if a.num_elements() != b.num_elements() {
+        return Err(ctx.error(
+            Code::InvalidArgument,
+            format_args!(
+                "The two arguments to a cwise op must have same number of elements, got {} and {}",
+                a.num_elements(),
+                b.num_elements()
+            ),
+        ));
+    }
+    if a.dims() == b.dims() {
+        return zip(ctx, cost, f);
+    }
+    // Shapes of one size that differ (a caller that flattened one): walk
+    // both as flat slices, in input 0's buffer when handed over.
+    let other = b.clone();
+    let other = other.as_slice::<T>()?;
+    let threads = ctx.threads();
+    let out = ctx.forward_input_to_output(0, 0)?.as_slice_mut::<T>()?;
+    threads.shard_slice(out, cost, |offset, block| {
+        for (x, y) in block.iter_mut().zip(&other[offset..]) {
+            *x = f(*x, *y);
+        }
+    });
+    Ok(())
+}
+
+/// TensorFlow's error for input `i` of an op whose inputs must all have
+/// input 0's shape (`AddN`, `ReluGrad`).
+fn not_same_shape(ctx: &KernelContext<'_>, i: usize) -> Result<Error> {
+    Ok(ctx.error(
+        Code::InvalidArgument,
+        format_args!(
+            "Inputs to operation {} of type {} must have the same size and shape.  Input 0: {} != input {i}: {}",
+            ctx.node_name(),
+            ctx.op_name(),
+            ctx.input(0)?.shape(),
+            ctx.input(i)?.shape()
+        ),
+    ))
+}
+
 /// Output 0 is the comparison `f` of inputs 0 and 1 broadcast together.
 fn compare<T: Element>(
     ctx: &mut KernelContext<'_>,
@@ -79,6 +145,11 @@ fn compare<T: Element>(
 trait Ordered: Element + Copy + PartialOrd {}
 
 impl<T: Element + Copy + PartialOrd> Ordered for T {}
+
+/// Ordered element types with `*` (`ReluGrad`).
+trait OrderedArithmetic: Arithmetic + PartialOrd {}
+
+impl<T: Arithmetic + PartialOrd> OrderedArithmetic for T {}
 
 /// One kernel per line: the op, the kernel's name and element bound, the
 /// helper with its cost per element and element function, and the types
@@ -119,6 +190,25 @@ elementwise_kernels! {
     Relu: relu_kernel<Ordered> = map(CHEAP, relu::<T>),
         types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
             uint64);
+    Reciprocal: reciprocal_kernel<Floating> = map(DIVIDE, reciprocal::<T>),
+        types(bfloat16, half, float, double, complex64, complex128);
+    Conj: conj<Floating> = map(CHEAP, T::conj),
+        types(complex64, complex128);
+
+    // The gradients of unary ops: `(y, dy)` of as many elements.
+    SqrtGrad: sqrt_grad_kernel<Floating> = zip_same_size(DIVIDE, sqrt_grad::<T>),
+        types(bfloat16, half, float, double, complex64, complex128);
+    RsqrtGrad: rsqrt_grad_kernel<Floating> = zip_same_size(CHEAP, rsqrt_grad::<T>),
+        types(bfloat16, half, float, double, complex64, complex128);
+    TanhGrad: tanh_grad_kernel<Floating> = zip_same_size(CHEAP, tanh_grad::<T>),
+        types(bfloat16, half, float, double, complex64, complex128);
+    SigmoidGrad: sigmoid_grad_kernel<Floating> = zip_same_size(CHEAP, sigmoid_grad::<T>),
+        types(bfloat16, half, float, double, complex64, complex128);
+    ReciprocalGrad: reciprocal_grad_kernel<Floating> = zip_same_size(CHEAP, reciprocal_grad::<T>),
+        types(bfloat16, half, float, double, complex64, complex128);
+    ReluGrad: relu_grad_kernel<OrderedArithmetic> = zip_same_shape(CHEAP, relu_grad::<T>),
+        types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
+            uint64);
 
     // Binary ops, broadcasting.
     AddV2: add_v2<Arithmetic> = zip(CHEAP, T::add),
@@ -148,6 +238,12 @@ elementwise_kernels! {
         types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
             uint64);
     Less: less<Ordered> = compare(CHEAP, |x: &T, y: &T| x < y),
+        types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
+            uint64);
+    GreaterEqual: greater_equal<Ordered> = compare(CHEAP, |x: &T, y: &T| x >= y),
+        types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
+            uint64);
+    LessEqual: less_equal<Ordered> = compare(CHEAP, |x: &T, y: &T| x <= y),
         types(float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32,
             uint64);
 }
@@ -299,16 +395,7 @@ fn add_n<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
     for i in 1..count {
         let input = ctx.input(i)?;
         if input.dims() != first.dims() {
-            return Err(ctx.error(
-                Code::InvalidArgument,
-                format_args!(
-                    "Inputs to operation {} of type {} must have the same size and shape.  Input 0: {} != input {i}: {}",
-                    ctx.node_name(),
-                    ctx.op_name(),
-                    first.shape(),
-                    input.shape()
-                ),
-            ));
+            return Err(not_same_shape(ctx, i)?);
         }
     }
     if count == 1 {

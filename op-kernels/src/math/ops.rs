@@ -1,6 +1,6 @@
 //! The declarations of the math ops, with TensorFlow's signatures
-//! (`tensorflow/core/ops/math_ops.cc`, `nn_ops.cc` for `Relu`), and the
-//! shape functions the library does not have.
+//! (`tensorflow/core/ops/math_ops.cc`, `nn_ops.cc` for `Relu` and
+//! `ReluGrad`), and the shape functions the library does not have.
 
 use op_core::shape_inference::InferenceContext;
 use op_core::shape_inference::library::broadcast_shapes;
@@ -195,6 +195,120 @@ pub struct Sigmoid;
 )]
 pub struct Relu;
 
+/// Computes the reciprocal of x element-wise.
+///
+/// I.e., \\(y = 1 / x\\). (TensorFlow's op allows integers, for which it
+/// has no CPU kernel; neither do we.)
+#[register_op(
+    attrs("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+pub struct Reciprocal;
+
+/// Returns the complex conjugate of a complex number.
+///
+/// Given a tensor `input` of complex numbers, this operation returns a
+/// tensor of complex numbers that are the complex conjugate of each element
+/// in `input`, of the form \\(a - bj\\) for an element \\(a + bj\\).
+/// (TensorFlow's op allows `variant`, whose tensors we cannot make.)
+#[register_op(
+    attrs("T: {complex64, complex128, variant} = DT_COMPLEX64"),
+    inputs("input: T"),
+    outputs("output: T"),
+    shape = "unchanged"
+)]
+pub struct Conj;
+
+// ---- The gradients of unary ops ----
+
+/// Declares an op computing the gradient of a unary op from its output `y`
+/// and the gradient `dy` flowing into it (TensorFlow's
+/// `UNARY_GRADIENT_COMPLEX`): all five share the signature.
+macro_rules! unary_gradient_op {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        /// dy: the gradient flowing into `y`, with as many elements.
+        /// z: the gradient of `x`, of `y`'s shape.
+        #[register_op(
+            attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
+            inputs("y: T", "dy: T"),
+            outputs("z: T"),
+            shape = "unchanged"
+        )]
+        pub struct $name;
+    };
+}
+
+unary_gradient_op! {
+    /// Computes the gradient for the sqrt of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * 0.5 / y`, where `y = sqrt(x)`, and `dy` is
+    /// the corresponding input gradient (0 where `dy` is 0).
+    ///
+    /// y: `sqrt(x)`.
+    SqrtGrad
+}
+
+unary_gradient_op! {
+    /// Computes the gradient for the rsqrt of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * -0.5 * y^3`, where `y = rsqrt(x)`, and `dy`
+    /// is the corresponding input gradient (0 where `dy` is 0).
+    ///
+    /// y: `rsqrt(x)`.
+    RsqrtGrad
+}
+
+unary_gradient_op! {
+    /// Computes the gradient for the tanh of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * (1 - y*y)`, where `y = tanh(x)`, and `dy` is
+    /// the corresponding input gradient.
+    ///
+    /// y: `tanh(x)`.
+    TanhGrad
+}
+
+unary_gradient_op! {
+    /// Computes the gradient of the sigmoid of `x` wrt its input.
+    ///
+    /// Specifically, `grad = dy * y * (1 - y)`, where `y = sigmoid(x)`, and
+    /// `dy` is the corresponding input gradient.
+    ///
+    /// y: `sigmoid(x)`.
+    SigmoidGrad
+}
+
+unary_gradient_op! {
+    /// Computes the gradient for the inverse of `x` wrt its input.
+    ///
+    /// Specifically, `grad = -dy * y*y`, where `y = 1/x`, and `dy` is the
+    /// corresponding input gradient (0 where `dy` is 0).
+    ///
+    /// y: `1 / x`.
+    ReciprocalGrad
+}
+
+/// Computes rectified linear gradients for a Relu operation.
+///
+/// gradients: The backpropagated gradients to the corresponding Relu
+///   operation.
+/// features: The features passed as input to the corresponding Relu
+///   operation, OR the outputs of that operation (both work equivalently);
+///   of `gradients`' shape.
+/// backprops: `gradients * (features > 0)`.
+#[register_op(
+    attrs(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
+    ),
+    inputs("gradients: T", "features: T"),
+    outputs("backprops: T"),
+    shape = "merge_inputs"
+)]
+pub struct ReluGrad;
+
 // ---- Binary ops (broadcasting) ----
 
 /// Returns x + y element-wise.
@@ -308,31 +422,43 @@ pub struct SquaredDifference;
 
 // ---- Comparisons (broadcasting, bool output) ----
 
-/// Returns the truth value of (x > y) element-wise.
-///
-/// Supports broadcasting, NumPy style. A comparison with NaN is false.
-#[register_op(
-    attrs(
-        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-    ),
-    inputs("x: T", "y: T"),
-    outputs("z: bool"),
-    shape = "broadcast"
-)]
-pub struct Greater;
+/// Declares an ordering comparison: all four share the signature.
+macro_rules! comparison_op {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        ///
+        /// Supports broadcasting, NumPy style. A comparison with NaN is false.
+        #[register_op(
+            attrs(
+                "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
+            ),
+            inputs("x: T", "y: T"),
+            outputs("z: bool"),
+            shape = "broadcast"
+        )]
+        pub struct $name;
+    };
+}
 
-/// Returns the truth value of (x < y) element-wise.
-///
-/// Supports broadcasting, NumPy style. A comparison with NaN is false.
-#[register_op(
-    attrs(
-        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
-    ),
-    inputs("x: T", "y: T"),
-    outputs("z: bool"),
-    shape = "broadcast"
-)]
-pub struct Less;
+comparison_op! {
+    /// Returns the truth value of (x > y) element-wise.
+    Greater
+}
+
+comparison_op! {
+    /// Returns the truth value of (x < y) element-wise.
+    Less
+}
+
+comparison_op! {
+    /// Returns the truth value of (x >= y) element-wise.
+    GreaterEqual
+}
+
+comparison_op! {
+    /// Returns the truth value of (x <= y) element-wise.
+    LessEqual
+}
 
 /// Returns the truth value of (x == y) element-wise.
 ///

@@ -1,7 +1,7 @@
 //! The arithmetic of the unary ops (`Neg`, `Square`, `Sqrt`, `Rsqrt`,
-//! `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`), one function per
-//! op over elements, written once for every element type, for every
-//! device's kernels to share.
+//! `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`, `Reciprocal`,
+//! `Conj`), one function per op over elements, written once for every
+//! element type, for every device's kernels to share.
 //!
 //! As TensorFlow's CPU kernels (Eigen) do:
 //!
@@ -21,7 +21,7 @@
 
 use op_core::{Complex, Complex64, Complex128, Element, bf16, f16};
 
-use super::binary::Arithmetic;
+use super::binary::{Arithmetic, Divide};
 
 /// Element types that `Neg` negates: signed integers (wrapping), floats
 /// and complex numbers.
@@ -63,6 +63,50 @@ pub fn square<T: Arithmetic>(x: T) -> T {
 pub fn relu<T: Element + Copy + PartialOrd>(x: T) -> T {
     let zero = T::default();
     if x < zero { zero } else { x }
+}
+
+/// Floats and complex numbers: the types the gradient ops compute in
+/// (`Reciprocal`, `Conj` and the `*Grad` ops), with the conjugate and the
+/// small constants their formulas use.
+pub trait Floating: Arithmetic + Divide + Negate {
+    /// `value` in this type (exact for the constants the formulas use:
+    /// 0, ±0.5, 1, ±2); a complex number with a zero imaginary part.
+    fn constant(value: f32) -> Self;
+    /// The complex conjugate; a real number is its own.
+    fn conj(self) -> Self;
+}
+
+macro_rules! floating_real {
+    ($($t:ty => $from:expr),*) => {$(
+        impl Floating for $t {
+            #[inline]
+            fn constant(value: f32) -> Self { $from(value) }
+            #[inline]
+            fn conj(self) -> Self { self }
+        }
+    )*};
+}
+
+floating_real!(f32 => |v| v, f64 => f64::from, f16 => f16::from_f32, bf16 => bf16::from_f32);
+
+macro_rules! floating_complex {
+    ($($f:ty),*) => {$(
+        impl Floating for Complex<$f> {
+            #[inline]
+            fn constant(value: f32) -> Self { Complex::new(<$f>::from(value), 0.0) }
+            #[inline]
+            fn conj(self) -> Self { Complex::conj(&self) }
+        }
+    )*};
+}
+
+floating_complex!(f32, f64);
+
+/// `1 / x` (`Reciprocal`): infinity at ±0, with its sign; `half` and
+/// `bfloat16` divide in `float` and round.
+#[inline]
+pub fn reciprocal<T: Floating>(x: T) -> T {
+    T::constant(1.0).divide(x)
 }
 
 /// The transcendental unary ops, for the types TensorFlow computes them
