@@ -187,6 +187,109 @@ reducers! {
     MeanReducer: ZERO, plus, finish = mean_of;
 }
 
+/// One step of a cumulative product over rows: `out[i] = prev[i] *
+/// x[i]`, accumulated as [`Reducible::Acc`] (and rounded once per step for
+/// the 16-bit floats).
+#[inline]
+pub fn cumprod_step<T: Reducible>(prev: &[T], x: &[T], out: &mut [T]) {
+    for ((o, &p), &v) in out.iter_mut().zip(prev).zip(x) {
+        *o = T::from_acc(p.to_acc().times(v.to_acc()));
+    }
+}
+
+/// The order in which a cumulative product visits the rows of its axis,
+/// and which input row each output row multiplies in.
+///
+/// Output row `row` of a scan of `len` rows is the product of the input
+/// rows before it (`exclusive`) or up to it, counted from the end when
+/// `reverse`. [`rows`](Self::rows) lists `(row, previous, source)`: the
+/// output row, the output row computed just before it (none for the
+/// first), and the input row multiplied into it (none for the first row
+/// of an exclusive scan, which is all ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scan {
+    /// The length of the scanned axis.
+    pub len: usize,
+    /// Whether each row leaves out its own input row.
+    pub exclusive: bool,
+    /// Whether the scan runs from the last row to the first.
+    pub reverse: bool,
+}
+
+impl Scan {
+    /// `(row, previous, source)` for each output row, in the scan's order.
+    ///
+    /// ```
+    /// use op_kernels::reduction::Scan;
+    /// let scan = Scan { len: 3, exclusive: true, reverse: true };
+    /// let rows: Vec<_> = scan.rows().collect();
+    /// assert_eq!(rows, [(2, None, None), (1, Some(2), Some(2)), (0, Some(1), Some(1))]);
+    /// ```
+    pub fn rows(self) -> impl Iterator<Item = (usize, Option<usize>, Option<usize>)> {
+        (0..self.len).map(move |k| {
+            let at = |k: usize| if self.reverse { self.len - 1 - k } else { k };
+            let row = at(k);
+            let previous = k.checked_sub(1).map(at);
+            let source = if self.exclusive { previous } else { Some(row) };
+            (row, previous, source)
+        })
+    }
+}
+
+/// The cumulative product along the middle axis of `x`, read as the
+/// row-major `[outer, scan.len, inner]` array, into `out` (of `x`'s
+/// length), one outer index after the other on the caller's thread.
+///
+/// ```
+/// use op_kernels::reduction::{Scan, cumprod_into};
+/// let x = [1.0f32, 2.0, 3.0, 4.0];
+/// let mut out = [0.0; 4];
+/// cumprod_into(&x, Scan { len: 4, exclusive: false, reverse: false }, 1, &mut out);
+/// assert_eq!(out, [1.0, 2.0, 6.0, 24.0]);
+/// cumprod_into(&x, Scan { len: 4, exclusive: true, reverse: true }, 1, &mut out);
+/// assert_eq!(out, [24.0, 12.0, 4.0, 1.0]);
+/// ```
+pub fn cumprod_into<T: Reducible>(x: &[T], scan: Scan, inner: usize, out: &mut [T]) {
+    let chunk = scan.len * inner;
+    if chunk == 0 {
+        return;
+    }
+    for (x, out) in x.chunks(chunk).zip(out.chunks_mut(chunk)) {
+        for rows in scan.rows() {
+            cumprod_row(x, out, inner, rows, cumprod_step);
+        }
+    }
+}
+
+/// Output row `row` of one `[len, inner]` chunk of a cumulative product:
+/// `step(previous row, x[source], row)` when there are both (the kernel
+/// passes a `step` that splits the row over threads, others
+/// [`cumprod_step`]), `x[source]` for no previous row, ones for neither.
+#[inline]
+pub fn cumprod_row<T: Reducible>(
+    x: &[T],
+    out: &mut [T],
+    inner: usize,
+    (row, previous, source): (usize, Option<usize>, Option<usize>),
+    step: impl FnOnce(&[T], &[T], &mut [T]),
+) {
+    let rows = |r: usize| r * inner..(r + 1) * inner;
+    match (previous, source) {
+        (Some(p), Some(s)) => {
+            // Rows of one chunk never overlap: split to borrow both.
+            let (before, after) = out.split_at_mut(row.max(p) * inner);
+            let (prev, target) = if p < row {
+                (&before[rows(p)], &mut after[..inner])
+            } else {
+                (&after[..inner], &mut before[rows(row)])
+            };
+            step(prev, &x[rows(s)], target);
+        }
+        (None, Some(s)) => out[rows(row)].copy_from_slice(&x[rows(s)]),
+        _ => out[rows(row)].fill(T::from_acc(<T::Acc as Accumulate>::ONE)),
+    }
+}
+
 /// Independent accumulators for a contiguous run: they break the chain of
 /// dependent additions, so the loop vectorizes (and float sums round less).
 const LANES: usize = 8;

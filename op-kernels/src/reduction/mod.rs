@@ -47,12 +47,13 @@
 
 mod axes;
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 
 pub use axes::{Pass, ReductionPlan, normalize_axis};
 pub use math::{
-    Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, SumReducer, reduce_into,
-    reduce_pass,
+    Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer,
+    cumprod_into, cumprod_row, cumprod_step, reduce_into, reduce_pass,
 };
 pub use ops::*;

@@ -133,3 +133,28 @@ reduction_op! {
     /// The product of no elements is 1; integer products wrap on overflow.
     Prod: numbertype
 }
+
+/// Computes the cumulative product of a tensor along an axis.
+///
+/// `[a, b, c]` gives `[a, a * b, a * b * c]`; with `exclusive`,
+/// `[1, a, a * b]`; with `reverse`, `[a * b * c, b * c, c]`; with both,
+/// `[b * c, c, 1]`.
+///
+/// x: the tensor.
+/// axis: the axis to multiply along, a scalar in `[-rank(x), rank(x))`.
+/// out: the products, of `x`'s shape.
+#[register_op(inputs("x: T", "axis: Tidx"), outputs("out: T"), shape = "unchanged")]
+pub struct Cumprod {
+    /// If true, each product leaves out its own element.
+    #[attr(default = false)]
+    pub exclusive: bool,
+    /// If true, the products run from the last element to the first.
+    #[attr(default = false)]
+    pub reverse: bool,
+    /// The element type.
+    #[attr(name = "T", one_of(numbertype))]
+    pub t: DType,
+    /// The type of `axis`.
+    #[attr(name = "Tidx", one_of(int32, int64), default = int32)]
+    pub tidx: DType,
+}
