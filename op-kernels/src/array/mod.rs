@@ -86,6 +86,7 @@ mod transpose;
 pub use broadcast::{broadcast_gradient_args_shape, broadcast_to_shape};
 pub use concat::{concat_offset_shape, concat_v2_shape, pack_shape, unpack_shape};
 pub use fill::fill_shape;
+pub(crate) use grad::{int32, int32s, to_int32};
 pub use index::{IndexElement, index_values};
 pub use list_diff::list_diff_shape;
 pub use math::{

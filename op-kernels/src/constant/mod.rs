@@ -18,6 +18,7 @@
 //! - `cpu.rs`: their CPU kernels, for every dtype.
 
 mod cpu;
+mod grad;
 mod ops;
 
 pub use cpu::{ConstKernel, PlaceholderKernel};

@@ -18,6 +18,7 @@
 //! - `cpu.rs`: the CPU kernel.
 
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 

@@ -30,6 +30,7 @@
 //! - `cpu.rs`: their CPU kernels, one each, for every dtype.
 
 mod cpu;
+mod grad;
 mod ops;
 
 pub(crate) use cpu::forward;

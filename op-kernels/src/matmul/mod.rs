@@ -25,6 +25,7 @@
 //! - `cpu.rs`: the CPU kernels.
 
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 

@@ -26,6 +26,7 @@
 //! - `cpu.rs`: the CPU kernel, with its shape checks.
 
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 

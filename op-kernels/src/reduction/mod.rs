@@ -44,6 +44,13 @@
 //! - `math.rs`: the engine over slices ([`reduce_into`], [`reduce_pass`])
 //!   and the reducers, shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `grad.rs`: the gradients of the four reductions ([`reduced_shape`]:
+//!   the shape a reduction keeps its dims in).
+//!
+//! And [`Cumprod`], the cumulative product, which `Prod`'s gradient is
+//! built from: its kernel scans rows with [`cumprod_into`] ([`Scan`] says
+//! in which order), split over the threads by outer index, or within each
+//! row when there is only one.
 
 mod axes;
 mod cpu;
@@ -52,6 +59,7 @@ mod math;
 mod ops;
 
 pub use axes::{Pass, ReductionPlan, normalize_axis};
+pub use grad::reduced_shape;
 pub use math::{
     Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer,
     cumprod_into, cumprod_row, cumprod_step, reduce_into, reduce_pass,

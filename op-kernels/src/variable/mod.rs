@@ -73,6 +73,7 @@
 
 mod client;
 mod cpu;
+mod grad;
 mod ops;
 mod resource;
 

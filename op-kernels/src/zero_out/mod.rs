@@ -13,6 +13,7 @@
 //!   [`ZeroOutPreserveIndexKernel`].
 
 mod cpu;
+mod grad;
 mod ops;
 
 pub use cpu::ZeroOutPreserveIndexKernel;
