@@ -1231,6 +1231,48 @@ mod tests {
     }
 
     #[test]
+    fn pad_blocks_start_anywhere() {
+        let input: Vec<u32> = (1..=6).collect();
+        let (before, shape) = pad_dims(&[2, 3], &[1, 0, 2, 1]).unwrap();
+        let mut whole = vec![9; shape.num_elements()];
+        pad_into(&input, &[2, 3], &before, shape.dims(), &0, 0, &mut whole);
+        assert_eq!(
+            whole,
+            [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0]
+        );
+        for start in 0..whole.len() {
+            for len in [1, 2, 5, 13] {
+                let end = (start + len).min(whole.len());
+                let mut block = vec![9; end - start];
+                pad_into(
+                    &input,
+                    &[2, 3],
+                    &before,
+                    shape.dims(),
+                    &0,
+                    start,
+                    &mut block,
+                );
+                assert_eq!(block, whole[start..end], "at {start}");
+            }
+        }
+    }
+
+    #[test]
+    fn stitch_blocks_start_anywhere() {
+        let sources = stitch_sources(&[&[2, 0], &[3]]).unwrap();
+        let data: [&[u32]; 2] = [&[1, 2, 3, 4], &[5, 6]];
+        let mut whole = [9; 8];
+        stitch_into(&sources, &data, 2, &0, 0, &mut whole);
+        assert_eq!(whole, [3, 4, 0, 0, 1, 2, 5, 6]);
+        for start in 0..8 {
+            let mut block = vec![9; 8 - start];
+            stitch_into(&sources, &data, 2, &0, start, &mut block);
+            assert_eq!(block, whole[start..]);
+        }
+    }
+
+    #[test]
     fn reshape_dims_follow_tensorflow() {
         assert_eq!(reshape_dims(&[2, 3], &[-1]).unwrap().dims(), [6]);
         assert_eq!(reshape_dims(&[0, 3], &[0, -1]).unwrap().dims(), [0, 3]);

@@ -16,6 +16,8 @@
 //!
 //! - `ops.rs`: the three ops and their shape functions.
 //! - `cpu.rs`: their CPU kernels, for every dtype.
+//! - `grad.rs`: `PlaceholderWithDefault`'s gradient (its input's, passed
+//!   through); `Const` is not differentiable.
 
 mod cpu;
 mod grad;

@@ -120,7 +120,7 @@ fn cumprod<T: Reducible>(ctx: &mut KernelContext<'_>, attrs: &Cumprod) -> Result
     let threads = ctx.threads();
     let out = ctx.allocate_output(0, dims)?.as_slice_mut::<T>()?;
     let chunk = scan.len * inner;
-    if chunk == 0 {
+    if chunk == 0 || outer == 0 {
         return Ok(());
     }
     if outer > 1 {
