@@ -35,17 +35,15 @@ fn matmul_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
         (true, false) => ((b, grad.clone(), false, true), (a, grad, false, false)),
         (true, true) => ((b, grad.clone(), true, true), (grad, a, true, true)),
     };
-    let (l, r, ta, tb) = da;
-    let da = MatMul::call_with(l, r)
-        .transpose_a(ta)
-        .transpose_b(tb)
-        .grad_a(true)
-        .run_on(g)?;
-    let (l, r, ta, tb) = db;
-    let db = MatMul::call_with(l, r)
-        .transpose_a(ta)
-        .transpose_b(tb)
-        .grad_b(true)
-        .run_on(g)?;
+    // The product for `a`'s gradient (`for_a`) or `b`'s, marked so.
+    let product = |(l, r, ta, tb): (V, V, bool, bool), for_a: bool| {
+        MatMul::call_with(l, r)
+            .transpose_a(ta)
+            .transpose_b(tb)
+            .grad_a(for_a)
+            .grad_b(!for_a)
+            .run_on(g)
+    };
+    let (da, db) = (product(da, true)?, product(db, false)?);
     Ok([Some(da), Some(db)])
 }

@@ -8,11 +8,22 @@
 //! the gradient of input element `x[j]` is compared with `(L(x[j] + eps) -
 //! L(x[j] - eps)) / 2 eps`, computed in `f64` from the outputs however the
 //! op computes.
+//!
+//! The same function's symbolic instantiation (on graph [`Output`]s) runs
+//! too, on [`Evaluating`]: a builder that gives out outputs of a graph and
+//! evaluates each node as it is added, and that knows no shapes (as a
+//! graph of unknown shapes), so that a gradient leaning on static shapes
+//! fails. Its gradients must be the eager ones, exactly.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
-use op_core::gradient::Gradient;
-use op_core::{AttrValue, DType, InputTypes, OpDef, Registry, Result, Runtime, Tensor};
+use op_core::gradient::{Gradient, GradientBuilder};
+use op_core::shape_inference::PartialShape;
+use op_core::symbolic::{GraphId, NodeId, Output};
+use op_core::{
+    AttrValue, DType, Executor, InputTypes, OpCall, OpDef, Registry, Result, Runtime, Tensor,
+};
 
 /// One input arg of the op under test.
 #[derive(Clone, Debug)]
@@ -148,6 +159,122 @@ pub fn gradients(
     Ok(grads)
 }
 
+/// A symbolic builder for the tests: each op call becomes a node of a
+/// graph (its outputs are [`Output`]s) and is evaluated at once on the
+/// global runtime, so the values behind the outputs can be read back.
+/// Shapes are unknown to it, as in a graph whose placeholders have none.
+pub struct Evaluating {
+    graph: GraphId,
+    /// The outputs of each node, by node index.
+    nodes: RefCell<Vec<Vec<Tensor>>>,
+}
+
+impl Evaluating {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Evaluating {
+            graph: GraphId::unique(),
+            nodes: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A node whose outputs are `tensors` (a placeholder fed with them).
+    pub fn add(&self, tensors: Vec<Tensor>) -> Vec<Output> {
+        let mut nodes = self.nodes.borrow_mut();
+        let node = NodeId::new(self.graph, nodes.len() as u32);
+        let outputs = (0..tensors.len()).map(|i| node.output(i)).collect();
+        nodes.push(tensors);
+        outputs
+    }
+
+    /// The value behind `output`.
+    pub fn value(&self, output: Output) -> Tensor {
+        assert_eq!(output.graph(), self.graph, "an output of another graph");
+        self.nodes.borrow()[output.node().index()][output.index()].clone()
+    }
+
+    /// `call` with its outputs' values in place of the outputs.
+    fn evaluate(&self, call: &OpCall<'_, Output>) -> Result<Vec<Vec<Tensor>>> {
+        let mut eager = OpCall::new(call.op());
+        let mut inputs = call.inputs().iter().map(|&o| self.value(o));
+        for group in call.input_groups() {
+            eager = match group {
+                None => eager.input(inputs.next().expect("an input per group")),
+                Some(n) => eager.input_list(inputs.by_ref().take(n).collect::<Vec<_>>()),
+            };
+        }
+        for (name, value) in call.attrs() {
+            eager = eager.attr(name, value.clone());
+        }
+        eager.run_grouped()
+    }
+}
+
+impl Executor for Evaluating {
+    type Value = Output;
+
+    fn execute(&self, call: OpCall<'_, Output>) -> Result<Vec<Output>> {
+        Ok(self.execute_grouped(call)?.concat())
+    }
+
+    fn execute_grouped(&self, call: OpCall<'_, Output>) -> Result<Vec<Vec<Output>>> {
+        let groups = self.evaluate(&call)?;
+        let sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+        let mut outputs = self.add(groups.concat()).into_iter();
+        Ok(sizes
+            .iter()
+            .map(|&n| outputs.by_ref().take(n).collect())
+            .collect())
+    }
+}
+
+impl GradientBuilder for Evaluating {
+    fn constant(&self, value: Tensor) -> Result<Output> {
+        Ok(self.add(vec![value])[0])
+    }
+
+    fn dtype(&self, value: &Output) -> Result<DType> {
+        Ok(self.value(*value).dtype())
+    }
+
+    fn shape(&self, _value: &Output) -> Result<PartialShape> {
+        Ok(PartialShape::unknown())
+    }
+}
+
+/// The registered symbolic gradient of `op` for a run on `inputs` that
+/// produced `outputs`, given `grads`, built on [`Evaluating`] and read
+/// back as tensors.
+pub fn symbolic_gradients(
+    op: &str,
+    inputs: &[Tensor],
+    types: &[InputTypes],
+    attrs: &[(&str, AttrValue)],
+    outputs: &[Tensor],
+    grads: &[Option<Tensor>],
+) -> Result<Vec<Option<Tensor>>> {
+    op_kernels::link();
+    let graph = Evaluating::new();
+    let prepared = Runtime::global().prepare(op, types, attrs)?;
+    let op_def: Arc<OpDef> = Registry::global().op(op)?.def().clone();
+    let xs = graph.add(inputs.to_vec());
+    let ys = graph.add(outputs.to_vec());
+    let dys: Vec<Option<Output>> = grads
+        .iter()
+        .map(|g| g.as_ref().map(|g| graph.add(vec![g.clone()])[0]))
+        .collect();
+    let g = Gradient::new(&graph, &op_def, prepared.instance(), &xs, &ys, &dys)?;
+    let functions = Registry::global()
+        .gradient(op)?
+        .and_then(|r| r.functions)
+        .unwrap_or_else(|| panic!("{op} has no gradient function"));
+    let dxs = (functions.symbolic)(&g)?;
+    Ok(dxs
+        .into_iter()
+        .map(|dx| dx.map(|o| graph.value(o)))
+        .collect())
+}
+
 /// The weights of output `o` (of `n` elements): fixed, pseudo-random, in
 /// [-1, 1] and away from 0.
 pub fn weights(o: usize, n: usize) -> Vec<f64> {
@@ -202,6 +329,22 @@ pub fn check(
         .collect();
     let theoretical = gradients(op, &tensors, &types, attrs, &outputs, &grads)
         .map_err(|e| fail(format!("the gradient failed: {e}")))?;
+    let symbolic = symbolic_gradients(op, &tensors, &types, attrs, &outputs, &grads)
+        .map_err(|e| fail(format!("the symbolic gradient failed: {e}")))?;
+    for (i, (eager, symbolic)) in theoretical.iter().zip(&symbolic).enumerate() {
+        let same = match (eager, symbolic) {
+            (Some(a), Some(b)) => {
+                a.dims() == b.dims() && a.dtype() == b.dtype() && values_f64(a) == values_f64(b)
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        if !same {
+            return Err(fail(format!(
+                "input {i}: the symbolic gradient {symbolic:?} is not the eager one {eager:?}"
+            )));
+        }
+    }
     let tol = tolerance(dtype);
     // Which flattened inputs are float args, and their values.
     let mut flat = 0;
