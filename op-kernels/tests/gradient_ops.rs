@@ -1,6 +1,6 @@
 //! The ops the gradients are built from, run: InvertPermutation, Slice,
-//! Pad, Unpack, ConcatOffset, DynamicStitch, ListDiff, Cumprod, Range,
-//! FloorDiv, FloorMod and Conj. Results on hand-checked cases (TensorFlow's
+//! Pad, Unpack, ConcatOffset, DynamicStitch, ListDiff, Cumsum, Cumprod,
+//! Range, FloorDiv, FloorMod, DivNoNan and Conj. Results on hand-checked cases (TensorFlow's
 //! documented examples and its results where they are subtle), both index
 //! types, property tests against naive references on random shapes (on a
 //! runtime of three threads that checks every output against the op's
@@ -691,10 +691,27 @@ fn list_diff_rejects_what_is_not_a_vector() {
     shape_test("ListDiff").error("[3,1];[2]", "must be rank 1");
 }
 
-// ---- Cumprod ----
+// ---- Cumsum, Cumprod ----
+
+/// Cumsum's reference, along `axis`, element by element.
+fn cumsum_naive(x: &ArrayD<f64>, axis: usize, exclusive: bool, reverse: bool) -> ArrayD<f64> {
+    scan_naive(x, axis, exclusive, reverse, |values| values.sum())
+}
 
 /// Cumprod's reference, along `axis`, element by element.
 fn cumprod_naive(x: &ArrayD<f64>, axis: usize, exclusive: bool, reverse: bool) -> ArrayD<f64> {
+    scan_naive(x, axis, exclusive, reverse, |values| values.product())
+}
+
+/// A scan's reference: each output element `combine`s the elements its
+/// range along `axis` covers.
+fn scan_naive(
+    x: &ArrayD<f64>,
+    axis: usize,
+    exclusive: bool,
+    reverse: bool,
+    combine: fn(&mut dyn Iterator<Item = f64>) -> f64,
+) -> ArrayD<f64> {
     let len = x.shape()[axis];
     ArrayD::from_shape_fn(x.raw_dim(), |i| {
         let k = i[axis];
@@ -704,14 +721,11 @@ fn cumprod_naive(x: &ArrayD<f64>, axis: usize, exclusive: bool, reverse: bool) -
             (false, true) => (k..len).collect(),
             (true, true) => (k + 1..len).collect(),
         };
-        range
-            .into_iter()
-            .map(|j| {
-                let mut at = i.clone();
-                at[axis] = j;
-                x[at]
-            })
-            .product()
+        combine(&mut range.into_iter().map(|j| {
+            let mut at = i.clone();
+            at[axis] = j;
+            x[at]
+        }))
     })
 }
 
@@ -719,7 +733,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn cumprod_matches_a_naive_product_in_every_direction(
+    fn scans_match_a_naive_sum_and_product_in_every_direction(
         (dims, axis, negative) in prop::collection::vec(0..=4usize, 1..=4).prop_flat_map(|dims| {
             let rank = dims.len();
             (Just(dims), 0..rank, any::<bool>())
@@ -734,8 +748,12 @@ proptest! {
         let a = if negative { axis as i64 - rank } else { axis as i64 };
         let axis_tensor = if wide { s(a) } else { s(a as i32) };
         let attrs = [("exclusive", AttrValue::from(exclusive)), ("reverse", AttrValue::from(reverse))];
-        let y = run1("Cumprod", vec![In::T(Tensor::from_array(x.clone())), axis_tensor], &attrs);
+        let input = || In::T(Tensor::from_array(x.clone()));
+        let y = run1("Cumprod", vec![input(), axis_tensor], &attrs);
         prop_assert_eq!(y.into_array::<f64>().unwrap(), cumprod_naive(&x, axis, exclusive, reverse));
+        let axis_tensor = if wide { s(a) } else { s(a as i32) };
+        let y = run1("Cumsum", vec![input(), axis_tensor], &attrs);
+        prop_assert_eq!(y.into_array::<f64>().unwrap(), cumsum_naive(&x, axis, exclusive, reverse));
     }
 }
 
@@ -769,7 +787,13 @@ fn cumprod_of_large_tensors_splits_over_the_threads_and_matches() {
 }
 
 #[test]
-fn cumprod_runs_for_every_type_prod_does() {
+fn scans_run_for_every_type_the_reductions_do() {
+    let y = run1(
+        "Cumsum",
+        vec![v(vec![1i64, 2, 3]), s(0i32)],
+        &[("reverse", AttrValue::from(true))],
+    );
+    assert_eq!(vals::<i64>(&y), [6, 5, 3]);
     let y = run1("Cumprod", vec![v(vec![1i32, 2, 3, 4]), s(0i32)], &[]);
     assert_eq!(vals::<i32>(&y), [1, 2, 6, 24]);
     let y = run1(
@@ -787,7 +811,15 @@ fn cumprod_runs_for_every_type_prod_does() {
 }
 
 #[test]
-fn cumprod_rejects_a_bad_axis() {
+fn scans_reject_a_bad_axis() {
+    let e = call("Cumsum", vec![v(vec![1.0f32]), s(-2i64)], &[]).unwrap_err();
+    assert_contains(
+        &e,
+        &[
+            "Cumsum",
+            "ScanOp: Expected scan axis in the range [-1, 1), but got -2",
+        ],
+    );
     let e = call("Cumprod", vec![v(vec![1.0f32]), s(1i32)], &[]).unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert_contains(
@@ -955,6 +987,51 @@ fn integer_division_by_zero_is_an_error() {
     }
     let e = call("FloorMod", vec![v(vec![1u16]), v(vec![0u16])], &[]).unwrap_err();
     assert_contains(&e, &["Integer division by zero"]);
+}
+
+// ---- DivNoNan ----
+
+#[test]
+fn div_no_nan_is_zero_wherever_the_divisor_is() {
+    let z = run1(
+        "DivNoNan",
+        vec![
+            v(vec![1.0f32, 0.0, f32::NAN, 3.0]),
+            v(vec![0.0f32, 0.0, 0.0, 2.0]),
+        ],
+        &[],
+    );
+    assert_eq!(vals::<f32>(&z), [0.0, 0.0, 0.0, 1.5]);
+    // Broadcasting, and the other types.
+    let z = run1(
+        "DivNoNan",
+        vec![
+            t(&[2, 2], vec![1.0f64, 2.0, 3.0, 4.0]),
+            v(vec![2.0f64, 0.0]),
+        ],
+        &[],
+    );
+    assert_eq!(vals::<f64>(&z), [0.5, 0.0, 1.5, 0.0]);
+    let z = run1(
+        "DivNoNan",
+        vec![s(f16::from_f32(1.0)), s(f16::from_f32(4.0))],
+        &[],
+    );
+    assert_eq!(vals::<f16>(&z), [f16::from_f32(0.25)]);
+    let z = run1(
+        "DivNoNan",
+        vec![
+            s(Complex64::new(2.0, 2.0)),
+            v(vec![Complex64::new(0.0, 0.0), Complex64::new(0.0, 1.0)]),
+        ],
+        &[],
+    );
+    assert_eq!(
+        vals::<Complex64>(&z),
+        [Complex64::new(0.0, 0.0), Complex64::new(2.0, -2.0)]
+    );
+    let e = call("DivNoNan", vec![v(vec![1i32]), v(vec![1i32])], &[]).unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
 }
 
 // ---- Conj ----

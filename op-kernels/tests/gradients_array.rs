@@ -168,7 +168,10 @@ fn every_differentiable_op_of_these_families_has_a_gradient() {
         "Example",
         "Examples>MultiplexDense",
         "FloorMod",
+        "DivNoNan",
         "Conj",
+        "Cumsum",
+        "Cumprod",
     ] {
         let registration = Registry::global()
             .gradient(op)
@@ -754,4 +757,67 @@ fn unpack_gradient_gives_zeros_for_the_outputs_nobody_used() {
     )
     .unwrap();
     assert_eq!(values_f64(grads[0].as_ref().unwrap()), [0.0, 0.0, 5.0, 6.0]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn div_no_nan_gradient_sums_over_the_broadcast_axes(
+        (full, keep, numerators, denominators) in shape(0..=3).prop_flat_map(|full| {
+            let rank = full.len();
+            let n: usize = full.iter().product();
+            (
+                Just(full),
+                prop::collection::vec(any::<bool>(), rank),
+                prop::collection::vec(-1.5f64..1.5, n),
+                prop::collection::vec(prop_oneof![-2.0f64..-0.5, 0.5f64..2.0], n),
+            )
+        })
+    ) {
+        // y (away from 0) broadcasts along the dims not kept.
+        let y_dims: Vec<usize> = full.iter().zip(&keep).map(|(&d, &k)| if k { d } else { 1 }).collect();
+        let y_len: usize = y_dims.iter().product();
+        let y_values = if y_len <= denominators.len() { denominators[..y_len].to_vec() } else { vec![1.0; y_len] };
+        let args = [Arg::Float(full, numerators), Arg::Float(y_dims, y_values)];
+        check_both("DivNoNan", &args, &[])?;
+    }
+
+    #[test]
+    fn scan_gradients_run_the_scan_the_other_way(
+        (dims, axis, negative) in prop::collection::vec(dim(), 1..=3).prop_flat_map(|dims| {
+            let rank = dims.len();
+            (Just(dims), 0..rank, any::<bool>())
+        }),
+        exclusive in any::<bool>(),
+        reverse in any::<bool>(),
+        int64 in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let n: usize = dims.iter().product();
+        // Away from 0, where Cumprod's gradient (TensorFlow's) divides.
+        let values: Vec<f64> = (0..n)
+            .map(|i| [0.5, -0.75, 1.25, -1.5, 0.9][((i as u64 + seed) % 5) as usize])
+            .collect();
+        let axis = signed(axis, dims.len(), negative);
+        let attrs = [("exclusive", AttrValue::from(exclusive)), ("reverse", AttrValue::from(reverse))];
+        for op in ["Cumsum", "Cumprod"] {
+            let args = [Arg::Float(dims.clone(), values.clone()), Arg::Fixed(index_scalar(axis, int64))];
+            check_both(op, &args, &attrs)?;
+        }
+    }
+}
+
+#[test]
+fn div_no_nan_gradient_is_zero_where_the_divisor_is() {
+    let args = [
+        Arg::Float(vec![2], vec![3.0, 4.0]),
+        Arg::Float(vec![2], vec![0.0, 2.0]),
+    ];
+    let (tensors, types) = inputs(&args, DType::F64);
+    let outputs = run("DivNoNan", &tensors, &types, &[]).unwrap();
+    let grad = float_tensor(&[2], &[1.0, 1.0], DType::F64);
+    let grads = gradients("DivNoNan", &tensors, &types, &[], &outputs, &[Some(grad)]).unwrap();
+    assert_eq!(values_f64(grads[0].as_ref().unwrap()), [0.0, 0.5]);
+    assert_eq!(values_f64(grads[1].as_ref().unwrap()), [0.0, -1.0]);
 }

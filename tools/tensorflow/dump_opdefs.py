@@ -28,7 +28,7 @@ Pack Select SelectV2 Greater Less Equal AddN BroadcastTo BroadcastGradientArgs
 Tile
 StringToNumber VarHandleOp ReadVariableOp AssignVariableOp VarIsInitializedOp
 DestroyResourceOp
-InvertPermutation ConcatOffset Slice Pad Unpack DynamicStitch ListDiff Cumprod Range FloorDiv FloorMod Conj
+InvertPermutation ConcatOffset Slice Pad Unpack DynamicStitch ListDiff Cumsum Cumprod Range FloorDiv FloorMod DivNoNan Conj
 """.split()
 
 

@@ -1,6 +1,8 @@
-//! The CPU kernels of `Range`, `FloorDiv`, `FloorMod` and `Conj`, for the
+//! The CPU kernels of `Range`, `FloorDiv`, `FloorMod`, `DivNoNan` and
+//! `Conj`, for the
 //! types TensorFlow registers CPU kernels for (`sequence_ops.cc`,
-//! `cwise_op_floor_div.cc`, `cwise_op_floor_mod.cc`, `cwise_op_conj.cc`;
+//! `cwise_op_floor_div.cc`, `cwise_op_floor_mod.cc`, `cwise_op_div.cc`,
+//! `cwise_op_conj.cc`;
 //! `Range` of `half` and `bfloat16` is left out). The elementwise ones go
 //! through the [`KernelContext`] helpers, which broadcast, reuse a
 //! handed-over input's buffer and split large tensors over the runtime's
@@ -8,8 +10,8 @@
 
 use op_core::{Code, KernelContext, Result, kernel};
 
-use super::math::{Conjugate, FloorDivide, RangeElement, range_into};
-use super::ops::{Conj, FloorDiv, FloorMod, Range};
+use super::math::{Conjugate, DivideNoNan, FloorDivide, RangeElement, range_into};
+use super::ops::{Conj, DivNoNan, FloorDiv, FloorMod, Range};
 
 /// What one element costs, in CPU cycles, for splitting work over
 /// threads: a division and a compare or two.
@@ -48,6 +50,11 @@ fn floor_div<T: FloorDivide>(ctx: &mut KernelContext<'_>) -> Result<()> {
 #[kernel(op = FloorMod, types(i8, i16, i32, i64, u8, u16, u32, u64, half, bfloat16, f32, f64))]
 fn floor_mod<T: FloorDivide>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.try_broadcast_binary([0, 1], 0, DIVIDE, |x: &T, y: &T| x.floor_mod(*y))
+}
+
+#[kernel(op = DivNoNan, types(half, float, bfloat16, double, complex64, complex128))]
+fn div_no_nan<T: DivideNoNan>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    ctx.broadcast_binary([0, 1], 0, DIVIDE, |x: &T, y: &T| x.div_no_nan(*y))
 }
 
 #[kernel(op = Conj, types(complex64, complex128))]

@@ -1,4 +1,4 @@
-//! The arithmetic of `Range`, `FloorDiv` and `FloorMod`, over elements
+//! The arithmetic of `Range`, `FloorDiv`, `FloorMod` and `DivNoNan`, over elements
 //! and slices, for every device's kernels to share, with TensorFlow's CPU
 //! results:
 //!
@@ -9,7 +9,9 @@
 //! - float floor division is `floor(x / y)`, and the remainder C's
 //!   `fmod` moved to the divisor's sign (`-7.5 % 2` is 0.5); `half` and
 //!   `bfloat16` are computed in `float`;
-//! - a range's elements are `start + i * delta`, computed in its type.
+//! - a range's elements are `start + i * delta`, computed in its type;
+//! - `DivNoNan` is 0 wherever the divisor is 0 (even for 0 / 0 and NaN /
+//!   0), else the quotient.
 
 use op_core::{Complex64, Complex128, Element, Error, Result, bf16, f16};
 
@@ -218,3 +220,37 @@ impl Conjugate for Complex128 {
         self.conj()
     }
 }
+
+/// Element types with `DivNoNan`'s division: 0 where the divisor is 0.
+pub trait DivideNoNan: Element + Copy {
+    /// `self / other`, or 0 if `other` is 0 (whatever `self` is, NaN
+    /// included).
+    fn div_no_nan(self, other: Self) -> Self;
+}
+
+macro_rules! divide_no_nan {
+    ($($t:ty),*) => {$(
+        impl DivideNoNan for $t {
+            #[inline]
+            fn div_no_nan(self, other: Self) -> Self {
+                let zero = <$t>::default();
+                if other == zero { zero } else { self / other }
+            }
+        }
+    )*};
+}
+
+divide_no_nan!(f32, f64, Complex64, Complex128);
+
+macro_rules! divide_no_nan_via_f32 {
+    ($($t:ty),*) => {$(
+        impl DivideNoNan for $t {
+            #[inline]
+            fn div_no_nan(self, other: Self) -> Self {
+                <$t>::from_f32(self.to_f32().div_no_nan(other.to_f32()))
+            }
+        }
+    )*};
+}
+
+divide_no_nan_via_f32!(f16, bf16);

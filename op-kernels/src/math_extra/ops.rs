@@ -1,4 +1,5 @@
-//! The declarations of `Range`, `FloorDiv`, `FloorMod` and `Conj`
+//! The declarations of `Range`, `FloorDiv`, `FloorMod`, `DivNoNan` and
+//! `Conj`
 //! (TensorFlow 2.21's `math_ops.cc` signatures), and `Range`'s shape
 //! function.
 
@@ -93,6 +94,17 @@ pub struct FloorDiv;
     shape = "broadcast"
 )]
 pub struct FloorMod;
+
+/// Returns 0 if the denominator is zero, else x / y, element-wise.
+///
+/// Supports broadcasting, NumPy style.
+#[register_op(
+    attrs("T: {half, float, bfloat16, double, complex64, complex128}"),
+    inputs("x: T", "y: T"),
+    outputs("z: T"),
+    shape = "broadcast"
+)]
+pub struct DivNoNan;
 
 /// Returns the complex conjugate of a complex number, element-wise.
 ///

@@ -4,29 +4,19 @@
 //! `transpose_b` (the conjugates apply to complex matrices only). Each
 //! product is marked `grad_a` or `grad_b`, as TensorFlow marks them.
 
+use op_core::Result;
 use op_core::gradient::{Gradient, Value};
-use op_core::{DType, Result};
 
 use super::ops::MatMul;
-use crate::math_extra::Conj;
-
-/// `value`'s complex conjugate, or `value` itself for real types (as
-/// TensorFlow's `math_ops.conj`).
-fn conj<V: Value>(g: &Gradient<'_, V>, value: V, dtype: DType) -> Result<V> {
-    if dtype.is_complex() {
-        return Conj::call_with(value).run_on(g);
-    }
-    Ok(value)
-}
+use crate::math_extra::conj;
 
 /// d matmul(a, b): the four cases of TensorFlow's `_MatMulGrad`.
 #[op_core::gradient(op = MatMul)]
 fn matmul_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     let transpose_a: bool = g.attr("transpose_a")?;
     let transpose_b: bool = g.attr("transpose_b")?;
-    let dtype = g.input_dtype(0);
-    let a = conj(g, g.input(0), dtype)?;
-    let b = conj(g, g.input(1), dtype)?;
+    let a = conj(g, g.input(0))?;
+    let b = conj(g, g.input(1))?;
     let grad = g.grad(0)?;
     // (left, right, transpose_a, transpose_b) of each product.
     let (da, db) = match (transpose_a, transpose_b) {

@@ -2,17 +2,17 @@
 //! function, [`reduce`], over the element type and the reducer, for
 //! `float`, `double`, `int32`, `int64`, `half` and `bfloat16` (the 16-bit
 //! floats accumulate in `f32`). Each kernel takes both `Tidx` types: the
-//! axes are read as `i64` whatever their type. And `Cumprod`'s, for the
-//! same types.
+//! axes are read as `i64` whatever their type. And the scans', `Cumsum`
+//! and `Cumprod`, for the same types, one generic function, [`scan`].
 
 use op_core::{Code, KernelContext, Result, kernel};
 
 use super::axes::ReductionPlan;
 use super::math::{
-    MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer, cumprod_into,
-    cumprod_row, cumprod_step, reduce_into,
+    MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer, reduce_into,
+    scan_into, scan_row, scan_step,
 };
-use super::ops::{Cumprod, Max, Mean, Prod, Sum, axis_values};
+use super::ops::{Cumprod, Cumsum, Max, Mean, Prod, Sum, axis_values};
 
 /// Reduces input 0 over the axes in input 1 with `R` into output 0.
 ///
@@ -77,12 +77,17 @@ reduction_kernels! {
     Prod => ProdReducer, prod;
 }
 
-/// What one element of a cumulative product costs, in CPU cycles, for
-/// splitting work over threads.
-const CUMPROD_COST: usize = 2;
+/// What one element of a cumulative sum or product costs, in CPU cycles,
+/// for splitting work over threads.
+const SCAN_COST: usize = 2;
 
-#[kernel(op = Cumprod, types(T = [f32, f64, i32, i64, f16, bf16]))]
-fn cumprod<T: Reducible>(ctx: &mut KernelContext<'_>, attrs: &Cumprod) -> Result<()> {
+/// Input 0's cumulative sum or product (`R`) along the axis in input 1,
+/// into output 0.
+fn scan<T: Reducible, R: Reducer>(
+    ctx: &mut KernelContext<'_>,
+    exclusive: bool,
+    reverse: bool,
+) -> Result<()> {
     let axis = ctx.input(1)?;
     if axis.rank() != 0 {
         return Err(ctx.error(
@@ -113,8 +118,8 @@ fn cumprod<T: Reducible>(ctx: &mut KernelContext<'_>, attrs: &Cumprod) -> Result
     let inner: usize = dims[index + 1..].iter().product();
     let scan = Scan {
         len: dims[index],
-        exclusive: attrs.exclusive,
-        reverse: attrs.reverse,
+        exclusive,
+        reverse,
     };
     let x = input.as_slice::<T>()?;
     let threads = ctx.threads();
@@ -127,9 +132,9 @@ fn cumprod<T: Reducible>(ctx: &mut KernelContext<'_>, attrs: &Cumprod) -> Result
         // Outer indices are independent: split them over the threads.
         let mut chunks: Vec<(&[T], &mut [T])> =
             x.chunks(chunk).zip(out.chunks_mut(chunk)).collect();
-        threads.shard_slice(&mut chunks, chunk * CUMPROD_COST, |_, block| {
+        threads.shard_slice(&mut chunks, chunk * SCAN_COST, |_, block| {
             for (x, out) in block.iter_mut() {
-                cumprod_into(x, scan, inner, out);
+                scan_into::<T, R>(x, scan, inner, out);
             }
         });
         return Ok(());
@@ -137,12 +142,27 @@ fn cumprod<T: Reducible>(ctx: &mut KernelContext<'_>, attrs: &Cumprod) -> Result
     // One outer index: the rows follow one another, and each row's
     // elements are independent: split every row over the threads.
     for rows in scan.rows() {
-        cumprod_row(x, out, inner, rows, |prev, source, target| {
-            threads.shard_slice(target, CUMPROD_COST, |offset, block| {
+        scan_row::<T, R>(x, out, inner, rows, |prev, source, target| {
+            threads.shard_slice(target, SCAN_COST, |offset, block| {
                 let end = offset + block.len();
-                cumprod_step(&prev[offset..end], &source[offset..end], block)
+                scan_step::<T, R>(&prev[offset..end], &source[offset..end], block)
             })
         });
     }
     Ok(())
+}
+
+/// One kernel per scan, each over every element type.
+macro_rules! scan_kernels {
+    ($($op:ident => $reducer:ident, $name:ident;)*) => {$(
+        #[kernel(op = $op, types(T = [f32, f64, i32, i64, f16, bf16]))]
+        fn $name<T: Reducible>(ctx: &mut KernelContext<'_>, attrs: &$op) -> Result<()> {
+            scan::<T, $reducer>(ctx, attrs.exclusive, attrs.reverse)
+        }
+    )*};
+}
+
+scan_kernels! {
+    Cumsum => SumReducer, cumsum;
+    Cumprod => ProdReducer, cumprod;
 }

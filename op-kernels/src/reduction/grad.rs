@@ -21,19 +21,23 @@
 //! factor is `size(input) // max(size(output), 1)` (TensorFlow's own
 //! formula for known shapes), and `Prod`'s split of the input into reduced
 //! and kept elements is `[size(input) // max(size(output), 1),
-//! size(output)]`. `Cumprod` has no gradient yet, so neither has `Prod`'s
-//! gradient (no second derivative).
+//! size(output)]`.
+//!
+//! The scans' gradients are TensorFlow's too: `Cumsum`'s is the cumulative
+//! sum of the gradient in the other direction; `Cumprod`'s divides such a
+//! sum by the input with `DivNoNan`, so where an input element is 0 its
+//! gradient is 0, which is TensorFlow's result there, not the derivative.
 
 use op_core::gradient::{Gradient, Value};
 use op_core::{DType, Result};
 
-use super::ops::{Cumprod, Max, Mean, Prod, Sum};
+use super::ops::{Cumprod, Cumsum, Max, Mean, Prod, Sum};
 use crate::array::{
     BroadcastTo, ConcatV2, DynamicStitch, Fill, InvertPermutation, ListDiff, Pack, Rank, Reshape,
     Shape, Size, Transpose, int32, int32s, to_int32,
 };
 use crate::math::{AddV2, Cast, Equal, Maximum, Mul, RealDiv};
-use crate::math_extra::{FloorDiv, FloorMod, Range};
+use crate::math_extra::{DivNoNan, FloorDiv, FloorMod, Range};
 
 /// The shape a reduction of a tensor of shape `input_shape` (an int32
 /// vector) over `axes` has with `keep_dims`: `input_shape` with a 1 at each
@@ -164,4 +168,35 @@ fn prod_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     let others = Transpose::call_with(others, inverse).run_on(g)?;
     let out = Mul::call_with(grad, others).run_on(g)?;
     Ok([Some(Reshape::call_with(out, input_shape).run_on(g)?), None])
+}
+
+/// d cumsum(x, axis) = cumsum(grad, axis) in the other direction.
+#[op_core::gradient(op = Cumsum)]
+fn cumsum_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
+    let exclusive: bool = g.attr("exclusive")?;
+    let reverse: bool = g.attr("reverse")?;
+    let grad = Cumsum::call_with(g.grad(0)?, g.input(1))
+        .exclusive(exclusive)
+        .reverse(!reverse)
+        .run_on(g)?;
+    Ok([Some(grad), None])
+}
+
+/// d cumprod(x, axis) = div_no_nan(cumsum(cumprod(x) * grad) in the other
+/// direction, x) (TensorFlow's `_CumprodGrad`).
+#[op_core::gradient(op = Cumprod)]
+fn cumprod_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
+    let (x, axis) = (g.input(0), g.input(1));
+    let exclusive: bool = g.attr("exclusive")?;
+    let reverse: bool = g.attr("reverse")?;
+    let prod = Cumprod::call_with(x.clone(), axis.clone())
+        .exclusive(exclusive)
+        .reverse(reverse)
+        .run_on(g)?;
+    let weighted = Mul::call_with(prod, g.grad(0)?).run_on(g)?;
+    let out = Cumsum::call_with(weighted, axis)
+        .exclusive(exclusive)
+        .reverse(!reverse)
+        .run_on(g)?;
+    Ok([Some(DivNoNan::call_with(out, x).run_on(g)?), None])
 }

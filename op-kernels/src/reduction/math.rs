@@ -187,25 +187,27 @@ reducers! {
     MeanReducer: ZERO, plus, finish = mean_of;
 }
 
-/// One step of a cumulative product over rows: `out[i] = prev[i] *
-/// x[i]`, accumulated as [`Reducible::Acc`] (and rounded once per step for
-/// the 16-bit floats).
+/// One step of a cumulative sum or product (`R`, [`SumReducer`] or
+/// [`ProdReducer`]) over rows: `out[i] = prev[i] (+ or *) x[i]`,
+/// accumulated as [`Reducible::Acc`] (and rounded once per step for the
+/// 16-bit floats).
 #[inline]
-pub fn cumprod_step<T: Reducible>(prev: &[T], x: &[T], out: &mut [T]) {
+pub fn scan_step<T: Reducible, R: Reducer>(prev: &[T], x: &[T], out: &mut [T]) {
     for ((o, &p), &v) in out.iter_mut().zip(prev).zip(x) {
-        *o = T::from_acc(p.to_acc().times(v.to_acc()));
+        *o = T::from_acc(R::combine(p.to_acc(), v.to_acc()));
     }
 }
 
-/// The order in which a cumulative product visits the rows of its axis,
-/// and which input row each output row multiplies in.
+/// The order in which a cumulative sum or product (`Cumsum`, `Cumprod`)
+/// visits the rows of its axis, and which input row each output row takes
+/// in.
 ///
-/// Output row `row` of a scan of `len` rows is the product of the input
-/// rows before it (`exclusive`) or up to it, counted from the end when
+/// Output row `row` of a scan of `len` rows combines the input rows
+/// before it (`exclusive`) or up to it, counted from the end when
 /// `reverse`. [`rows`](Self::rows) lists `(row, previous, source)`: the
 /// output row, the output row computed just before it (none for the
-/// first), and the input row multiplied into it (none for the first row
-/// of an exclusive scan, which is all ones).
+/// first), and the input row combined into it (none for the first row of
+/// an exclusive scan, which is the reducer's identity: zeros, ones).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scan {
     /// The length of the scanned axis.
@@ -236,37 +238,42 @@ impl Scan {
     }
 }
 
-/// The cumulative product along the middle axis of `x`, read as the
-/// row-major `[outer, scan.len, inner]` array, into `out` (of `x`'s
-/// length), one outer index after the other on the caller's thread.
+/// The cumulative sum or product (`R`) along the middle axis of `x`, read
+/// as the row-major `[outer, scan.len, inner]` array, into `out` (of
+/// `x`'s length), one outer index after the other on the caller's thread.
 ///
 /// ```
-/// use op_kernels::reduction::{Scan, cumprod_into};
+/// use op_kernels::reduction::{ProdReducer, Scan, SumReducer, scan_into};
 /// let x = [1.0f32, 2.0, 3.0, 4.0];
 /// let mut out = [0.0; 4];
-/// cumprod_into(&x, Scan { len: 4, exclusive: false, reverse: false }, 1, &mut out);
+/// let forward = Scan { len: 4, exclusive: false, reverse: false };
+/// scan_into::<_, ProdReducer>(&x, forward, 1, &mut out);
 /// assert_eq!(out, [1.0, 2.0, 6.0, 24.0]);
-/// cumprod_into(&x, Scan { len: 4, exclusive: true, reverse: true }, 1, &mut out);
+/// scan_into::<_, SumReducer>(&x, forward, 1, &mut out);
+/// assert_eq!(out, [1.0, 3.0, 6.0, 10.0]);
+/// let backward = Scan { len: 4, exclusive: true, reverse: true };
+/// scan_into::<_, ProdReducer>(&x, backward, 1, &mut out);
 /// assert_eq!(out, [24.0, 12.0, 4.0, 1.0]);
 /// ```
-pub fn cumprod_into<T: Reducible>(x: &[T], scan: Scan, inner: usize, out: &mut [T]) {
+pub fn scan_into<T: Reducible, R: Reducer>(x: &[T], scan: Scan, inner: usize, out: &mut [T]) {
     let chunk = scan.len * inner;
     if chunk == 0 {
         return;
     }
     for (x, out) in x.chunks(chunk).zip(out.chunks_mut(chunk)) {
         for rows in scan.rows() {
-            cumprod_row(x, out, inner, rows, cumprod_step);
+            scan_row::<T, R>(x, out, inner, rows, scan_step::<T, R>);
         }
     }
 }
 
-/// Output row `row` of one `[len, inner]` chunk of a cumulative product:
-/// `step(previous row, x[source], row)` when there are both (the kernel
-/// passes a `step` that splits the row over threads, others
-/// [`cumprod_step`]), `x[source]` for no previous row, ones for neither.
+/// Output row `row` of one `[len, inner]` chunk of a cumulative sum or
+/// product (`R`): `step(previous row, x[source], row)` when there are both
+/// (the kernel passes a `step` that splits the row over threads, others
+/// [`scan_step`]), `x[source]` for no previous row, `R`'s identity for
+/// neither.
 #[inline]
-pub fn cumprod_row<T: Reducible>(
+pub fn scan_row<T: Reducible, R: Reducer>(
     x: &[T],
     out: &mut [T],
     inner: usize,
@@ -286,7 +293,7 @@ pub fn cumprod_row<T: Reducible>(
             step(prev, &x[rows(s)], target);
         }
         (None, Some(s)) => out[rows(row)].copy_from_slice(&x[rows(s)]),
-        _ => out[rows(row)].fill(T::from_acc(<T::Acc as Accumulate>::ONE)),
+        _ => out[rows(row)].fill(T::from_acc(R::identity())),
     }
 }
 

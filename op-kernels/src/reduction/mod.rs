@@ -45,12 +45,13 @@
 //!   and the reducers, shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
 //! - `grad.rs`: the gradients of the four reductions ([`reduced_shape`]:
-//!   the shape a reduction keeps its dims in).
+//!   the shape a reduction keeps its dims in) and of the two scans.
 //!
-//! And [`Cumprod`], the cumulative product, which `Prod`'s gradient is
-//! built from: its kernel scans rows with [`cumprod_into`] ([`Scan`] says
-//! in which order), split over the threads by outer index, or within each
-//! row when there is only one.
+//! And [`Cumsum`] and [`Cumprod`], the cumulative sum and product, which
+//! `Prod`'s gradient (and `Cumprod`'s) is built from: one kernel, generic
+//! over the element type and the reducer, scans rows with [`scan_into`]
+//! ([`Scan`] says in which order), split over the threads by outer index,
+//! or within each row when there is only one.
 
 mod axes;
 mod cpu;
@@ -62,6 +63,6 @@ pub use axes::{Pass, ReductionPlan, normalize_axis};
 pub use grad::reduced_shape;
 pub use math::{
     Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer,
-    cumprod_into, cumprod_row, cumprod_step, reduce_into, reduce_pass,
+    reduce_into, reduce_pass, scan_into, scan_row, scan_step,
 };
 pub use ops::*;
