@@ -14,13 +14,19 @@
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
 //! | the hash table ops ([`hash_table`]), `Examples>SimpleHashTable*` | a [`Resource`](op_core::resource::Resource) behind owning handles; generic kernels over explicit `(key_dtype, value_dtype)` pairs |
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
-//! | [`Sum`](reduction::Sum), [`Mean`](reduction::Mean), [`Max`](reduction::Max), [`Prod`](reduction::Prod) ([`reduction`]) | one generic engine over the element type and the reducer; the shape function reads constant axes |
+//! | [`Sum`](reduction::Sum), [`Mean`](reduction::Mean), [`Max`](reduction::Max), [`Prod`](reduction::Prod), [`Cumsum`](reduction::Cumsum), [`Cumprod`](reduction::Cumprod) ([`reduction`]) | one generic engine over the element type and the reducer; the shape function reads constant axes |
 //! | [`MatMul`](matmul::MatMul) ([`matmul`]) | ndarray's GEMM over (transposed) views of the inputs |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
 //! | the graph leaves ([`constant`]): `Const`, `Placeholder`, `PlaceholderWithDefault` | TensorFlow's; `Const` turns its `value` attr into a tensor once, when its kernel is created |
 //! | the identities ([`identity`]): `Identity`, `IdentityN`, `NoOp`, `StopGradient` | TensorFlow's; outputs share their inputs' buffers (no copy) |
-//! | the array ops ([`array`](mod@array)): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
+//! | the array ops ([`array`](mod@array)): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile`, and for the gradients `Slice`, `Pad`, `Unpack`, `ConcatOffset`, `InvertPermutation`, `ListDiff`, `DynamicStitch` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
+//! | the math ops the gradients need ([`math_extra`]): `Range`, `FloorDiv`, `FloorMod`, `DivNoNan`, `Conj` | TensorFlow's; the elementwise ones through the `KernelContext` helpers, as [`math`]'s |
 //! | the math ops ([`math`]): `Neg`, `Square`, `Sqrt`, `Rsqrt`, `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`, `AddV2`, `Sub`, `Mul`, `RealDiv`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `Greater`, `Less`, `Equal`, `Select`, `SelectV2`, `AddN`, `Cast` | TensorFlow's elementwise ops: one element function each through the `KernelContext` helpers, NumPy broadcasting, in place when an input is handed over |
+//!
+//! Every differentiable op has a gradient with TensorFlow's formula, in
+//! its family's `grad.rs` (`#[gradient]`, one generic function for a
+//! tape's tensors and a graph's outputs), and the ops TensorFlow marks not
+//! differentiable are marked so there too.
 //!
 //! Every op has a shape function (by library name, `shape = "unchanged"`,
 //! where one fits; [`zero_out::vector_shape`] and
@@ -55,6 +61,7 @@ pub mod hash_table;
 pub mod identity;
 pub mod list;
 pub mod math;
+pub mod math_extra;
 pub mod matmul;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;

@@ -30,6 +30,7 @@ SqrtGrad RsqrtGrad TanhGrad SigmoidGrad ReluGrad Reciprocal ReciprocalGrad Great
 StringToNumber VarHandleOp ReadVariableOp AssignVariableOp VarIsInitializedOp
 DestroyResourceOp
 ResourceApplyGradientDescent ResourceApplyMomentum ResourceApplyAdam
+InvertPermutation ConcatOffset Slice Pad Unpack DynamicStitch ListDiff Cumsum Cumprod Range FloorDiv FloorMod DivNoNan
 """.split()
 
 

@@ -2,14 +2,21 @@
 //! one). Both are [`concat_rows_into`](super::concat_rows_into) over the inputs viewed as matrices
 //! (rows before the axis, the rest in each row), written block by block
 //! over the runtime's threads; a Pack of one tensor shares its buffer.
+//!
+//! And what their gradients take them apart with: Unpack (Pack's inverse;
+//! each output is an [`unpack_view`](super::unpack_view) of the input,
+//! copied block by block) and ConcatOffset (where each input of a
+//! concatenation starts, for Slice).
 
 use op_core::shape_inference::{DimensionHandle, InferenceContext, ShapeHandle};
-use op_core::{Element, KernelContext, Result, ResultExt, Tensor, kernel};
+use op_core::{Code, Element, KernelContext, Result, ResultExt, Tensor, kernel};
 
-use super::cpu::write_rows;
-use super::index::{constant_values, dims_of, in_kernel, input_scalar};
-use super::math::{concat_dims, normalize_axis, pack_dims};
-use super::ops::{ConcatV2, Pack};
+use super::cpu::{write_output_at, write_rows};
+use super::index::{
+    IndexElement, constant_values, dims_of, in_kernel, index_output, input_scalar, input_vector,
+};
+use super::math::{concat_dims, concat_offsets, normalize_axis, pack_dims, unpack_view};
+use super::ops::{ConcatOffset, ConcatV2, Pack, Unpack};
 
 /// The dims of `s` before `axis`, the dim at `axis`, and the dims after it
 /// (negative `axis` counts from the end), for a shape of at least
@@ -146,4 +153,99 @@ fn pack<T: Element>(ctx: &mut KernelContext<'_>, attrs: &Pack) -> Result<()> {
     let width: usize = values[0].dims()[axis..].iter().product();
     let widths = vec![width; values.len()];
     write_rows::<T>(ctx, &values, &widths, shape.dims())
+}
+
+/// Unpack's shape function (TensorFlow's): with the input's rank known,
+/// every output is the input's shape without dimension `axis` (which must
+/// be in `[-rank, rank)`), and that dimension must be `num`; otherwise
+/// every output is unknown.
+pub fn unpack_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let input = c.input(0)?;
+    let n = c.num_outputs();
+    let output = match c.rank(input) {
+        Some(rank) => {
+            let axis: i64 = c.get_attr("axis")?;
+            let index = normalize_axis(axis, rank).ok_or_else(|| {
+                c.error(format!(
+                    "Invalid axis: {axis}; must be in [{}, {rank})",
+                    -(rank as i64)
+                ))
+            })?;
+            let mut dims = dims_of(c, input, rank)?;
+            let unpacked = dims.remove(index);
+            c.with_value(unpacked, n)?;
+            c.make_shape(dims)
+        }
+        None => c.unknown_shape(),
+    };
+    for i in 0..n {
+        c.set_output(i, output)?;
+    }
+    Ok(())
+}
+
+#[kernel(op = Unpack, types(numbertype, bool, string))]
+fn unpack<T: Element>(ctx: &mut KernelContext<'_>, attrs: &Unpack) -> Result<()> {
+    let input = ctx.input(0)?.clone();
+    let rank = input.rank();
+    let axis = normalize_axis(attrs.axis, rank).ok_or_else(|| {
+        ctx.error(
+            Code::InvalidArgument,
+            format_args!("axis = {} not in [{}, {rank})", attrs.axis, -(rank as i64)),
+        )
+    })?;
+    let num = ctx.num_outputs();
+    if input.dims()[axis] != num {
+        return Err(ctx.error(
+            Code::InvalidArgument,
+            format_args!(
+                "Input shape axis {axis} must equal {num}, got shape {}",
+                input.shape()
+            ),
+        ));
+    }
+    let values = input.as_slice::<T>()?;
+    for j in 0..num {
+        let (view, offset) = unpack_view(input.dims(), axis, j);
+        let view = view.simplified();
+        let dims: Vec<usize> = input
+            .dims()
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != axis)
+            .map(|(_, &d)| d)
+            .collect();
+        write_output_at::<T>(ctx, j, &dims, |start, block| {
+            view.copy_into(&values[offset..], start, block)
+        })?;
+    }
+    Ok(())
+}
+
+/// ConcatOffset's shape function (TensorFlow's): each offset has the shape
+/// of its shape input.
+pub fn concat_offset_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    for i in 1..c.num_inputs() {
+        let s = c.input(i)?;
+        c.set_output(i - 1, s)?;
+    }
+    Ok(())
+}
+
+#[kernel(op = ConcatOffset, types(shape_type = [i32, i64]))]
+fn concat_offset<I: IndexElement>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let axis = input_scalar(ctx, 0, "concat_dim")?;
+    let n = ctx.num_inputs() - 1;
+    let shapes = (1..=n)
+        .map(|i| input_vector(ctx, i, "shape"))
+        .collect::<Result<Vec<Vec<i64>>>>()?;
+    let views: Vec<&[i64]> = shapes.iter().map(Vec::as_slice).collect();
+    let offsets = concat_offsets(axis, &views).map_err(|e| in_kernel(ctx, e))?;
+    for (i, offset) in offsets.iter().enumerate() {
+        // Offsets are sums of sizes that fit the index type.
+        let offset: Vec<usize> = offset.iter().map(|&o| o as usize).collect();
+        let output = index_output::<I>(ctx, "offset", &offset)?;
+        ctx.set_output(i, output)?;
+    }
+    Ok(())
 }

@@ -1,4 +1,4 @@
-//! What the CPU kernels of the array ops share: writing output 0 block by
+//! What the CPU kernels of the array ops share: writing an output block by
 //! block over the runtime's intra-op threads, from a strided view of an
 //! input or from rows of several.
 
@@ -22,8 +22,18 @@ pub(super) fn write_output<T: Element>(
     dims: &[usize],
     fill: impl Fn(usize, &mut [T]) + Sync,
 ) -> Result<()> {
+    write_output_at(ctx, 0, dims, fill)
+}
+
+/// [`write_output`] for output `index` (one of a list output's tensors).
+pub(super) fn write_output_at<T: Element>(
+    ctx: &mut KernelContext<'_>,
+    index: usize,
+    dims: &[usize],
+    fill: impl Fn(usize, &mut [T]) + Sync,
+) -> Result<()> {
     let threads = ctx.threads();
-    let output = ctx.allocate_output(0, dims)?.as_slice_mut::<T>()?;
+    let output = ctx.allocate_output(index, dims)?.as_slice_mut::<T>()?;
     threads.shard_slice(output, COPY_COST, fill);
     Ok(())
 }

@@ -680,6 +680,435 @@ pub fn broadcast_gradient_args(s0: &[usize], s1: &[usize]) -> Option<(Vec<usize>
     Some((r0, r1))
 }
 
+// ---- Slice, Pad, Unpack, ConcatOffset, InvertPermutation, DynamicStitch,
+// ListDiff: the ops the gradients of the others are built from ----
+
+/// Where a slice of a tensor of shape `dims` starts and the shape it has,
+/// from Slice's `begin` and `size` (a size of -1 keeps the rest of its
+/// dimension), with TensorFlow's checks and words: each begin in
+/// `[0, dims[i]]`, each size in `[0, dims[i] - begin[i]]`, and a dimension
+/// of size 0 sliced only as `begin = size = 0`.
+///
+/// ```
+/// use op_kernels::array::slice_dims;
+/// let (begin, shape) = slice_dims(&[4, 5], &[1, 2], &[2, -1]).unwrap();
+/// assert_eq!((begin, shape.dims()), (vec![1, 2], &[2, 3][..]));
+/// assert!(slice_dims(&[4, 5], &[3, 0], &[2, 1]).is_err());
+/// ```
+pub fn slice_dims(
+    dims: &[usize],
+    begin: &[i64],
+    size: &[i64],
+) -> Result<(Vec<usize>, TensorShape)> {
+    if begin.len() != dims.len() || size.len() != dims.len() {
+        return Err(Error::invalid_argument(format!(
+            "Expected begin and size arguments to be 1-D tensors of size {}, but got {} and {} elements instead",
+            dims.len(),
+            begin.len(),
+            size.len()
+        )));
+    }
+    let mut starts = Vec::with_capacity(dims.len());
+    let mut out = Vec::with_capacity(dims.len());
+    for (i, ((&d, &b), &s)) in dims.iter().zip(begin).zip(size).enumerate() {
+        if d == 0 {
+            if b != 0 || s != 0 {
+                return Err(Error::invalid_argument(format!(
+                    "Expected begin[{i}] == 0 (got {b}) and size[{i}] == 0 (got {s}) when input.dim_size({i}) == 0"
+                )));
+            }
+            starts.push(0);
+            out.push(0);
+            continue;
+        }
+        let start = usize::try_from(b).ok().filter(|&b| b <= d).ok_or_else(|| {
+            Error::invalid_argument(format!("Expected begin[{i}] in [0, {d}], but got {b}"))
+        })?;
+        let count = if s == -1 { (d - start) as i64 } else { s };
+        let count = usize::try_from(count)
+            .ok()
+            .filter(|&c| c <= d - start)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "Expected size[{i}] in [0, {}], but got {s}",
+                    d - start
+                ))
+            })?;
+        starts.push(start);
+        out.push(count);
+    }
+    Ok((starts, TensorShape::try_new(out)?))
+}
+
+/// The view of a slice of a tensor of shape `dims` that starts at `begin`
+/// and has shape `size` (as [`slice_dims`] returns them), and the offset
+/// in the tensor's buffer where the view starts: copy it out with
+/// `view.copy_into(&buffer[offset..], ..)`. An empty slice's offset may lie
+/// past the buffer; nothing is read then.
+///
+/// ```
+/// use op_kernels::array::slice_view;
+/// let (view, offset) = slice_view(&[3, 4], &[1, 1], &[2, 2]);
+/// let mut out = [0; 4];
+/// view.copy_into(&(0..12).collect::<Vec<_>>()[offset..], 0, &mut out);
+/// assert_eq!(out, [5, 6, 9, 10]);
+/// ```
+pub fn slice_view(dims: &[usize], begin: &[usize], size: &[usize]) -> (StridedView, usize) {
+    let strides = row_major_strides(dims);
+    let offset = begin.iter().zip(&strides).map(|(b, s)| b * s).sum();
+    let view = StridedView {
+        dims: size.to_vec(),
+        strides,
+    };
+    (view, offset)
+}
+
+/// The padding before each dimension, and the padded shape, of a tensor of
+/// shape `dims` padded by Pad's `paddings` (`[before, after]` per
+/// dimension, row-major), with TensorFlow's checks: one pair per
+/// dimension, none negative, and a size that fits.
+///
+/// ```
+/// use op_kernels::array::pad_dims;
+/// let (before, shape) = pad_dims(&[2, 3], &[1, 0, 0, 2]).unwrap();
+/// assert_eq!((before, shape.dims()), (vec![1, 0], &[3, 5][..]));
+/// assert!(pad_dims(&[2, 3], &[1, -1, 0, 0]).is_err());
+/// ```
+pub fn pad_dims(dims: &[usize], paddings: &[i64]) -> Result<(Vec<usize>, TensorShape)> {
+    if paddings.len() != 2 * dims.len() {
+        return Err(Error::invalid_argument(format!(
+            "The first dimension of paddings must be the rank of inputs: {} pairs for rank {}",
+            paddings.len() / 2,
+            dims.len()
+        )));
+    }
+    let mut before = Vec::with_capacity(dims.len());
+    let mut out = Vec::with_capacity(dims.len());
+    for (i, (&d, pair)) in dims.iter().zip(paddings.chunks_exact(2)).enumerate() {
+        let (b, a) = (pair[0], pair[1]);
+        let (Ok(b), Ok(a)) = (usize::try_from(b), usize::try_from(a)) else {
+            return Err(Error::invalid_argument(format!(
+                "Paddings must be non-negative: {b} {a}"
+            )));
+        };
+        let size = d
+            .checked_add(b)
+            .and_then(|s| s.checked_add(a))
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "padding dimension {i} of size {d} by {b} and {a} overflows"
+                ))
+            })?;
+        before.push(b);
+        out.push(size);
+    }
+    Ok((before, TensorShape::try_new(out)?))
+}
+
+/// Writes elements `offset..offset + output.len()` of `input` (of shape
+/// `dims`) padded with `zero` to shape `out_dims`, with `before[k]`
+/// elements of padding before it along dimension `k` (as [`pad_dims`]
+/// returns them).
+///
+/// # Panics
+///
+/// If the shapes do not fit together or the block reaches past the
+/// output (the caller checked them).
+///
+/// ```
+/// use op_kernels::array::pad_into;
+/// let mut out = [9; 8];
+/// pad_into(&[1, 2], &[1, 2], &[1, 1], &[2, 4], &0, 0, &mut out);
+/// assert_eq!(out, [0, 0, 0, 0, 0, 1, 2, 0]);
+/// ```
+pub fn pad_into<T: Clone>(
+    input: &[T],
+    dims: &[usize],
+    before: &[usize],
+    out_dims: &[usize],
+    zero: &T,
+    offset: usize,
+    output: &mut [T],
+) {
+    if output.is_empty() {
+        return;
+    }
+    let Some((&row_len, outer)) = out_dims.split_last() else {
+        output[0] = input[0].clone();
+        return;
+    };
+    let rank = out_dims.len();
+    let strides = row_major_strides(dims);
+    let (lead, width) = (before[rank - 1], dims[rank - 1]);
+    let mut written = 0;
+    while written < output.len() {
+        let position = offset + written;
+        let (mut row, column) = (position / row_len, position % row_len);
+        let n = (row_len - column).min(output.len() - written);
+        let out = &mut output[written..written + n];
+        // Where the row's input row starts, if the row is not padding.
+        let mut start = Some(0);
+        for k in (0..outer.len()).rev() {
+            let index = row % outer[k];
+            row /= outer[k];
+            start = match index.checked_sub(before[k]).filter(|&i| i < dims[k]) {
+                Some(i) => start.map(|s| s + i * strides[k]),
+                None => None,
+            };
+        }
+        for (j, o) in out.iter_mut().enumerate() {
+            let c = column + j;
+            *o = match start {
+                Some(s) if c >= lead && c < lead + width => input[s + c - lead].clone(),
+                _ => zero.clone(),
+            };
+        }
+        written += n;
+    }
+}
+
+/// The view of output `index` of Unpack of a tensor of shape `dims` along
+/// `axis` (the tensor with that dimension fixed at `index`), and the
+/// offset in the tensor's buffer where it starts.
+///
+/// ```
+/// use op_kernels::array::unpack_view;
+/// let (view, offset) = unpack_view(&[2, 3], 1, 2);
+/// let mut out = [0; 2];
+/// view.copy_into(&[1, 2, 3, 4, 5, 6][offset..], 0, &mut out);
+/// assert_eq!(out, [3, 6]);
+/// ```
+pub fn unpack_view(dims: &[usize], axis: usize, index: usize) -> (StridedView, usize) {
+    let strides = row_major_strides(dims);
+    let offset = index * strides[axis];
+    let mut view = StridedView {
+        dims: dims.to_vec(),
+        strides,
+    };
+    view.dims.remove(axis);
+    view.strides.remove(axis);
+    (view, offset)
+}
+
+/// The offset of each of the tensors of shapes `shapes` in their
+/// concatenation along `axis` (negative counts from the end), as
+/// ConcatOffset computes them, with TensorFlow's checks and words: every
+/// shape has one rank, and all sizes but the axis's match the first
+/// shape's.
+///
+/// ```
+/// use op_kernels::array::concat_offsets;
+/// let offsets = concat_offsets(1, &[&[2, 2, 5], &[2, 3, 5], &[2, 4, 5]]).unwrap();
+/// assert_eq!(offsets, [[0, 0, 0], [0, 2, 0], [0, 5, 0]]);
+/// ```
+pub fn concat_offsets(axis: i64, shapes: &[&[i64]]) -> Result<Vec<Vec<i64>>> {
+    let first = shapes.first().copied().unwrap_or(&[]);
+    let rank = first.len();
+    let index = normalize_axis(axis, rank).ok_or_else(|| {
+        Error::invalid_argument(format!("Concat dim is out of range: {axis} vs. {rank}"))
+    })?;
+    let mut offset: i64 = 0;
+    let mut out = Vec::with_capacity(shapes.len());
+    for (i, shape) in shapes.iter().enumerate() {
+        if shape.len() != rank {
+            return Err(Error::invalid_argument(format!(
+                "input {i} should contain {rank} elements, but got {}",
+                shape.len()
+            )));
+        }
+        let mut offsets = vec![0; rank];
+        for (j, (&size, &size0)) in shape.iter().zip(first).enumerate() {
+            if size < 0 {
+                return Err(Error::invalid_argument(format!(
+                    "input {i} has shape {}, with a negative size",
+                    display_values(shape)
+                )));
+            }
+            if j == index {
+                offsets[j] = offset;
+                offset = offset.checked_add(size).ok_or_else(|| {
+                    Error::invalid_argument(format!("the offset of input {i} overflows"))
+                })?;
+            } else if size != size0 {
+                return Err(Error::invalid_argument(format!(
+                    "All dimensions except {index} must match. Input {i} has shape {} and doesn't match input 0 with shape {}.",
+                    display_values(shape),
+                    display_values(first)
+                )));
+            }
+        }
+        out.push(offsets);
+    }
+    Ok(out)
+}
+
+/// The inverse of the permutation `perm` of `0..perm.len()`: `out[perm[i]]
+/// = i`. An entry out of range or repeated is an error in TensorFlow's
+/// words.
+///
+/// ```
+/// use op_kernels::array::invert_permutation;
+/// assert_eq!(invert_permutation(&[2, 0, 1]).unwrap(), [1, 2, 0]);
+/// assert!(invert_permutation(&[0, 0]).is_err());
+/// ```
+pub fn invert_permutation(perm: &[i64]) -> Result<Vec<usize>> {
+    let n = perm.len();
+    let mut out = vec![usize::MAX; n];
+    for (i, &p) in perm.iter().enumerate() {
+        let d = usize::try_from(p)
+            .ok()
+            .filter(|&d| d < n)
+            .ok_or_else(|| Error::invalid_argument(format!("{p} is not between 0 and {n}")))?;
+        if out[d] != usize::MAX {
+            return Err(Error::invalid_argument(format!(
+                "{p} is duplicated in the input."
+            )));
+        }
+        out[d] = i;
+    }
+    Ok(out)
+}
+
+/// Where each row of DynamicStitch's output comes from: for output row
+/// `r`, `Some((m, j))` if the last index that names `r` is element `j` of
+/// `indices[m]` (later ones win, as in TensorFlow), `None` if no index
+/// names it. The output has `max index + 1` rows; a negative index is an
+/// error in TensorFlow's words.
+///
+/// ```
+/// use op_kernels::array::stitch_sources;
+/// let sources = stitch_sources(&[&[0, 2], &[2, 3]]).unwrap();
+/// assert_eq!(sources, [Some((0, 0)), None, Some((1, 0)), Some((1, 1))]);
+/// ```
+pub fn stitch_sources(indices: &[&[i32]]) -> Result<Vec<Option<(usize, usize)>>> {
+    let max = indices
+        .iter()
+        .flat_map(|i| i.iter())
+        .copied()
+        .max()
+        .unwrap_or(-1);
+    let rows = usize::try_from(max.max(-1) + 1).unwrap_or(0);
+    let mut sources = vec![None; rows];
+    for (m, values) in indices.iter().enumerate() {
+        for (j, &index) in values.iter().enumerate() {
+            let row = usize::try_from(index)
+                .map_err(|_| Error::invalid_argument(format!("indices[{j}] is out of range")))?;
+            sources[row] = Some((m, j));
+        }
+    }
+    Ok(sources)
+}
+
+/// Writes elements `offset..offset + output.len()` of DynamicStitch's
+/// output, whose rows are slices of `slice` elements of `data` as
+/// [`stitch_sources`] says (`data[m]` holds its slices one after the
+/// other), rows that no index names being `zero`.
+///
+/// # Panics
+///
+/// If a source names a slice past its data (the caller checked the
+/// shapes).
+///
+/// ```
+/// use op_kernels::array::{stitch_into, stitch_sources};
+/// let sources = stitch_sources(&[&[1], &[0]]).unwrap();
+/// let mut out = [0; 4];
+/// stitch_into(&sources, &[&[1, 2], &[3, 4]], 2, &0, 0, &mut out);
+/// assert_eq!(out, [3, 4, 1, 2]);
+/// ```
+pub fn stitch_into<T: Clone>(
+    sources: &[Option<(usize, usize)>],
+    data: &[&[T]],
+    slice: usize,
+    zero: &T,
+    offset: usize,
+    output: &mut [T],
+) {
+    for (k, o) in output.iter_mut().enumerate() {
+        let position = offset + k;
+        let (row, column) = (position / slice, position % slice);
+        *o = match sources[row] {
+            Some((m, j)) => data[m][j * slice + column].clone(),
+            None => zero.clone(),
+        };
+    }
+}
+
+/// Element types ListDiff compares: each has a key that equal elements
+/// share (`None` for an element equal to nothing, NaN).
+pub trait SetElement: op_core::Element {
+    /// What equal elements have in common.
+    type Key: std::hash::Hash + Eq;
+    /// The element's key; `None` if it equals nothing, itself included.
+    fn key(&self) -> Option<Self::Key>;
+}
+
+macro_rules! set_element_exact {
+    ($($t:ty),*) => {$(
+        impl SetElement for $t {
+            type Key = $t;
+            fn key(&self) -> Option<$t> { Some(*self) }
+        }
+    )*};
+}
+
+macro_rules! set_element_float {
+    ($($t:ty => $bits:ty),*) => {$(
+        impl SetElement for $t {
+            type Key = $bits;
+            fn key(&self) -> Option<$bits> {
+                // -0.0 == 0.0, and NaN equals nothing, as `==` says.
+                match *self {
+                    v if v.is_nan() => None,
+                    v if v == 0.0 => Some(0),
+                    v => Some(v.to_bits()),
+                }
+            }
+        }
+    )*};
+}
+
+set_element_exact!(i8, i16, i32, i64, u8, u16, u32, u64, bool);
+set_element_float!(f32 => u32, f64 => u64);
+
+impl SetElement for op_core::f16 {
+    type Key = u32;
+    fn key(&self) -> Option<u32> {
+        self.to_f32().key()
+    }
+}
+
+impl SetElement for op_core::bf16 {
+    type Key = u32;
+    fn key(&self) -> Option<u32> {
+        self.to_f32().key()
+    }
+}
+
+impl SetElement for Vec<u8> {
+    type Key = Vec<u8>;
+    fn key(&self) -> Option<Vec<u8>> {
+        Some(self.clone())
+    }
+}
+
+/// The elements of `x` that are not in `y`, in `x`'s order, and their
+/// positions in `x` (ListDiff, NumPy's `setdiff1d` keeping duplicates).
+///
+/// ```
+/// use op_kernels::array::list_diff;
+/// let (out, idx) = list_diff(&[1, 2, 3, 4, 3], &[3, 5]);
+/// assert_eq!((out, idx), (vec![1, 2, 4], vec![0, 1, 3]));
+/// ```
+pub fn list_diff<T: SetElement + Clone>(x: &[T], y: &[T]) -> (Vec<T>, Vec<usize>) {
+    let exclude: std::collections::HashSet<T::Key> = y.iter().filter_map(T::key).collect();
+    x.iter()
+        .enumerate()
+        .filter(|(_, v)| v.key().is_none_or(|k| !exclude.contains(&k)))
+        .map(|(i, v)| (v.clone(), i))
+        .unzip()
+}
+
 /// Element types with a one, for OnesLike: every type TensorFlow's
 /// OnesLike allows.
 pub trait OnesLikeElement: op_core::Element + Copy {
@@ -797,6 +1226,48 @@ mod tests {
         for start in 0..12 {
             let mut block = vec![0; 12 - start];
             concat_rows_into(&[&a[..], &b, &c], &[2, 1, 3], start, &mut block);
+            assert_eq!(block, whole[start..]);
+        }
+    }
+
+    #[test]
+    fn pad_blocks_start_anywhere() {
+        let input: Vec<u32> = (1..=6).collect();
+        let (before, shape) = pad_dims(&[2, 3], &[1, 0, 2, 1]).unwrap();
+        let mut whole = vec![9; shape.num_elements()];
+        pad_into(&input, &[2, 3], &before, shape.dims(), &0, 0, &mut whole);
+        assert_eq!(
+            whole,
+            [0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0]
+        );
+        for start in 0..whole.len() {
+            for len in [1, 2, 5, 13] {
+                let end = (start + len).min(whole.len());
+                let mut block = vec![9; end - start];
+                pad_into(
+                    &input,
+                    &[2, 3],
+                    &before,
+                    shape.dims(),
+                    &0,
+                    start,
+                    &mut block,
+                );
+                assert_eq!(block, whole[start..end], "at {start}");
+            }
+        }
+    }
+
+    #[test]
+    fn stitch_blocks_start_anywhere() {
+        let sources = stitch_sources(&[&[2, 0], &[3]]).unwrap();
+        let data: [&[u32]; 2] = [&[1, 2, 3, 4], &[5, 6]];
+        let mut whole = [9; 8];
+        stitch_into(&sources, &data, 2, &0, 0, &mut whole);
+        assert_eq!(whole, [3, 4, 0, 0, 1, 2, 5, 6]);
+        for start in 0..8 {
+            let mut block = vec![9; 8 - start];
+            stitch_into(&sources, &data, 2, &0, start, &mut block);
             assert_eq!(block, whole[start..]);
         }
     }

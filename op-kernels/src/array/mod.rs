@@ -11,10 +11,16 @@
 //! | [`ConcatV2`], [`Pack`] | tensors joined along an existing or a new dimension | a row-wise concatenation |
 //! | [`BroadcastTo`], [`BroadcastGradientArgs`] | NumPy broadcasting, and the axes its gradient sums over | a strided copy; index arithmetic |
 //! | [`Tile`] | a tensor repeated along each dimension | a strided copy |
+//! | [`Slice`], [`Pad`] | a box cut out of a tensor; a tensor put in a box of zeros | a strided copy; writes in blocks |
+//! | [`Unpack`], [`ConcatOffset`] | a tensor taken apart along a dimension; where each input of a concatenation starts | a strided copy per output; index arithmetic |
+//! | [`InvertPermutation`], [`ListDiff`], [`DynamicStitch`] | a permutation's inverse; the values of a vector not in another; slices interleaved by index | index arithmetic; a hash set; writes in blocks |
+//!
+//! The last seven are what the others' gradients are built from, with
+//! TensorFlow's formulas (`grad.rs`).
 //!
 //! # Layout
 //!
-//! Fifteen ops do not fit the one-`cpu.rs` layout of the smaller families,
+//! Twenty-two ops do not fit the one-`cpu.rs` layout of the smaller families,
 //! so this family has one file per group of related ops, holding the
 //! group's shape functions and CPU kernels, around the files they share:
 //!
@@ -23,8 +29,12 @@
 //!   file.
 //! - `shape_ops.rs` (Shape, Size, Rank), `reshape.rs` (Reshape, ExpandDims,
 //!   Squeeze), `fill.rs` (Fill, ZerosLike, OnesLike), `transpose.rs`,
-//!   `concat.rs` (ConcatV2, Pack), `broadcast.rs` (BroadcastTo,
-//!   BroadcastGradientArgs), `tile.rs`: the groups.
+//!   `concat.rs` (ConcatV2, Pack, Unpack, ConcatOffset), `broadcast.rs`
+//!   (BroadcastTo, BroadcastGradientArgs), `tile.rs`, `slice.rs` (Slice,
+//!   Pad), `stitch.rs` (DynamicStitch), `list_diff.rs` (ListDiff), with
+//!   InvertPermutation in `transpose.rs`: the groups.
+//! - `grad.rs`: the gradients of the differentiable ops, and the marks on
+//!   those that have none.
 //! - `math.rs`: the plain arithmetic every device's kernels share, with no
 //!   kernel context: axes ([`normalize_axis`]), output shapes from index
 //!   values ([`reshape_dims`], [`concat_dims`], ...), and the copies, each
@@ -61,25 +71,35 @@ mod broadcast;
 mod concat;
 mod cpu;
 mod fill;
+mod grad;
 mod index;
+mod list_diff;
 mod math;
 mod ops;
 mod reshape;
 mod shape_ops;
+mod slice;
+mod stitch;
 mod tile;
 mod transpose;
 
 pub use broadcast::{broadcast_gradient_args_shape, broadcast_to_shape};
-pub use concat::{concat_v2_shape, pack_shape};
+pub use concat::{concat_offset_shape, concat_v2_shape, pack_shape, unpack_shape};
 pub use fill::fill_shape;
+pub(crate) use grad::{int32, int32s, to_int32};
 pub use index::{IndexElement, index_values};
+pub use list_diff::list_diff_shape;
 pub use math::{
-    OnesLikeElement, StridedView, broadcast_gradient_args, broadcast_view, check_permutation,
-    concat_dims, concat_rows_into, expand_dims, normalize_axis, pack_dims, reshape_dims,
-    row_major_strides, shape_from_values, squeeze_dims, tile_dims, tile_view, transpose_view,
+    OnesLikeElement, SetElement, StridedView, broadcast_gradient_args, broadcast_view,
+    check_permutation, concat_dims, concat_offsets, concat_rows_into, expand_dims,
+    invert_permutation, list_diff, normalize_axis, pack_dims, pad_dims, pad_into, reshape_dims,
+    row_major_strides, shape_from_values, slice_dims, slice_view, squeeze_dims, stitch_into,
+    stitch_sources, tile_dims, tile_view, transpose_view, unpack_view,
 };
 pub use ops::*;
 pub use reshape::{expand_dims_shape, reshape_shape, squeeze_shape};
 pub use shape_ops::shape_shape;
+pub use slice::{pad_shape, slice_shape};
+pub use stitch::dynamic_stitch_shape;
 pub use tile::tile_shape;
-pub use transpose::transpose_shape;
+pub use transpose::{invert_permutation_shape, transpose_shape};

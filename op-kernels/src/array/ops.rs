@@ -5,12 +5,15 @@
 use op_core::register_op;
 
 use super::broadcast::{broadcast_gradient_args_shape, broadcast_to_shape};
-use super::concat::{concat_v2_shape, pack_shape};
+use super::concat::{concat_offset_shape, concat_v2_shape, pack_shape, unpack_shape};
 use super::fill::fill_shape;
+use super::list_diff::list_diff_shape;
 use super::reshape::{expand_dims_shape, reshape_shape, squeeze_shape};
 use super::shape_ops::shape_shape;
+use super::slice::{pad_shape, slice_shape};
+use super::stitch::dynamic_stitch_shape;
 use super::tile::tile_shape;
-use super::transpose::transpose_shape;
+use super::transpose::{invert_permutation_shape, transpose_shape};
 
 // ---- Shape, Size, Rank (shape_ops.rs) ----
 
@@ -229,3 +232,123 @@ pub struct BroadcastGradientArgs;
     shape_fn = tile_shape
 )]
 pub struct Tile;
+
+// ---- InvertPermutation (transpose.rs) ----
+
+/// Computes the inverse permutation of a tensor.
+///
+/// x: a permutation of `0..n`, a vector.
+/// y: the vector with `y[x[i]] = i`.
+#[register_op(
+    attrs("T: {int32, int64} = DT_INT32"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape_fn = invert_permutation_shape
+)]
+pub struct InvertPermutation;
+
+// ---- Unpack, ConcatOffset (concat.rs) ----
+
+/// Unpacks a tensor into `num` tensors along one dimension (the inverse of
+/// Pack).
+///
+/// value: a tensor whose dimension `axis` has size `num`.
+/// output: the tensors `value[.., i, ..]` along `axis`, each of `value`'s
+///   shape without that dimension.
+#[register_op(
+    attrs("num: int >= 0", "T: type"),
+    inputs("value: T"),
+    outputs("output: num * T"),
+    shape_fn = unpack_shape
+)]
+pub struct Unpack {
+    /// The dimension to unpack along, in `[-rank, rank)` (negative counts
+    /// from the end).
+    #[attr(default = 0)]
+    pub axis: i64,
+}
+
+/// Computes the offsets of the inputs of a concatenation in its output.
+///
+/// concat_dim: the dimension of the concatenation, a scalar in
+///   `[-rank, rank)`.
+/// shape: the shapes of the tensors concatenated, vectors of one length.
+/// offset: where each tensor starts in the concatenation: 0 but along
+///   `concat_dim`, where it is the sum of the sizes before it.
+#[register_op(
+    attrs("N: int >= 2", "shape_type: {int32, int64} = DT_INT32"),
+    inputs("concat_dim: int32", "shape: N * shape_type"),
+    outputs("offset: N * shape_type"),
+    shape_fn = concat_offset_shape
+)]
+pub struct ConcatOffset;
+
+// ---- Slice, Pad (slice.rs) ----
+
+/// Returns a slice of a tensor.
+///
+/// input: any tensor.
+/// begin: where the slice starts in each dimension, a vector of
+///   `rank(input)` values in `[0, dims[i]]`.
+/// size: how many elements the slice keeps in each dimension, a vector of
+///   `rank(input)` values in `[0, dims[i] - begin[i]]`, or -1 for all the
+///   rest.
+/// output: `input[begin[0]:begin[0] + size[0], ...]`.
+#[register_op(
+    attrs("T: type", "Index: {int32, int64}"),
+    inputs("input: T", "begin: Index", "size: Index"),
+    outputs("output: T"),
+    shape_fn = slice_shape
+)]
+pub struct Slice;
+
+/// Pads a tensor with zeros.
+///
+/// input: any tensor.
+/// paddings: a `[rank(input), 2]` matrix: how many zeros go before and
+///   after the input in each dimension, each >= 0.
+/// output: `input` surrounded by zeros (false, empty strings), of
+///   dimensions `paddings[i, 0] + dims[i] + paddings[i, 1]`.
+#[register_op(
+    attrs("T: type", "Tpaddings: {int32, int64} = DT_INT32"),
+    inputs("input: T", "paddings: Tpaddings"),
+    outputs("output: T"),
+    shape_fn = pad_shape
+)]
+pub struct Pad;
+
+// ---- DynamicStitch (stitch.rs) ----
+
+/// Interleaves the values of tensors into a single tensor, by index.
+///
+/// `merged[indices[m][i, ...], ...] = data[m][i, ..., ...]`: slices named
+/// twice take the later value (the last `m`, then the last `i`); rows no
+/// index names are zeros.
+///
+/// indices: index tensors, each >= 0.
+/// data: tensors whose shapes start with their `indices`' shapes, the rest
+///   being one shape for all.
+/// merged: `max(indices) + 1` rows of that shape.
+#[register_op(
+    attrs("N: int >= 1", "T: type"),
+    inputs("indices: N * int32", "data: N * T"),
+    outputs("merged: T"),
+    shape_fn = dynamic_stitch_shape
+)]
+pub struct DynamicStitch;
+
+// ---- ListDiff (list_diff.rs) ----
+
+/// Computes the difference between two lists of numbers or strings.
+///
+/// x: the values to keep, a vector.
+/// y: the values to remove, a vector.
+/// out: the values of `x` not in `y`, in `x`'s order (duplicates kept).
+/// idx: the positions in `x` of the values of `out`.
+#[register_op(
+    attrs("T: type", "out_idx: {int32, int64} = DT_INT32"),
+    inputs("x: T", "y: T"),
+    outputs("out: T", "idx: out_idx"),
+    shape_fn = list_diff_shape
+)]
+pub struct ListDiff;

@@ -2,14 +2,16 @@
 //! [`transpose_view`] out block by block over the runtime's threads; a
 //! transpose that changes nothing (rank 0 or 1, or the identity
 //! permutation) shares the input's buffer instead, as TensorFlow's does.
+//! InvertPermutation, with which Transpose's gradient undoes the
+//! permutation.
 
 use op_core::shape_inference::InferenceContext;
 use op_core::{Element, KernelContext, Result, kernel};
 
 use super::cpu::write_view;
-use super::index::{constant_values, dims_of, in_kernel, input_vector};
-use super::math::{check_permutation, transpose_view};
-use super::ops::Transpose;
+use super::index::{IndexElement, constant_values, dims_of, in_kernel, index_output, input_vector};
+use super::math::{check_permutation, invert_permutation, transpose_view};
+use super::ops::{InvertPermutation, Transpose};
 
 /// Transpose's shape function (TensorFlow's `TransposeShapeFn`).
 ///
@@ -76,4 +78,21 @@ fn transpose<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
     }
     let view = transpose_view(input.dims(), &perm);
     write_view::<T>(ctx, &input, &view, &view.dims)
+}
+
+/// InvertPermutation's shape function (TensorFlow's
+/// `UnchangedShapeWithRank(c, 1)`): the input is a vector, and the output
+/// has its shape.
+pub fn invert_permutation_shape(c: &mut InferenceContext<'_>) -> Result<()> {
+    let input = c.input(0)?;
+    let input = c.with_rank(input, 1)?;
+    c.set_output(0, input)
+}
+
+#[kernel(op = InvertPermutation, types(i32, i64))]
+fn invert_permutation_kernel<I: IndexElement>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let perm = input_vector(ctx, 0, "x")?;
+    let inverse = invert_permutation(&perm).map_err(|e| in_kernel(ctx, e))?;
+    let output = index_output::<I>(ctx, "permutation index", &inverse)?;
+    ctx.set_output(0, output)
 }

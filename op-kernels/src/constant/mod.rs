@@ -16,8 +16,11 @@
 //!
 //! - `ops.rs`: the three ops and their shape functions.
 //! - `cpu.rs`: their CPU kernels, for every dtype.
+//! - `grad.rs`: `PlaceholderWithDefault`'s gradient (its input's, passed
+//!   through); `Const` is not differentiable.
 
 mod cpu;
+mod grad;
 mod ops;
 
 pub use cpu::{ConstKernel, PlaceholderKernel};

@@ -16,8 +16,10 @@
 //! - `math.rs`: the arithmetic, shared by every kernel: [`Double`],
 //!   [`times_two_into`], [`times_two`].
 //! - `cpu.rs`: the CPU kernel.
+//! - `grad.rs`: its gradient, the incoming one doubled (by `Example`).
 
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 

@@ -28,8 +28,11 @@
 //!
 //! - `ops.rs`: the four ops and [`no_outputs`].
 //! - `cpu.rs`: their CPU kernels, one each, for every dtype.
+//! - `grad.rs`: their gradients: `Identity` and `IdentityN` pass theirs
+//!   through; `StopGradient` is not differentiable.
 
 mod cpu;
+mod grad;
 mod ops;
 
 pub(crate) use cpu::forward;

@@ -23,8 +23,10 @@
 //! - `math.rs`: the GEMMs ([`Gemm`], [`gemm_wrapping`]) and the split over
 //!   threads ([`matmul_into`]), shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `grad.rs`: its gradient, TensorFlow's four cases of the transposes.
 
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 

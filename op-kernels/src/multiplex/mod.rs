@@ -24,8 +24,10 @@
 //! - `math.rs`: the arithmetic, shared by every kernel: [`select`] (one
 //!   element) and [`multiplex`] (slices).
 //! - `cpu.rs`: the CPU kernel, with its shape checks.
+//! - `grad.rs`: its gradient, to the branch each element was chosen from.
 
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 

@@ -187,6 +187,116 @@ reducers! {
     MeanReducer: ZERO, plus, finish = mean_of;
 }
 
+/// One step of a cumulative sum or product (`R`, [`SumReducer`] or
+/// [`ProdReducer`]) over rows: `out[i] = prev[i] (+ or *) x[i]`,
+/// accumulated as [`Reducible::Acc`] (and rounded once per step for the
+/// 16-bit floats).
+#[inline]
+pub fn scan_step<T: Reducible, R: Reducer>(prev: &[T], x: &[T], out: &mut [T]) {
+    for ((o, &p), &v) in out.iter_mut().zip(prev).zip(x) {
+        *o = T::from_acc(R::combine(p.to_acc(), v.to_acc()));
+    }
+}
+
+/// The order in which a cumulative sum or product (`Cumsum`, `Cumprod`)
+/// visits the rows of its axis, and which input row each output row takes
+/// in.
+///
+/// Output row `row` of a scan of `len` rows combines the input rows
+/// before it (`exclusive`) or up to it, counted from the end when
+/// `reverse`. [`rows`](Self::rows) lists `(row, previous, source)`: the
+/// output row, the output row computed just before it (none for the
+/// first), and the input row combined into it (none for the first row of
+/// an exclusive scan, which is the reducer's identity: zeros, ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scan {
+    /// The length of the scanned axis.
+    pub len: usize,
+    /// Whether each row leaves out its own input row.
+    pub exclusive: bool,
+    /// Whether the scan runs from the last row to the first.
+    pub reverse: bool,
+}
+
+impl Scan {
+    /// `(row, previous, source)` for each output row, in the scan's order.
+    ///
+    /// ```
+    /// use op_kernels::reduction::Scan;
+    /// let scan = Scan { len: 3, exclusive: true, reverse: true };
+    /// let rows: Vec<_> = scan.rows().collect();
+    /// assert_eq!(rows, [(2, None, None), (1, Some(2), Some(2)), (0, Some(1), Some(1))]);
+    /// ```
+    pub fn rows(self) -> impl Iterator<Item = (usize, Option<usize>, Option<usize>)> {
+        (0..self.len).map(move |k| {
+            let at = |k: usize| if self.reverse { self.len - 1 - k } else { k };
+            let row = at(k);
+            let previous = k.checked_sub(1).map(at);
+            let source = if self.exclusive { previous } else { Some(row) };
+            (row, previous, source)
+        })
+    }
+}
+
+/// The cumulative sum or product (`R`) along the middle axis of `x`, read
+/// as the row-major `[outer, scan.len, inner]` array, into `out` (of
+/// `x`'s length), one outer index after the other on the caller's thread.
+///
+/// ```
+/// use op_kernels::reduction::{ProdReducer, Scan, SumReducer, scan_into};
+/// let x = [1.0f32, 2.0, 3.0, 4.0];
+/// let mut out = [0.0; 4];
+/// let forward = Scan { len: 4, exclusive: false, reverse: false };
+/// scan_into::<_, ProdReducer>(&x, forward, 1, &mut out);
+/// assert_eq!(out, [1.0, 2.0, 6.0, 24.0]);
+/// scan_into::<_, SumReducer>(&x, forward, 1, &mut out);
+/// assert_eq!(out, [1.0, 3.0, 6.0, 10.0]);
+/// let backward = Scan { len: 4, exclusive: true, reverse: true };
+/// scan_into::<_, ProdReducer>(&x, backward, 1, &mut out);
+/// assert_eq!(out, [24.0, 12.0, 4.0, 1.0]);
+/// ```
+pub fn scan_into<T: Reducible, R: Reducer>(x: &[T], scan: Scan, inner: usize, out: &mut [T]) {
+    let chunk = scan.len * inner;
+    if chunk == 0 {
+        return;
+    }
+    for (x, out) in x.chunks(chunk).zip(out.chunks_mut(chunk)) {
+        for rows in scan.rows() {
+            scan_row::<T, R>(x, out, inner, rows, scan_step::<T, R>);
+        }
+    }
+}
+
+/// Output row `row` of one `[len, inner]` chunk of a cumulative sum or
+/// product (`R`): `step(previous row, x[source], row)` when there are both
+/// (the kernel passes a `step` that splits the row over threads, others
+/// [`scan_step`]), `x[source]` for no previous row, `R`'s identity for
+/// neither.
+#[inline]
+pub fn scan_row<T: Reducible, R: Reducer>(
+    x: &[T],
+    out: &mut [T],
+    inner: usize,
+    (row, previous, source): (usize, Option<usize>, Option<usize>),
+    step: impl FnOnce(&[T], &[T], &mut [T]),
+) {
+    let rows = |r: usize| r * inner..(r + 1) * inner;
+    match (previous, source) {
+        (Some(p), Some(s)) => {
+            // Rows of one chunk never overlap: split to borrow both.
+            let (before, after) = out.split_at_mut(row.max(p) * inner);
+            let (prev, target) = if p < row {
+                (&before[rows(p)], &mut after[..inner])
+            } else {
+                (&after[..inner], &mut before[rows(row)])
+            };
+            step(prev, &x[rows(s)], target);
+        }
+        (None, Some(s)) => out[rows(row)].copy_from_slice(&x[rows(s)]),
+        _ => out[rows(row)].fill(T::from_acc(R::identity())),
+    }
+}
+
 /// Independent accumulators for a contiguous run: they break the chain of
 /// dependent additions, so the loop vectorizes (and float sums round less).
 const LANES: usize = 8;

@@ -44,15 +44,25 @@
 //! - `math.rs`: the engine over slices ([`reduce_into`], [`reduce_pass`])
 //!   and the reducers, shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `grad.rs`: the gradients of the four reductions ([`reduced_shape`]:
+//!   the shape a reduction keeps its dims in) and of the two scans.
+//!
+//! And [`Cumsum`] and [`Cumprod`], the cumulative sum and product, which
+//! `Prod`'s gradient (and `Cumprod`'s) is built from: one kernel, generic
+//! over the element type and the reducer, scans rows with [`scan_into`]
+//! ([`Scan`] says in which order), split over the threads by outer index,
+//! or within each row when there is only one.
 
 mod axes;
 mod cpu;
+mod grad;
 mod math;
 mod ops;
 
 pub use axes::{Pass, ReductionPlan, normalize_axis};
+pub use grad::reduced_shape;
 pub use math::{
-    Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, SumReducer, reduce_into,
-    reduce_pass,
+    Accumulate, MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer,
+    reduce_into, reduce_pass, scan_into, scan_row, scan_step,
 };
 pub use ops::*;

@@ -1,6 +1,6 @@
 //! The declarations of `Sum`, `Mean`, `Max` and `Prod` (TensorFlow's
 //! `math_ops.cc` signatures) and their shape function, TensorFlow's
-//! `ReductionShape`.
+//! `ReductionShape`; and of the scans `Cumsum` and `Cumprod`.
 
 use op_core::shape_inference::InferenceContext;
 use op_core::{DType, Result, Tensor, register_op};
@@ -132,4 +132,53 @@ reduction_op! {
     /// Reduces `input` along the dimensions given in `reduction_indices`.
     /// The product of no elements is 1; integer products wrap on overflow.
     Prod: numbertype
+}
+
+/// Declares a scan op: TensorFlow's signature, which `Cumsum` and
+/// `Cumprod` share.
+macro_rules! scan_op {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        ///
+        /// x: the tensor.
+        /// axis: the axis to scan along, a scalar in `[-rank(x), rank(x))`.
+        /// out: the running results, of `x`'s shape.
+        #[register_op(
+            inputs("x: T", "axis: Tidx"),
+            outputs("out: T"),
+            shape = "unchanged"
+        )]
+        pub struct $name {
+            /// If true, each result leaves out its own element.
+            #[attr(default = false)]
+            pub exclusive: bool,
+            /// If true, the scan runs from the last element to the first.
+            #[attr(default = false)]
+            pub reverse: bool,
+            /// The element type.
+            #[attr(name = "T", one_of(numbertype))]
+            pub t: DType,
+            /// The type of `axis`.
+            #[attr(name = "Tidx", one_of(int32, int64), default = int32)]
+            pub tidx: DType,
+        }
+    };
+}
+
+scan_op! {
+    /// Computes the cumulative sum of a tensor along an axis.
+    ///
+    /// `[a, b, c]` gives `[a, a + b, a + b + c]`; with `exclusive`,
+    /// `[0, a, a + b]`; with `reverse`, `[a + b + c, b + c, c]`; with both,
+    /// `[b + c, c, 0]`.
+    Cumsum
+}
+
+scan_op! {
+    /// Computes the cumulative product of a tensor along an axis.
+    ///
+    /// `[a, b, c]` gives `[a, a * b, a * b * c]`; with `exclusive`,
+    /// `[1, a, a * b]`; with `reverse`, `[a * b * c, b * c, c]`; with both,
+    /// `[b * c, c, 1]`.
+    Cumprod
 }

@@ -71,9 +71,12 @@
 //! - `cpu.rs`: the CPU kernels, one generic function per op for the dtyped
 //!   ones.
 //! - `client.rs`: the typed API, [`Variable`] (with its checkpoint support).
+//! - `grad.rs`: `ReadVariableOp`'s gradient, which reaches the variable's
+//!   handle; `VarIsInitializedOp` is not differentiable.
 
 mod client;
 mod cpu;
+mod grad;
 mod ops;
 mod resource;
 

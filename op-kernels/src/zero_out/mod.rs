@@ -11,8 +11,11 @@
 //!   the vector-only forms, [`vector_shape`].
 //! - `cpu.rs`: their CPU kernels, among them the stateful
 //!   [`ZeroOutPreserveIndexKernel`].
+//! - `grad.rs`: the guide's `_zero_out_grad`, for `ZeroOut` and
+//!   `ZeroOutPolymorphic`.
 
 mod cpu;
+mod grad;
 mod ops;
 
 pub use cpu::ZeroOutPreserveIndexKernel;
