@@ -36,13 +36,22 @@ pub const LEARNING_RATE: f64 = 0.01;
 
 /// The seed's inputs and targets as tensors.
 pub fn data() -> Result<(Tensor, Tensor)> {
-    Ok((Tensor::from_vec([5], X.to_vec())?, Tensor::from_vec([5], Y.to_vec())?))
+    Ok((
+        Tensor::from_vec([5], X.to_vec())?,
+        Tensor::from_vec([5], Y.to_vec())?,
+    ))
 }
 
 /// The model and its loss on any executor: `(predicted_y, loss)` from `x`,
 /// `y` and the value of `offset`. The same code builds the eager step
 /// and the graph.
-fn model<E: Executor>(e: &E, x: E::Value, y: E::Value, offset: E::Value, axis: E::Value) -> Result<(E::Value, E::Value)>
+fn model<E: Executor>(
+    e: &E,
+    x: E::Value,
+    y: E::Value,
+    offset: E::Value,
+    axis: E::Value,
+) -> Result<(E::Value, E::Value)>
 where
     E::Value: Clone,
 {
@@ -79,7 +88,13 @@ impl EagerTraining {
     /// The forward pass alone: the loss.
     pub fn forward(&self) -> Result<Tensor> {
         let offset = self.offset.read()?;
-        let (_, loss) = model(Runtime::global(), self.x.clone(), self.y.clone(), offset, self.axis.clone())?;
+        let (_, loss) = model(
+            Runtime::global(),
+            self.x.clone(),
+            self.y.clone(),
+            offset,
+            self.axis.clone(),
+        )?;
         Ok(loss)
     }
 
@@ -88,11 +103,18 @@ impl EagerTraining {
     pub fn step(&mut self) -> Result<Tensor> {
         let tape = GradientTape::new();
         let offset = self.offset.read()?;
-        let (_, loss) = model(Runtime::global(), self.x.clone(), self.y.clone(), offset, self.axis.clone())?;
+        let (_, loss) = model(
+            Runtime::global(),
+            self.x.clone(),
+            self.y.clone(),
+            offset,
+            self.axis.clone(),
+        )?;
         let [grad] = <[_; 1]>::try_from(tape.gradient(&loss, &[self.offset.handle()])?)
             .map_err(|_| Error::internal("one gradient per source"))?;
         let grad = grad.ok_or_else(|| Error::internal("the loss does not depend on offset"))?;
-        self.adam.apply_gradients(Runtime::global(), &[(grad, self.offset.handle().clone())])?;
+        self.adam
+            .apply_gradients(Runtime::global(), &[(grad, self.offset.handle().clone())])?;
         Ok(loss)
     }
 
@@ -126,9 +148,13 @@ impl GraphTraining {
             .node_name("offset")
             .run_on(&b)?;
         let zero = b.constant(Tensor::scalar(0.0f32))?;
-        AssignVariableOp::call_with(handle, zero).node_name("offset/init").run_on(&b)?;
+        AssignVariableOp::call_with(handle, zero)
+            .node_name("offset/init")
+            .run_on(&b)?;
         let init = b.graph().find_node("offset/init")?;
-        let offset = ReadVariableOp::call_with(handle, DType::F32).node_name("offset/read").run_on(&b)?;
+        let offset = ReadVariableOp::call_with(handle, DType::F32)
+            .node_name("offset/read")
+            .run_on(&b)?;
         let axis = b.constant(Tensor::from_vec([1], vec![0i32])?)?;
         let (predicted, loss) = model(&b, x, y, offset, axis)?;
         let grad = gradients(&b, &[loss], &[handle])?
@@ -142,13 +168,28 @@ impl GraphTraining {
             init_run = init_run.target(*node);
         }
         init_run.run()?;
-        Ok(GraphTraining { session, x, y, offset, predicted, loss, step, data: data()? })
+        Ok(GraphTraining {
+            session,
+            x,
+            y,
+            offset,
+            predicted,
+            loss,
+            step,
+            data: data()?,
+        })
     }
 
     /// The forward pass alone: the loss.
     pub fn forward(&self) -> Result<Tensor> {
         let (x, y) = &self.data;
-        let mut out = self.session.runner().feed(self.x, x.clone()).feed(self.y, y.clone()).fetch(self.loss).run()?;
+        let mut out = self
+            .session
+            .runner()
+            .feed(self.x, x.clone())
+            .feed(self.y, y.clone())
+            .fetch(self.loss)
+            .run()?;
         Ok(out.remove(0))
     }
 
@@ -168,12 +209,23 @@ impl GraphTraining {
 
     /// The offset now.
     pub fn offset(&self) -> Result<f32> {
-        self.session.runner().fetch(self.offset).run()?.remove(0).scalar_value::<f32>()
+        self.session
+            .runner()
+            .fetch(self.offset)
+            .run()?
+            .remove(0)
+            .scalar_value::<f32>()
     }
 
     /// The predictions for `x`.
     pub fn predict(&self, x: Tensor) -> Result<Tensor> {
-        Ok(self.session.runner().feed(self.x, x).fetch(self.predicted).run()?.remove(0))
+        Ok(self
+            .session
+            .runner()
+            .feed(self.x, x)
+            .fetch(self.predicted)
+            .run()?
+            .remove(0))
     }
 
     /// Saves the trained program: signature `serving_default` from `x` to

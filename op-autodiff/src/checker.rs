@@ -135,7 +135,11 @@ where
 
 /// [`compute_gradient`] with this `delta` for the central differences
 /// (`None`: the dtype's default).
-pub fn compute_gradient_with_delta<F>(f: F, xs: &[Tensor], delta: Option<f64>) -> Result<GradientCheck>
+pub fn compute_gradient_with_delta<F>(
+    f: F,
+    xs: &[Tensor],
+    delta: Option<f64>,
+) -> Result<GradientCheck>
 where
     F: Fn(&[Tensor]) -> Result<Tensor>,
 {

@@ -347,15 +347,6 @@ fn tape_to_double(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.unary_to(0, 0, 1, |x: &i32| f64::from(*x))
 }
 
-// TEMPORARY, until the standard ops' gradients land on this branch (they
-// register `ReadVariableOp`'s, TensorFlow's `_ReadGrad`; both at once is a
-// DuplicateGradient conflict): the gradient of a read reaches the handle
-// unchanged. `reads_variable_op_has_a_gradient` fails when it is missing.
-#[op_core::gradient(op = "ReadVariableOp")]
-fn read_variable_op_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
-    Ok([Some(g.grad(0)?)])
-}
-
 fn vector(values: &[f64]) -> Tensor {
     op_kernels::link();
     Tensor::from_vec([values.len()], values.to_vec()).unwrap()

@@ -55,5 +55,3 @@ fn floor_mod<T: FloorDivide>(ctx: &mut KernelContext<'_>) -> Result<()> {
 fn div_no_nan<T: DivideNoNan>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.broadcast_binary([0, 1], 0, DIVIDE, |x: &T, y: &T| x.div_no_nan(*y))
 }
-
-

@@ -7,8 +7,8 @@ use op_core::Result;
 use op_core::gradient::{Gradient, Value};
 
 use super::ops::{DivNoNan, FloorDiv, FloorMod};
-use crate::math::Conj;
 use crate::array::{BroadcastGradientArgs, Reshape, Shape};
+use crate::math::Conj;
 use crate::math::{Mul, Neg};
 use crate::reduction::Sum;
 
@@ -62,5 +62,3 @@ fn div_no_nan_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     let gy = Mul::call_with(grad, twice).run_on(g)?;
     reduce_both(g, gx, gy)
 }
-
-

@@ -105,5 +105,3 @@ pub struct FloorMod;
     shape = "broadcast"
 )]
 pub struct DivNoNan;
-
-
