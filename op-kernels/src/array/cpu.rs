@@ -15,8 +15,9 @@ const COPY_COST: usize = 1;
 /// block)` on contiguous blocks that cover it (`offset` is the block's
 /// first element), in parallel on the runtime's threads when large.
 ///
-/// `fill` must write every element of its block; the copies of
-/// [`super::math`] do.
+/// The output is allocated zeroed, so `fill` may leave elements that
+/// should be zero (DynamicStitch's rows that no index names); the copies
+/// of [`super::math`] write all the others.
 pub(super) fn write_output<T: Element>(
     ctx: &mut KernelContext<'_>,
     dims: &[usize],

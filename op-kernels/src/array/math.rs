@@ -969,68 +969,66 @@ pub fn invert_permutation(perm: &[i64]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-/// Where each row of DynamicStitch's output comes from: for output row
-/// `r`, `Some((m, j))` if the last index that names `r` is element `j` of
-/// `indices[m]` (later ones win, as in TensorFlow), `None` if no index
-/// names it. The output has `max index + 1` rows; a negative index is an
-/// error in TensorFlow's words.
+/// The number of rows of DynamicStitch's output: the largest index plus
+/// one (0 for no index). A negative index is an error in TensorFlow's
+/// words.
 ///
 /// ```
-/// use op_kernels::array::stitch_sources;
-/// let sources = stitch_sources(&[&[0, 2], &[2, 3]]).unwrap();
-/// assert_eq!(sources, [Some((0, 0)), None, Some((1, 0)), Some((1, 1))]);
+/// use op_kernels::array::stitch_rows;
+/// assert_eq!(stitch_rows(&[&[0, 2], &[5, 3]]).unwrap(), 6);
+/// assert!(stitch_rows(&[&[0, -1]]).is_err());
 /// ```
-pub fn stitch_sources(indices: &[&[i32]]) -> Result<Vec<Option<(usize, usize)>>> {
-    let max = indices
-        .iter()
-        .flat_map(|i| i.iter())
-        .copied()
-        .max()
-        .unwrap_or(-1);
-    let rows = usize::try_from(max.max(-1) + 1).unwrap_or(0);
-    let mut sources = vec![None; rows];
-    for (m, values) in indices.iter().enumerate() {
+pub fn stitch_rows(indices: &[&[i32]]) -> Result<usize> {
+    let mut rows = 0;
+    for values in indices {
         for (j, &index) in values.iter().enumerate() {
             let row = usize::try_from(index)
                 .map_err(|_| Error::invalid_argument(format!("indices[{j}] is out of range")))?;
-            sources[row] = Some((m, j));
+            rows = rows.max(row + 1);
         }
     }
-    Ok(sources)
+    Ok(rows)
 }
 
-/// Writes elements `offset..offset + output.len()` of DynamicStitch's
-/// output, whose rows are slices of `slice` elements of `data` as
-/// [`stitch_sources`] says (`data[m]` holds its slices one after the
-/// other), rows that no index names being `zero`.
+/// Writes the part `offset..offset + output.len()` of DynamicStitch's
+/// output: row `indices[m][j]` is slice `j` of `data[m]` (`slice`
+/// elements; `data[m]` holds its slices one after the other), a later
+/// index winning over an earlier one for the same row (the last `m`, then
+/// the last `j`, as in TensorFlow). Rows no index names are left as they
+/// are: the caller passes zeros.
+///
+/// Every index is read for every block, so blocks may be written on
+/// different threads with no table of where each row comes from.
 ///
 /// # Panics
 ///
-/// If a source names a slice past its data (the caller checked the
-/// shapes).
+/// If an index is negative or names a slice past its data (the caller
+/// checked them with [`stitch_rows`] and the shapes).
 ///
 /// ```
-/// use op_kernels::array::{stitch_into, stitch_sources};
-/// let sources = stitch_sources(&[&[1], &[0]]).unwrap();
-/// let mut out = [0; 4];
-/// stitch_into(&sources, &[&[1, 2], &[3, 4]], 2, &0, 0, &mut out);
-/// assert_eq!(out, [3, 4, 1, 2]);
+/// use op_kernels::array::stitch_into;
+/// let mut out = [0; 6];
+/// stitch_into(&[&[1], &[0, 1]], &[&[1, 2], &[3, 4, 5, 6]], 2, 0, &mut out);
+/// assert_eq!(out, [3, 4, 5, 6, 0, 0]);
 /// ```
 pub fn stitch_into<T: Clone>(
-    sources: &[Option<(usize, usize)>],
+    indices: &[&[i32]],
     data: &[&[T]],
     slice: usize,
-    zero: &T,
     offset: usize,
     output: &mut [T],
 ) {
-    for (k, o) in output.iter_mut().enumerate() {
-        let position = offset + k;
-        let (row, column) = (position / slice, position % slice);
-        *o = match sources[row] {
-            Some((m, j)) => data[m][j * slice + column].clone(),
-            None => zero.clone(),
-        };
+    let end = offset + output.len();
+    for (values, data) in indices.iter().zip(data) {
+        for (j, &index) in values.iter().enumerate() {
+            let start = index as usize * slice;
+            let (from, to) = (start.max(offset), (start + slice).min(end));
+            if from < to {
+                let source = j * slice + (from - start);
+                output[from - offset..to - offset]
+                    .clone_from_slice(&data[source..source + (to - from)]);
+            }
+        }
     }
 }
 
@@ -1260,15 +1258,18 @@ mod tests {
 
     #[test]
     fn stitch_blocks_start_anywhere() {
-        let sources = stitch_sources(&[&[2, 0], &[3]]).unwrap();
-        let data: [&[u32]; 2] = [&[1, 2, 3, 4], &[5, 6]];
-        let mut whole = [9; 8];
-        stitch_into(&sources, &data, 2, &0, 0, &mut whole);
-        assert_eq!(whole, [3, 4, 0, 0, 1, 2, 5, 6]);
+        let indices: [&[i32]; 2] = [&[2, 0], &[3, 2]];
+        let data: [&[u32]; 2] = [&[1, 2, 3, 4], &[5, 6, 7, 8]];
+        let rows = stitch_rows(&indices).unwrap();
+        let mut whole = vec![0; rows * 2];
+        stitch_into(&indices, &data, 2, 0, &mut whole);
+        assert_eq!(whole, [3, 4, 0, 0, 7, 8, 5, 6]);
         for start in 0..8 {
-            let mut block = vec![9; 8 - start];
-            stitch_into(&sources, &data, 2, &0, start, &mut block);
-            assert_eq!(block, whole[start..]);
+            for len in 1..=8 - start {
+                let mut block = vec![0; len];
+                stitch_into(&indices, &data, 2, start, &mut block);
+                assert_eq!(block, whole[start..start + len]);
+            }
         }
     }
 

@@ -94,7 +94,7 @@ pub use math::{
     check_permutation, concat_dims, concat_offsets, concat_rows_into, expand_dims,
     invert_permutation, list_diff, normalize_axis, pack_dims, pad_dims, pad_into, reshape_dims,
     row_major_strides, shape_from_values, slice_dims, slice_view, squeeze_dims, stitch_into,
-    stitch_sources, tile_dims, tile_view, transpose_view, unpack_view,
+    stitch_rows, tile_dims, tile_view, transpose_view, unpack_view,
 };
 pub use ops::*;
 pub use reshape::{expand_dims_shape, reshape_shape, squeeze_shape};

@@ -1,14 +1,15 @@
 //! DynamicStitch: slices of several tensors interleaved by index into one
 //! (TensorFlow's `data_flow_ops.cc`). The reductions' gradients build the
-//! reduced shape with it (TensorFlow's `reduced_shape`). The kernel finds
-//! where each output row comes from ([`stitch_sources`]) and writes the
-//! output block by block over the runtime's threads ([`stitch_into`]).
+//! reduced shape with it (TensorFlow's `reduced_shape`). The kernel sizes
+//! the output from the indices ([`stitch_rows`]) and writes it block by
+//! block over the runtime's threads ([`stitch_into`]); rows no index names
+//! stay zero.
 
 use op_core::shape_inference::InferenceContext;
 use op_core::{Code, Element, KernelContext, Result, Tensor, kernel};
 
 use super::cpu::write_output;
-use super::math::{display_dims, stitch_into, stitch_sources};
+use super::math::{display_dims, stitch_into, stitch_rows};
 use super::ops::DynamicStitch;
 
 /// DynamicStitch's shape function (TensorFlow's
@@ -68,7 +69,7 @@ fn dynamic_stitch<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
         .iter()
         .map(Tensor::as_slice::<i32>)
         .collect::<Result<Vec<&[i32]>>>()?;
-    let sources = stitch_sources(&index_values).map_err(|e| ctx.error(e.code(), e.message()))?;
+    let rows = stitch_rows(&index_values).map_err(|e| ctx.error(e.code(), e.message()))?;
     let (indices0, data0) = (&indices[0], &data[0]);
     let extra = data0.dims().get(indices0.rank()..).unwrap_or(&[]);
     for (m, (ind, dat)) in indices.iter().zip(&data).enumerate() {
@@ -99,14 +100,14 @@ fn dynamic_stitch<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
         }
     }
     let slice: usize = extra.iter().product();
-    let mut dims = vec![sources.len()];
+    let mut dims = vec![rows];
     dims.extend_from_slice(extra);
     let slices = data
         .iter()
         .map(Tensor::as_slice::<T>)
         .collect::<Result<Vec<&[T]>>>()?;
-    let zero = T::default();
+    // The output is allocated zeroed: rows no index names stay zero.
     write_output::<T>(ctx, &dims, |offset, block| {
-        stitch_into(&sources, &slices, slice, &zero, offset, block)
+        stitch_into(&index_values, &slices, slice, offset, block)
     })
 }
