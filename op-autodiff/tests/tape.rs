@@ -375,6 +375,7 @@ fn read(variable: &Variable<'_>) -> Tensor {
     variable.read().unwrap()
 }
 
+/// The variable tests rely on op-kernels' gradient of `ReadVariableOp`.
 #[test]
 fn reads_variable_op_has_a_gradient() {
     op_kernels::link();
@@ -934,6 +935,54 @@ fn integer_values_never_get_gradients() {
     assert_eq!(
         tape.gradient_with(&from_ints, &[&ints], options).unwrap(),
         [None]
+    );
+}
+
+#[test]
+fn the_standard_ops_that_forward_buffers_give_values_of_their_own() {
+    use op_kernels::array::Reshape;
+    use op_kernels::identity::Identity;
+    use op_kernels::math::Mul;
+    let mut x = vector(&[2.0, -3.0]);
+    let tape = GradientTape::new();
+    tape.watch(&mut x);
+    let y = Identity::call(&x).run().unwrap();
+    // Reshaped there and back: x's buffer and dims again.
+    let column = Reshape::call(&x, Tensor::from_vec([2], vec![2i32, 1]).unwrap())
+        .run()
+        .unwrap();
+    let z = Reshape::call(&column, Tensor::from_vec([1], vec![2i32]).unwrap())
+        .run()
+        .unwrap();
+    assert_ne!(z.buffer_address(), x.buffer_address());
+    let w = Mul::call(Mul::call(&y, &x).run().unwrap(), &z)
+        .run()
+        .unwrap();
+    let grads = tape.gradient(&w, &[&x, &y, &z]).unwrap();
+    // w = x³ through three values: 3x²; ∂w/∂y = xz = x², ∂w/∂z = yx = x².
+    assert_eq!(values(&grads[0]), [12.0, 27.0]);
+    assert_eq!(values(&grads[1]), [4.0, 9.0]);
+    assert_eq!(values(&grads[2]), [4.0, 9.0]);
+}
+
+#[test]
+fn nested_tapes_differentiate_the_sum_over_paths() {
+    use op_kernels::math::Mul;
+    let mut x = vector(&[-1.0, 0.5, 2.0]);
+    let outer = GradientTape::new();
+    outer.watch(&mut x);
+    let inner = GradientTape::new();
+    inner.watch(&mut x);
+    // x · x · x: the inner gradient sums three paths with AddN, which the
+    // outer tape records and differentiates.
+    let y = Mul::call(Mul::call(&x, &x).run().unwrap(), &x)
+        .run()
+        .unwrap();
+    let dy = inner.gradient(&y, &[&x]).unwrap().remove(0).unwrap();
+    assert_close(dy.as_slice::<f64>().unwrap(), &[3.0, 0.75, 12.0]);
+    assert_close(
+        &values(&outer.gradient(&dy, &[&x]).unwrap()[0]),
+        &[-6.0, 3.0, 12.0],
     );
 }
 
