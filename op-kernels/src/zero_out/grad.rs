@@ -17,6 +17,8 @@
 //! reshaped to `[1, ..., 1]`, and the dense tensor with it at `index` is
 //! that padded with `index` zeros before and `shape - index - 1` after in
 //! each dimension (`Pad`: no `SparseToDense` op is needed for one element).
+//! An empty input has no first element: its gradient is an
+//! `InvalidArgument` error from `Slice`, as the guide's fails on index 0.
 //!
 //! `ZeroOut` itself is int32 only, as in the guide, so no gradient ever
 //! flows into it; the same function is registered for
