@@ -20,8 +20,7 @@
 //! | the graph leaves ([`constant`]): `Const`, `Placeholder`, `PlaceholderWithDefault` | TensorFlow's; `Const` turns its `value` attr into a tensor once, when its kernel is created |
 //! | the identities ([`identity`]): `Identity`, `IdentityN`, `NoOp`, `StopGradient` | TensorFlow's; outputs share their inputs' buffers (no copy) |
 //! | the array ops ([`array`](mod@array)): `Reshape`, `Shape`, `Size`, `Rank`, `Fill`, `ZerosLike`, `OnesLike`, `ExpandDims`, `Squeeze`, `Transpose`, `ConcatV2`, `Pack`, `BroadcastTo`, `BroadcastGradientArgs`, `Tile`, and for the gradients `Slice`, `Pad`, `Unpack`, `ConcatOffset`, `InvertPermutation`, `ListDiff`, `DynamicStitch` | TensorFlow's shape-manipulation ops: generic copies over strided views and rows, zero-copy reshapes; shape functions that read constant inputs |
-//! | the math ops the gradients need ([`math_extra`]): `Range`, `FloorDiv`, `FloorMod`, `DivNoNan`, `Conj` | TensorFlow's; the elementwise ones through the `KernelContext` helpers, as [`math`]'s |
-//! | the math ops ([`math`]): `Neg`, `Square`, `Sqrt`, `Rsqrt`, `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`, `AddV2`, `Sub`, `Mul`, `RealDiv`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `Greater`, `Less`, `Equal`, `Select`, `SelectV2`, `AddN`, `Cast` | TensorFlow's elementwise ops: one element function each through the `KernelContext` helpers, NumPy broadcasting, in place when an input is handed over |
+//! | the math ops ([`math`]): `Neg`, `Square`, `Sqrt`, `Rsqrt`, `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`, `Reciprocal`, `Conj`, `AddV2`, `Sub`, `Mul`, `RealDiv`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `FloorDiv`, `FloorMod`, `DivNoNan`, `Greater`, `Less`, `GreaterEqual`, `LessEqual`, `Equal`, `Select`, `SelectV2`, `AddN`, `Cast`, `Range`, and for the gradients `SqrtGrad`, `RsqrtGrad`, `TanhGrad`, `SigmoidGrad`, `ReciprocalGrad`, `ReluGrad` | TensorFlow's elementwise ops: one element function each through the `KernelContext` helpers, NumPy broadcasting, in place when an input is handed over |
 //!
 //! Every differentiable op has a gradient with TensorFlow's formula, in
 //! its family's `grad.rs` (`#[gradient]`, one generic function for a
@@ -61,7 +60,6 @@ pub mod hash_table;
 pub mod identity;
 pub mod list;
 pub mod math;
-pub mod math_extra;
 pub mod matmul;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;

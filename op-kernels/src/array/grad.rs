@@ -30,8 +30,7 @@ use super::ops::{
     InvertPermutation, Pack, Pad, Rank, Reshape, Shape, Size, Slice, Squeeze, Tile, Transpose,
     Unpack,
 };
-use crate::math::{Cast, Sub};
-use crate::math_extra::{FloorMod, Range};
+use crate::math::{Cast, FloorMod, Range, Sub};
 use crate::reduction::Sum;
 
 op_core::not_differentiable!(

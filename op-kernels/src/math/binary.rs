@@ -1,8 +1,9 @@
 //! The arithmetic of the binary ops (`AddV2`, `Sub`, `Mul`, `RealDiv`,
-//! `Maximum`, `Minimum`, `Pow`, `SquaredDifference`), the comparisons
-//! (`Greater`, `Less`, `Equal`) and `AddN`'s sum, over elements and
-//! slices, for every device's kernels to share. Broadcasting is not here:
-//! the kernels apply these functions through
+//! `Maximum`, `Minimum`, `Pow`, `SquaredDifference`, `FloorDiv`,
+//! `FloorMod`, `DivNoNan`), the comparisons (`Greater`, `Less`, `Equal`)
+//! and `AddN`'s sum, over elements and slices, for every device's kernels
+//! to share. Broadcasting is not here: the kernels apply these functions
+//! through
 //! [`KernelContext::broadcast_binary`](op_core::KernelContext::broadcast_binary),
 //! and a lite runtime through a [`Broadcast`](op_core::elementwise::Broadcast)
 //! plan.
@@ -12,6 +13,14 @@
 //! - integers wrap on overflow (`Add`, `Sub`, `Mul`, `Pow`,
 //!   `SquaredDifference`, `AddN`);
 //! - an integer to a negative integer power is an error ([`POW_ERROR`]);
+//! - integer floor division rounds toward negative infinity (`-7 // 2` is
+//!   -4) and wraps where it overflows (the most negative value by -1);
+//!   its remainder has the divisor's sign (`-7 % 3` is 2, `7 % -3` is
+//!   -2); a divisor of 0 is an error ([`DIVISION_BY_ZERO`]);
+//! - float floor division is `floor(x / y)`, and the remainder C's
+//!   `fmod` moved to the divisor's sign (`-7.5 % 2` is 0.5);
+//! - `DivNoNan` is 0 wherever the divisor is 0 (even for 0 / 0 and NaN /
+//!   0), else the quotient;
 //! - `Maximum` and `Minimum` propagate NaN, and otherwise return the first
 //!   operand on a tie (`Maximum(-0.0, 0.0)` is `-0.0`);
 //! - `SquaredDifference` of complex numbers is `(x - y) * conj(x - y)`, a
@@ -177,6 +186,114 @@ macro_rules! power_complex {
 
 power_complex!(f32, f64);
 
+/// What TensorFlow says when an integer is divided by zero (`FloorDiv`,
+/// `FloorMod`).
+pub const DIVISION_BY_ZERO: &str = "Integer division by zero";
+
+/// Element types with floor division and its remainder (`FloorDiv`,
+/// `FloorMod`): every real type.
+pub trait FloorDivide: Element + Copy {
+    /// `floor(self / other)`; an error for an integer division by zero.
+    fn floor_div(self, other: Self) -> Result<Self>;
+    /// `self - floor(self / other) * other`, with `other`'s sign; an error
+    /// for an integer division by zero.
+    fn floor_mod(self, other: Self) -> Result<Self>;
+}
+
+macro_rules! floor_divide_signed {
+    ($($t:ty),*) => {$(
+        impl FloorDivide for $t {
+            #[inline]
+            fn floor_div(self, other: Self) -> Result<Self> {
+                if other == 0 {
+                    return Err(Error::invalid_argument(DIVISION_BY_ZERO));
+                }
+                let q = self.wrapping_div(other);
+                let r = self.wrapping_rem(other);
+                Ok(if r != 0 && ((r < 0) != (other < 0)) { q.wrapping_sub(1) } else { q })
+            }
+            #[inline]
+            fn floor_mod(self, other: Self) -> Result<Self> {
+                if other == 0 {
+                    return Err(Error::invalid_argument(DIVISION_BY_ZERO));
+                }
+                let r = self.wrapping_rem(other);
+                Ok(if r != 0 && ((r < 0) != (other < 0)) { r.wrapping_add(other) } else { r })
+            }
+        }
+    )*};
+}
+
+macro_rules! floor_divide_unsigned {
+    ($($t:ty),*) => {$(
+        impl FloorDivide for $t {
+            #[inline]
+            fn floor_div(self, other: Self) -> Result<Self> {
+                self.checked_div(other).ok_or_else(|| Error::invalid_argument(DIVISION_BY_ZERO))
+            }
+            #[inline]
+            fn floor_mod(self, other: Self) -> Result<Self> {
+                self.checked_rem(other).ok_or_else(|| Error::invalid_argument(DIVISION_BY_ZERO))
+            }
+        }
+    )*};
+}
+
+macro_rules! floor_divide_float {
+    ($($t:ty),*) => {$(
+        impl FloorDivide for $t {
+            #[inline]
+            fn floor_div(self, other: Self) -> Result<Self> {
+                Ok((self / other).floor())
+            }
+            #[inline]
+            fn floor_mod(self, other: Self) -> Result<Self> {
+                // Rust's `%` on floats is C's `fmod` (the dividend's sign).
+                let r = self % other;
+                Ok(if r != 0.0 && ((r < 0.0) != (other < 0.0)) { r + other } else { r })
+            }
+        }
+    )*};
+}
+
+macro_rules! floor_divide_via_f32 {
+    ($($t:ty),*) => {$(
+        impl FloorDivide for $t {
+            #[inline]
+            fn floor_div(self, other: Self) -> Result<Self> {
+                self.to_f32().floor_div(other.to_f32()).map(<$t>::from_f32)
+            }
+            #[inline]
+            fn floor_mod(self, other: Self) -> Result<Self> {
+                self.to_f32().floor_mod(other.to_f32()).map(<$t>::from_f32)
+            }
+        }
+    )*};
+}
+
+floor_divide_signed!(i8, i16, i32, i64);
+floor_divide_unsigned!(u8, u16, u32, u64);
+floor_divide_float!(f32, f64);
+floor_divide_via_f32!(f16, bf16);
+
+/// Element types with `DivNoNan`'s division: those of [`Divide`], whose
+/// quotient it is wherever the divisor is not 0.
+pub trait DivideNoNan: Divide {
+    /// `self / other`, or 0 if `other` is 0 (whatever `self` is, NaN
+    /// included).
+    #[inline]
+    fn div_no_nan(self, other: Self) -> Self {
+        let zero = Self::default();
+        if other == zero {
+            zero
+        } else {
+            self.divide(other)
+        }
+    }
+}
+
+impl<T: Divide> DivideNoNan for T {}
+
 /// Whether `x` is NaN (`x != x`): false for every type but the floats.
 #[inline]
 fn is_nan<T: PartialEq>(x: &T) -> bool {
@@ -246,6 +363,30 @@ mod tests {
         assert_eq!(maximum(3u8, 200), 200);
         assert_eq!(minimum(-3i64, 2), -3);
         assert!(maximum(bf16::NAN, bf16::ONE).is_nan());
+    }
+
+    #[test]
+    fn div_no_nan_of_sixteen_bit_floats_is_the_float_quotient_rounded() {
+        macro_rules! check_every_dividend {
+            ($t:ty) => {
+                for bits in 0..=u16::MAX {
+                    for y in [3.0f32, -0.1, 1e-3, 65504.0, 0.0, -0.0] {
+                        let (x, y) = (<$t>::from_bits(bits), <$t>::from_f32(y));
+                        let want = if y.to_f32() == 0.0 {
+                            <$t>::ZERO
+                        } else {
+                            <$t>::from_f32(x.to_f32() / y.to_f32())
+                        };
+                        let got = x.div_no_nan(y);
+                        let same =
+                            got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+                        assert!(same, "{x} / {y}: {got} vs {want}");
+                    }
+                }
+            };
+        }
+        check_every_dividend!(f16);
+        check_every_dividend!(bf16);
     }
 
     #[test]

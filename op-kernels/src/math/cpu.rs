@@ -1,12 +1,14 @@
 //! The CPU kernels of the math ops, for the types TensorFlow registers CPU
 //! kernels for (`tensorflow/core/kernels/cwise_op_*.cc`, `relu_op.cc`,
-//! `select_op.cc`, `aggregate_ops.cc`, `cast_op.cc`).
+//! `select_op.cc`, `aggregate_ops.cc`, `cast_op.cc`, `sequence_ops.cc`;
+//! `Range` of `half` and `bfloat16` is left out).
 //!
 //! Each kernel picks a [`KernelContext`] helper, a cost per element and the
 //! element function from [`unary`](super::unary), [`binary`](super::binary),
 //! [`backprop`](super::backprop) or [`cast`](super::cast): the helpers reuse
 //! an input's buffer when the caller handed it over, broadcast, and split
-//! large tensors over the runtime's threads.
+//! large tensors over the runtime's threads. `Range` writes its elements
+//! ([`range`](super::range)) in blocks over the threads too.
 
 use op_core::elementwise::Broadcast;
 use op_core::{
@@ -15,14 +17,17 @@ use op_core::{
 };
 
 use super::backprop::{reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad};
-use super::binary::{Arithmetic, Divide, Power, add_into, maximum, minimum};
+use super::binary::{
+    Arithmetic, Divide, DivideNoNan, FloorDivide, Power, add_into, maximum, minimum,
+};
 use super::cast::{CastSource, CastTarget, TruncateMantissa};
 use super::ops::{
-    AddN, AddV2, Cast, Conj, Cos, Equal, Exp, Greater, GreaterEqual, Less, LessEqual, Log, Maximum,
-    Minimum, Mul, Neg, Pow, RealDiv, Reciprocal, ReciprocalGrad, Relu, ReluGrad, Rsqrt, RsqrtGrad,
-    Select, SelectV2, Sigmoid, SigmoidGrad, Sin, Sqrt, SqrtGrad, Square, SquaredDifference, Sub,
-    Tanh, TanhGrad,
+    AddN, AddV2, Cast, Conj, Cos, DivNoNan, Equal, Exp, FloorDiv, FloorMod, Greater, GreaterEqual,
+    Less, LessEqual, Log, Maximum, Minimum, Mul, Neg, Pow, Range, RealDiv, Reciprocal,
+    ReciprocalGrad, Relu, ReluGrad, Rsqrt, RsqrtGrad, Select, SelectV2, Sigmoid, SigmoidGrad, Sin,
+    Sqrt, SqrtGrad, Square, SquaredDifference, Sub, Tanh, TanhGrad,
 };
+use super::range::{RangeElement, range_into};
 use super::unary::{Floating, Negate, Transcendental, reciprocal, relu, square};
 
 // What one element costs, in CPU cycles, for splitting work over threads
@@ -32,6 +37,8 @@ use super::unary::{Floating, Negate, Transcendental, reciprocal, relu, square};
 const CHEAP: usize = 1;
 /// A division.
 const DIVIDE: usize = 5;
+/// A division and a compare or two (`FloorDiv`, `FloorMod`, `DivNoNan`).
+const DIVIDE_AND_COMPARE: usize = 6;
 /// A square root and its reciprocal.
 const SQRT: usize = 10;
 /// `exp`, `log`, `sin`, `cos`, `tanh`, `sigmoid`.
@@ -232,6 +239,12 @@ elementwise_kernels! {
         types(bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128);
     SquaredDifference: squared_difference<Arithmetic> = zip(CHEAP, T::squared_difference),
         types(bfloat16, half, float, double, int32, int64, complex64, complex128);
+    FloorDiv: floor_div<FloorDivide> = try_zip(DIVIDE_AND_COMPARE, T::floor_div),
+        types(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, half, bfloat16);
+    FloorMod: floor_mod<FloorDivide> = try_zip(DIVIDE_AND_COMPARE, T::floor_mod),
+        types(i8, i16, i32, i64, u8, u16, u32, u64, half, bfloat16, f32, f64);
+    DivNoNan: div_no_nan<DivideNoNan> = zip(DIVIDE_AND_COMPARE, T::div_no_nan),
+        types(half, float, bfloat16, double, complex64, complex128);
 
     // Comparisons, broadcasting, to bool.
     Greater: greater<Ordered> = compare(CHEAP, |x: &T, y: &T| x > y),
@@ -427,6 +440,35 @@ fn add_n<T: Arithmetic>(ctx: &mut KernelContext<'_>) -> Result<()> {
         for other in &others {
             add_into(block, &other[offset..]);
         }
+    });
+    Ok(())
+}
+
+// ---- Sequences ----
+
+/// `Range`, with TensorFlow's checks (`sequence_ops.cc`): three scalars,
+/// and the range's own ([`RangeElement::range_len`]).
+#[kernel(op = Range, types(Tidx = [f32, f64, i32, i64]))]
+fn range<T: RangeElement>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    for (i, name) in ["start", "limit", "delta"].iter().enumerate() {
+        let input = ctx.input(i)?;
+        if input.rank() != 0 {
+            return Err(ctx.error(
+                Code::InvalidArgument,
+                format_args!("{name} must be a scalar, not shape {}", input.shape()),
+            ));
+        }
+    }
+    let (start, limit, delta) = (
+        ctx.input_scalar::<T>(0)?,
+        ctx.input_scalar::<T>(1)?,
+        ctx.input_scalar::<T>(2)?,
+    );
+    let len = T::range_len(start, limit, delta).map_err(|e| ctx.error(e.code(), e.message()))?;
+    let threads = ctx.threads();
+    let output = ctx.allocate_output(0, &[len])?.as_slice_mut::<T>()?;
+    threads.shard_slice(output, 2, |offset, block| {
+        range_into(start, delta, offset, block)
     });
     Ok(())
 }

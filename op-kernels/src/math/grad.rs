@@ -26,14 +26,18 @@
 //! none is needed (inputs of one known shape); otherwise, and always where
 //! a rank or a deciding size is unknown, they are computed when the
 //! gradient runs by `BroadcastGradientArgs(Shape(x), Shape(y))`. An eager
-//! value's shape is always known, so a tape takes the static path.
+//! value's shape is always known, so a tape takes the static path. The
+//! gradients of `FloorMod` and `DivNoNan` always take the dynamic one
+//! ([`reduce_gradient_args_at_run_time`]), as TensorFlow's build it.
 //!
 //! # Not differentiable
 //!
 //! The comparisons (`Greater`, `Less`, `GreaterEqual`, `LessEqual`,
-//! `Equal`) carry no gradient, as TensorFlow's `ops.NotDifferentiable`
-//! marks them. `Select`'s condition and any integer input get none either;
-//! `Cast` passes a gradient back only between float and complex types.
+//! `Equal`) and `Range` carry no gradient, as TensorFlow's
+//! `ops.NotDifferentiable` marks them, nor does `FloorDiv` (TensorFlow's
+//! gradient of it is none for both inputs). `Select`'s condition and any
+//! integer input get none either; `Cast` passes a gradient back only
+//! between float and complex types.
 //!
 //! # Second derivatives
 //!
@@ -47,10 +51,10 @@ use op_core::shape_inference::PartialShape;
 use op_core::{Complex64, Complex128, DType, Result, Tensor, bf16, f16};
 
 use super::ops::{
-    AddN, AddV2, Cast, Conj, Cos, Equal, Exp, Greater, GreaterEqual, LessEqual, Log, Maximum,
-    Minimum, Mul, Neg, Pow, RealDiv, Reciprocal, ReciprocalGrad, Relu, ReluGrad, Rsqrt, RsqrtGrad,
-    Select, SelectV2, Sigmoid, SigmoidGrad, Sin, Sqrt, SqrtGrad, Square, SquaredDifference, Sub,
-    Tanh, TanhGrad,
+    AddN, AddV2, Cast, Conj, Cos, DivNoNan, Equal, Exp, FloorDiv, FloorMod, Greater, GreaterEqual,
+    LessEqual, Log, Maximum, Minimum, Mul, Neg, Pow, RealDiv, Reciprocal, ReciprocalGrad, Relu,
+    ReluGrad, Rsqrt, RsqrtGrad, Select, SelectV2, Sigmoid, SigmoidGrad, Sin, Sqrt, SqrtGrad,
+    Square, SquaredDifference, Sub, Tanh, TanhGrad,
 };
 use crate::array::{BroadcastGradientArgs, OnesLike, Reshape, Shape, ZerosLike};
 use crate::reduction::Sum;
@@ -67,8 +71,9 @@ fn neg<V: Value>(g: &Gradient<'_, V>, x: V) -> Result<V> {
     Neg::call_with(x).run_on(g)
 }
 
-/// `conj(x)` for a complex `x`; a real `x` as it is (`math_ops.conj`).
-fn conj<V: Value>(g: &Gradient<'_, V>, x: V) -> Result<V> {
+/// `conj(x)` for a complex `x`; a real `x` as it is (`math_ops.conj`, which
+/// adds no op for a real value). The other families' gradients use it too.
+pub(crate) fn conj<V: Value>(g: &Gradient<'_, V>, x: V) -> Result<V> {
     if g.dtype_of(&x)?.is_complex() {
         Conj::call_with(x).run_on(g)
     } else {
@@ -194,14 +199,7 @@ pub fn reduce_gradient_args<V: Value>(
     }
     let (x_shape, y_shape) = (g.shape_of(x)?, g.shape_of(y)?);
     let Some((x_axes, y_axes)) = broadcast_reduction_axes(&x_shape, &y_shape) else {
-        let (sx, sy) = (
-            Shape::call_with(x.clone()).run_on(g)?,
-            Shape::call_with(y.clone()).run_on(g)?,
-        );
-        let (rx, ry) = BroadcastGradientArgs::call_with(sx.clone(), sy.clone()).run_on(g)?;
-        let gx = gx.map(|gx| sum_to(g, gx, rx, sx)).transpose()?;
-        let gy = gy.map(|gy| sum_to(g, gy, ry, sy)).transpose()?;
-        return Ok((gx, gy));
+        return reduce_gradient_args_at_run_time(g, x, y, gx, gy);
     };
     // Known ranks (else no axes): a lower rank must be reshaped even with
     // nothing to sum.
@@ -219,6 +217,26 @@ pub fn reduce_gradient_args<V: Value>(
         reduce(gx, x, &x_shape, x_axes, x_rank < y_rank)?,
         reduce(gy, y, &y_shape, y_axes, y_rank < x_rank)?,
     ))
+}
+
+/// [`reduce_gradient_args`] with the axes always computed when the gradient
+/// runs, by `BroadcastGradientArgs(Shape(x), Shape(y))`, whatever the static
+/// shapes say.
+fn reduce_gradient_args_at_run_time<V: Value>(
+    g: &Gradient<'_, V>,
+    x: &V,
+    y: &V,
+    gx: Option<V>,
+    gy: Option<V>,
+) -> Result<(Option<V>, Option<V>)> {
+    let (sx, sy) = (
+        Shape::call_with(x.clone()).run_on(g)?,
+        Shape::call_with(y.clone()).run_on(g)?,
+    );
+    let (rx, ry) = BroadcastGradientArgs::call_with(sx.clone(), sy.clone()).run_on(g)?;
+    let gx = gx.map(|gx| sum_to(g, gx, rx, sx)).transpose()?;
+    let gy = gy.map(|gy| sum_to(g, gy, ry, sy)).transpose()?;
+    Ok((gx, gy))
 }
 
 // ---- Unary ops ----
@@ -352,17 +370,49 @@ fn mul_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     Ok([gx, gy])
 }
 
+/// The gradients of `x` and `y` of a quotient `x / y` that `div` computes:
+/// `div(grad, conj(y))` and `grad * div(div(-conj(x), conj(y)), conj(y))`
+/// (TensorFlow's `_RealDivGrad` and `_DivNoNanGrad`), of the broadcast
+/// shape.
+fn quotient_grads<V: Value>(
+    g: &Gradient<'_, V>,
+    div: impl Fn(V, V) -> Result<V>,
+) -> Result<(V, V)> {
+    let (x, y, grad) = (g.input(0), g.input(1), g.grad(0)?);
+    let (cx, cy) = (conj(g, x)?, conj(g, y)?);
+    let gx = div(grad.clone(), cy.clone())?;
+    let quotient = div(div(neg(g, cx)?, cy.clone())?, cy)?;
+    Ok((gx, mul(g, grad, quotient)?))
+}
+
 /// `grad / conj(y)` and `grad * (-conj(x) / conj(y) / conj(y))`, each
 /// reduced to its input's shape.
 #[op_core::gradient(op = RealDiv)]
 fn real_div_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
+    let (gx, gy) = quotient_grads(g, |a, b| RealDiv::call_with(a, b).run_on(g))?;
+    let (gx, gy) = reduce_gradient_args(g, &g.input(0), &g.input(1), Some(gx), Some(gy))?;
+    Ok([gx, gy])
+}
+
+/// `grad` and `-grad * floor_div(x, y)`, each reduced to its input's shape
+/// by shapes computed when the gradient runs.
+#[op_core::gradient(op = FloorMod)]
+fn floor_mod_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     let (x, y, grad) = (g.input(0), g.input(1), g.grad(0)?);
-    let (cx, cy) = (conj(g, x.clone())?, conj(g, y.clone())?);
-    let div = |a, b| RealDiv::call_with(a, b).run_on(g);
-    let gx = div(grad.clone(), cy.clone())?;
-    let quotient = div(div(neg(g, cx)?, cy.clone())?, cy)?;
-    let gy = mul(g, grad, quotient)?;
-    let (gx, gy) = reduce_gradient_args(g, &x, &y, Some(gx), Some(gy))?;
+    let floor_xy = FloorDiv::call_with(x.clone(), y.clone()).run_on(g)?;
+    let gy = mul(g, grad.clone(), neg(g, floor_xy)?)?;
+    let (gx, gy) = reduce_gradient_args_at_run_time(g, &x, &y, Some(grad), Some(gy))?;
+    Ok([gx, gy])
+}
+
+/// `div_no_nan(grad, conj(y))` and `grad * div_no_nan(div_no_nan(-conj(x),
+/// conj(y)), conj(y))`, each reduced to its input's shape by shapes
+/// computed when the gradient runs.
+#[op_core::gradient(op = DivNoNan)]
+fn div_no_nan_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
+    let (gx, gy) = quotient_grads(g, |a, b| DivNoNan::call_with(a, b).run_on(g))?;
+    let (x, y) = (g.input(0), g.input(1));
+    let (gx, gy) = reduce_gradient_args_at_run_time(g, &x, &y, Some(gx), Some(gy))?;
     Ok([gx, gy])
 }
 
@@ -494,7 +544,15 @@ fn cast_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     Ok([Some(Cast::call_with(grad, source).run_on(g)?)])
 }
 
-op_core::not_differentiable!("Greater", "Less", "GreaterEqual", "LessEqual", "Equal");
+op_core::not_differentiable!(
+    "Greater",
+    "Less",
+    "GreaterEqual",
+    "LessEqual",
+    "Equal",
+    "Range",
+    "FloorDiv"
+);
 
 // ---- The gradients of the gradient ops (second derivatives) ----
 

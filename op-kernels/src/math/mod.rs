@@ -1,13 +1,16 @@
 //! TensorFlow's elementwise math ops: the unary ops (`Neg`, `Square`,
 //! `Sqrt`, `Rsqrt`, `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`,
 //! `Reciprocal`, `Conj`), the broadcasting binary ops (`AddV2`, `Sub`,
-//! `Mul`, `RealDiv`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`), the
-//! comparisons (`Greater`, `Less`, `GreaterEqual`, `LessEqual`, `Equal`),
-//! selection (`Select`, `SelectV2`), `AddN` and `Cast`, with TensorFlow's
-//! OpDefs, shape functions and CPU kernels for the types TensorFlow
-//! registers them for; the ops their gradients are built from (`SqrtGrad`,
-//! `RsqrtGrad`, `TanhGrad`, `SigmoidGrad`, `ReciprocalGrad`, `ReluGrad`);
-//! and the gradients of all of them, with TensorFlow's formulas.
+//! `Mul`, `RealDiv`, `Maximum`, `Minimum`, `Pow`, `SquaredDifference`,
+//! `FloorDiv`, `FloorMod`, `DivNoNan`), the comparisons (`Greater`,
+//! `Less`, `GreaterEqual`, `LessEqual`, `Equal`), selection (`Select`,
+//! `SelectV2`), `AddN`, `Cast` and `Range`, with TensorFlow's OpDefs, shape
+//! functions and CPU kernels for the types TensorFlow registers them for;
+//! the ops their gradients are built from (`SqrtGrad`, `RsqrtGrad`,
+//! `TanhGrad`, `SigmoidGrad`, `ReciprocalGrad`, `ReluGrad`); and the
+//! gradients of all of them, with TensorFlow's formulas. The gradients of
+//! the array, reduction and matmul ops are built from these too (`Range`,
+//! `FloorDiv`, `FloorMod` and `DivNoNan` are here for them).
 //!
 //! Every kernel writes its output into an input's buffer when the caller
 //! handed that input over and it has the output's type and size (what
@@ -21,17 +24,20 @@
 //! # Layout
 //!
 //! The family is one folder, divided like the others (ops, kernels, math),
-//! with the math split by the ops' arity because there is much of it:
+//! with the math split by the ops' arity because there is much of it
+//! (`Range`, which makes a sequence rather than mapping elements, has its
+//! own):
 //!
 //! | file | what it holds |
 //! | --- | --- |
-//! | `ops.rs` | every op's declaration, and the shape functions of `Equal`, `Select`, `SelectV2` and `AddN` (the others are the library's `unchanged` and `broadcast`) |
-//! | `cpu.rs` | every CPU kernel: a helper, a cost and an element function each; `Select`'s rules; `AddN`'s sum; `Cast`'s choice of conversion |
+//! | `ops.rs` | every op's declaration, and the shape functions of `Equal`, `Select`, `SelectV2`, `AddN` and `Range` (the others are the library's `unchanged` and `broadcast`) |
+//! | `cpu.rs` | every CPU kernel: a helper, a cost and an element function each; `Select`'s rules; `AddN`'s sum; `Cast`'s choice of conversion; `Range`'s checks |
 //! | `unary.rs` | the element functions of the unary ops: [`Negate`], [`Transcendental`], [`Floating`], [`square`], [`relu`], [`reciprocal`] |
-//! | `binary.rs` | the element functions of the binary ops and comparisons: [`Arithmetic`], [`Divide`], [`Power`], [`maximum`], [`minimum`]; `AddN`'s [`add_into`] |
+//! | `binary.rs` | the element functions of the binary ops and comparisons: [`Arithmetic`], [`Divide`], [`Power`], [`FloorDivide`], [`DivideNoNan`], [`maximum`], [`minimum`]; `AddN`'s [`add_into`] |
+//! | `range.rs` | `Range`'s arithmetic: its length, with TensorFlow's checks, and its elements ([`RangeElement`], [`range_into`]) |
 //! | `backprop.rs` | the element functions of the gradient ops: [`sqrt_grad`], [`rsqrt_grad`], [`tanh_grad`], [`sigmoid_grad`], [`reciprocal_grad`], [`relu_grad`] |
 //! | `cast.rs` | the conversions of `Cast` between every pair of types ([`CastSource`], [`CastTarget`]) and what each does |
-//! | `grad.rs` | the gradient of every op of the family (`#[gradient]`), TensorFlow's `math_grad.py` and `nn_grad.py` in Rust, and the reduction of a broadcast gradient to an input's shape ([`reduce_gradient_args`], [`broadcast_reduction_axes`]) |
+//! | `grad.rs` | the gradient of every differentiable op of the family (`#[gradient]`), TensorFlow's `math_grad.py` and `nn_grad.py` in Rust, the marks of those that are not differentiable, and the reduction of a broadcast gradient to an input's shape ([`reduce_gradient_args`], [`broadcast_reduction_axes`]) |
 //!
 //! The element functions are plain Rust over elements and slices, for a
 //! lite runtime or a GPU kernel to reuse; each module says where its
@@ -88,12 +94,18 @@ mod cast;
 mod cpu;
 mod grad;
 mod ops;
+mod range;
 mod unary;
 
 pub use backprop::{reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad};
-pub use binary::{Arithmetic, Divide, POW_ERROR, Power, add_into, maximum, minimum};
+pub use binary::{
+    Arithmetic, DIVISION_BY_ZERO, Divide, DivideNoNan, FloorDivide, POW_ERROR, Power, add_into,
+    maximum, minimum,
+};
 pub use cast::{CastSource, CastTarget, TruncateMantissa, cast_into, truncate_mantissa};
 pub use cpu::CastKernel;
+pub(crate) use grad::conj;
 pub use grad::{broadcast_reduction_axes, reduce_gradient_args};
 pub use ops::*;
+pub use range::{RangeElement, range_into};
 pub use unary::{Floating, Negate, Transcendental, reciprocal, relu, square};

@@ -8,7 +8,7 @@ use op_core::Result;
 use op_core::gradient::{Gradient, Value};
 
 use super::ops::MatMul;
-use crate::math_extra::conj;
+use crate::math::conj;
 
 /// d matmul(a, b): the four cases of TensorFlow's `_MatMulGrad`.
 #[op_core::gradient(op = MatMul)]

@@ -36,8 +36,7 @@ use crate::array::{
     BroadcastTo, ConcatV2, DynamicStitch, Fill, InvertPermutation, ListDiff, Pack, Rank, Reshape,
     Shape, Size, Transpose, int32, int32s, to_int32,
 };
-use crate::math::{AddV2, Cast, Equal, Maximum, Mul, RealDiv};
-use crate::math_extra::{DivNoNan, FloorDiv, FloorMod, Range};
+use crate::math::{AddV2, Cast, DivNoNan, Equal, FloorDiv, FloorMod, Maximum, Mul, Range, RealDiv};
 
 /// The shape a reduction of a tensor of shape `input_shape` (an int32
 /// vector) over `axes` has with `keep_dims`: `input_shape` with a 1 at each
