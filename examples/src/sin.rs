@@ -22,7 +22,7 @@ use op_autodiff::symbolic::gradients;
 use op_core::symbolic::{NodeId, Output};
 use op_core::{DType, Error, Executor, Result, Runtime, ShapeValue, Tensor};
 use op_graph::saved_model::{self, Signature};
-use op_graph::{GraphBuilder, Session};
+use op_graph::{GraphBuilder, Runner, Session};
 use op_kernels::math::{AddV2, Sin, Square, Sub};
 use op_kernels::reduction::Sum;
 use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp, Variable};
@@ -88,13 +88,8 @@ impl EagerTraining {
     /// The forward pass alone: the loss.
     pub fn forward(&self) -> Result<Tensor> {
         let offset = self.offset.read()?;
-        let (_, loss) = model(
-            Runtime::global(),
-            self.x.clone(),
-            self.y.clone(),
-            offset,
-            self.axis.clone(),
-        )?;
+        let (x, y, axis) = (self.x.clone(), self.y.clone(), self.axis.clone());
+        let (_, loss) = model(Runtime::global(), x, y, offset, axis)?;
         Ok(loss)
     }
 
@@ -102,14 +97,8 @@ impl EagerTraining {
     /// before it.
     pub fn step(&mut self) -> Result<Tensor> {
         let tape = GradientTape::new();
-        let offset = self.offset.read()?;
-        let (_, loss) = model(
-            Runtime::global(),
-            self.x.clone(),
-            self.y.clone(),
-            offset,
-            self.axis.clone(),
-        )?;
+        // The forward pass, recorded on the tape (variable read included).
+        let loss = self.forward()?;
         let [grad] = <[_; 1]>::try_from(tape.gradient(&loss, &[self.offset.handle()])?)
             .map_err(|_| Error::internal("one gradient per source"))?;
         let grad = grad.ok_or_else(|| Error::internal("the loss does not depend on offset"))?;
@@ -180,31 +169,24 @@ impl GraphTraining {
         })
     }
 
-    /// The forward pass alone: the loss.
-    pub fn forward(&self) -> Result<Tensor> {
+    /// A run of the forward pass on the seed's data, fetching the loss.
+    fn forward_run(&self) -> Runner<'_> {
         let (x, y) = &self.data;
-        let mut out = self
-            .session
+        self.session
             .runner()
             .feed(self.x, x.clone())
             .feed(self.y, y.clone())
             .fetch(self.loss)
-            .run()?;
-        Ok(out.remove(0))
+    }
+
+    /// The forward pass alone: the loss.
+    pub fn forward(&self) -> Result<Tensor> {
+        Ok(self.forward_run().run()?.remove(0))
     }
 
     /// One training step; the loss before it.
     pub fn step(&self) -> Result<Tensor> {
-        let (x, y) = &self.data;
-        let mut out = self
-            .session
-            .runner()
-            .feed(self.x, x.clone())
-            .feed(self.y, y.clone())
-            .fetch(self.loss)
-            .target(self.step)
-            .run()?;
-        Ok(out.remove(0))
+        Ok(self.forward_run().target(self.step).run()?.remove(0))
     }
 
     /// The offset now.

@@ -155,6 +155,12 @@ fn check(what: &str, got: Vec<Vec<f64>>, want: Vec<Vec<f64>>, tolerance: f64) {
     }
 }
 
+/// [`check`]s `got` against Keras' float numbers `want`.
+#[track_caller]
+fn check_f32(what: &str, got: Vec<Vec<f64>>, want: [[f32; 3]; 3]) {
+    check(what, got, steps32(want), TOLERANCE_F32);
+}
+
 fn sgd_momentum<V>(nesterov: bool) -> Sgd<V> {
     let mut sgd = Sgd::new();
     sgd.momentum = 0.9;
@@ -164,77 +170,54 @@ fn sgd_momentum<V>(nesterov: bool) -> Sgd<V> {
 
 #[test]
 fn eager_sgd_gives_keras_numbers_with_and_without_momentum() {
-    check(
-        "SGD()",
-        eager(Sgd::new(), DType::F32),
-        steps32(KERAS_SGD),
-        TOLERANCE_F32,
-    );
-    let want = steps32(KERAS_SGD_MOMENTUM);
-    check(
+    check_f32("SGD()", eager(Sgd::new(), DType::F32), KERAS_SGD);
+    check_f32(
         "SGD(momentum=0.9)",
         eager(sgd_momentum(false), DType::F32),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_MOMENTUM,
     );
-    let want = steps32(KERAS_SGD_NESTEROV);
-    check(
+    check_f32(
         "SGD(nesterov)",
         eager(sgd_momentum(true), DType::F32),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_NESTEROV,
     );
 }
 
 #[test]
 fn eager_momentum_is_keras_sgd_with_momentum() {
-    let want = steps32(KERAS_SGD_MOMENTUM);
-    check(
+    check_f32(
         "Momentum(0.01, 0.9)",
         eager(Momentum::new(0.01, 0.9), DType::F32),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_MOMENTUM,
     );
     let mut nesterov = Momentum::new(0.01, 0.9);
     nesterov.nesterov = true;
-    let want = steps32(KERAS_SGD_NESTEROV);
-    check(
+    check_f32(
         "Momentum(nesterov)",
         eager(nesterov, DType::F32),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_NESTEROV,
     );
 }
 
 #[test]
 fn eager_adam_gives_keras_numbers_in_float_and_double() {
-    check(
-        "Adam()",
-        eager(Adam::new(), DType::F32),
-        steps32(KERAS_ADAM),
-        TOLERANCE_F32,
-    );
-    let want = steps32(KERAS_ADAM_LR_0_01);
-    check(
+    check_f32("Adam()", eager(Adam::new(), DType::F32), KERAS_ADAM);
+    check_f32(
         "Adam(0.01)",
         eager(Adam::with_learning_rate(0.01), DType::F32),
-        want,
-        TOLERANCE_F32,
+        KERAS_ADAM_LR_0_01,
     );
-    let want = steps64(ADAM_F64_DOUBLE_BETAS);
-    check(
-        "Adam() float64",
-        eager(Adam::new(), DType::F64),
-        want,
-        TOLERANCE_F64,
-    );
-    let want = steps64(KERAS_ADAM_F64);
-    check(
-        "Adam() float64, Keras",
-        eager(Adam::new(), DType::F64),
-        want,
-        TOLERANCE_KERAS_F64,
-    );
+    for (what, want, tolerance) in [
+        ("Adam() float64", ADAM_F64_DOUBLE_BETAS, TOLERANCE_F64),
+        ("Adam() float64, Keras", KERAS_ADAM_F64, TOLERANCE_KERAS_F64),
+    ] {
+        check(
+            what,
+            eager(Adam::new(), DType::F64),
+            steps64(want),
+            tolerance,
+        );
+    }
 }
 
 #[test]
@@ -256,15 +239,23 @@ fn the_defaults_are_keras() {
     );
 }
 
-fn read_i64(handle: &Tensor) -> i64 {
-    let [value] = Runtime::global()
+/// The value, of `dtype`, of the variable behind `handle` on `runtime`.
+fn read_as(runtime: &Runtime, handle: &Tensor, dtype: DType) -> Tensor {
+    let [value] = runtime
         .execute_array(
             OpCall::new("ReadVariableOp")
                 .input(handle)
-                .attr("dtype", DType::I64),
+                .attr("dtype", dtype),
         )
         .unwrap();
-    value.scalar_value::<i64>().unwrap()
+    value
+}
+
+/// The value of the int64 variable (a step count) behind `handle`.
+fn read_i64(handle: &Tensor) -> i64 {
+    read_as(Runtime::global(), handle, DType::I64)
+        .scalar_value::<i64>()
+        .unwrap()
 }
 
 #[test]
@@ -287,17 +278,7 @@ fn eager_state_is_the_step_count_and_zeroed_slots_made_on_first_use() {
     // The step count, then m and v of each variable, of its dtype and shape.
     assert_eq!(adam.variables().len(), 5);
     assert!(adam.initializers().is_empty());
-    let read = |handle: &Tensor, dtype: DType| {
-        let [value] = Runtime::global()
-            .execute_array(
-                OpCall::new("ReadVariableOp")
-                    .input(handle)
-                    .attr("dtype", dtype),
-            )
-            .unwrap();
-        value
-    };
-    let m_b = read(&adam.variables()[3], DType::F64);
+    let m_b = read_as(Runtime::global(), &adam.variables()[3], DType::F64);
     assert_eq!(m_b.dims(), [2, 2]);
     // m = (1 - 0.9) * grad after the first step.
     assert_close("m of b", &wide(&m_b), &[0.025; 4], 1e-15);
@@ -351,13 +332,7 @@ fn each_dtype_gets_its_own_hyperparameters_in_one_step() {
     let [_, _, _, _, _, m16, _] = adam.variables() else {
         panic!("expected the step count and two slots of each variable");
     };
-    let [m16] = Runtime::global()
-        .execute_array(
-            OpCall::new("ReadVariableOp")
-                .input(m16)
-                .attr("dtype", DType::BF16),
-        )
-        .unwrap();
+    let m16 = read_as(Runtime::global(), m16, DType::BF16);
     let want: Vec<f64> = (0..3)
         .map(|i| 0.1 * GRADS[2][i] + 0.09 * GRADS[1][i] + 0.081 * GRADS[0][i])
         .collect();
@@ -535,17 +510,22 @@ fn graph_trainer<O: Optimizer<Output>>(
 }
 
 impl Trainer {
+    /// Runs one step with the gradient `grad`.
+    fn apply(&self, grad: &[f64]) {
+        self.session
+            .runner()
+            .feed("g", f32s(grad))
+            .target(self.step)
+            .run()
+            .unwrap();
+    }
+
     /// Runs the three steps; the variable after each.
     fn run(&self) -> Vec<Vec<f64>> {
         GRADS
             .iter()
             .map(|grad| {
-                self.session
-                    .runner()
-                    .feed("g", f32s(grad))
-                    .target(self.step)
-                    .run()
-                    .unwrap();
+                self.apply(grad);
                 let out = self.session.runner().fetch(self.read).run().unwrap();
                 wide(&out[0])
             })
@@ -564,45 +544,27 @@ fn graph<O: Optimizer<Output>>(mut optimizer: O) -> Vec<Vec<f64>> {
 
 #[test]
 fn graph_sgd_momentum_and_adam_give_keras_numbers() {
-    check(
-        "graph SGD()",
-        graph(Sgd::new()),
-        steps32(KERAS_SGD),
-        TOLERANCE_F32,
-    );
-    let want = steps32(KERAS_SGD_MOMENTUM);
-    check(
+    check_f32("graph SGD()", graph(Sgd::new()), KERAS_SGD);
+    check_f32(
         "graph SGD(momentum=0.9)",
         graph(sgd_momentum(false)),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_MOMENTUM,
     );
-    let want = steps32(KERAS_SGD_NESTEROV);
-    check(
+    check_f32(
         "graph SGD(nesterov)",
         graph(sgd_momentum(true)),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_NESTEROV,
     );
-    let want = steps32(KERAS_SGD_MOMENTUM);
-    check(
+    check_f32(
         "graph Momentum(0.01, 0.9)",
         graph(Momentum::new(0.01, 0.9)),
-        want,
-        TOLERANCE_F32,
+        KERAS_SGD_MOMENTUM,
     );
-    check(
-        "graph Adam()",
-        graph(Adam::new()),
-        steps32(KERAS_ADAM),
-        TOLERANCE_F32,
-    );
-    let want = steps32(KERAS_ADAM_LR_0_01);
-    check(
+    check_f32("graph Adam()", graph(Adam::new()), KERAS_ADAM);
+    check_f32(
         "graph Adam(0.01)",
         graph(Adam::with_learning_rate(0.01)),
-        want,
-        TOLERANCE_F32,
+        KERAS_ADAM_LR_0_01,
     );
 }
 
@@ -617,11 +579,10 @@ fn eager_and_graph_steps_are_the_same_numbers() {
 fn slots_of_a_variable_of_undeclared_shape_are_made_like_its_value() {
     let mut adam = Adam::new();
     let trainer = graph_trainer(&mut adam, ShapeValue::unknown_rank(), "?");
-    check(
+    check_f32(
         "graph Adam(), gradient of unknown shape",
         trainer.run(),
-        steps32(KERAS_ADAM),
-        TOLERANCE_F32,
+        KERAS_ADAM,
     );
 }
 
@@ -665,13 +626,7 @@ fn graph_variables_are_named_and_initialized_by_nodes() {
         runtime.resource_manager().default_container(),
         "Adam/iterations",
     );
-    let [value] = runtime
-        .execute_array(
-            OpCall::new("ReadVariableOp")
-                .input(Tensor::scalar(handle))
-                .attr("dtype", DType::I64),
-        )
-        .unwrap();
+    let value = read_as(runtime, &Tensor::scalar(handle), DType::I64);
     assert_eq!(value.scalar_value::<i64>().unwrap(), 3);
 }
 
@@ -681,13 +636,7 @@ fn a_saved_model_resumes_training_where_it_stopped() {
     let trainer = graph_trainer(&mut adam, known(), "[3]");
     // Two steps, saved with the slots and the step count, loaded, one more.
     for grad in &GRADS[..2] {
-        trainer
-            .session
-            .runner()
-            .feed("g", f32s(grad))
-            .target(trainer.step)
-            .run()
-            .unwrap();
+        trainer.apply(grad);
     }
     let dir = std::env::temp_dir().join(format!("opkit-optimizers-{}", std::process::id()));
     saved_model::save(&dir, &trainer.session, []).unwrap();

@@ -19,12 +19,34 @@ use op_core::{
     Code, DType, Element, Error, KernelContext, Registry, Result, Runtime, ShapeValue, Tensor,
     kernel, register_op,
 };
-use op_graph::{GraphBuilder, Output, Session};
+use op_graph::{GraphBuilder, Output, Runner, Session};
 use op_kernels::math::{AddV2, Cast, Mul, Neg};
 use op_kernels::variable::{AssignVariableOp, Var, VarHandleOp};
 use proptest::prelude::*;
 
+#[macro_use]
+mod common;
+
 // ---- The ops ----
+
+unary_ops! {
+    /// `x * x`.
+    pub SymSquare;
+    /// `x`, with no gradient registered.
+    pub SymNoGrad;
+    /// `x`, marked not differentiable (a local `StopGradient`).
+    pub SymBlocked;
+    /// `x`, whose gradient function fails.
+    pub SymFailing;
+    /// `x`, whose gradient function returns two gradients for its one input.
+    pub SymWrongCount;
+    /// `x`, whose gradient function returns a double for a float input.
+    pub SymWrongDtype;
+    /// `x`, whose gradient function returns five elements for any input.
+    pub SymWrongShape;
+}
+
+op_core::not_differentiable!("SymBlocked");
 
 /// Both outputs have the input's shape.
 fn both_like_input(c: &mut InferenceContext<'_>) -> Result<()> {
@@ -32,15 +54,6 @@ fn both_like_input(c: &mut InferenceContext<'_>) -> Result<()> {
     c.set_output(0, x)?;
     c.set_output(1, x)
 }
-
-/// `x * x`.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymSquare;
 
 /// `x * y`, of one shape.
 #[register_op(
@@ -59,62 +72,6 @@ pub struct SymMul;
     shape_fn = both_like_input
 )]
 pub struct SymSplit2;
-
-/// `x`, with no gradient registered.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymNoGrad;
-
-/// `x`, marked not differentiable (a local `StopGradient`).
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymBlocked;
-
-op_core::not_differentiable!("SymBlocked");
-
-/// `x`, whose gradient function fails.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymFailing;
-
-/// `x`, whose gradient function returns two gradients for its one input.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymWrongCount;
-
-/// `x`, whose gradient function returns a double for a float input.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymWrongDtype;
-
-/// `x`, whose gradient function returns five elements for any input.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-pub struct SymWrongShape;
 
 /// `x + k`, `k` an int32 of `x`'s shape: its gradient function (wrongly)
 /// returns one for `k` too, which must be dropped.
@@ -159,16 +116,6 @@ fn sym_mul<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
 fn sym_split2<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.unary_to(0, 0, 1, |x: &T| *x * *x)?;
     ctx.unary_to(0, 1, 1, |x: &T| -*x)
-}
-
-/// The identity kernel of the ops that only differ by their gradients.
-macro_rules! identity_kernels {
-    ($($op:ident => $name:ident),* $(,)?) => {$(
-        #[kernel(op = $op, types(f32, f64))]
-        fn $name<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
-            ctx.unary(0, 0, 1, |x: &T| *x)
-        }
-    )*};
 }
 
 identity_kernels! {
@@ -290,23 +237,57 @@ fn doubles(values: &[f64]) -> Tensor {
     Tensor::from_vec([values.len()], values.to_vec()).unwrap()
 }
 
-/// Runs the graph `b` built, feeding `feeds`, and returns `fetches` as
-/// float vectors.
-fn run(b: GraphBuilder, feeds: &[(Output, Tensor)], fetches: &[Output]) -> Vec<Vec<f32>> {
-    let session = Session::new(b.into_graph()).unwrap();
+/// A run of `session` feeding `feeds` and fetching `fetches`.
+fn runner<'s>(
+    session: &'s Session,
+    feeds: impl IntoIterator<Item = (Output, Tensor)>,
+    fetches: &[Output],
+) -> Runner<'s> {
     let mut runner = session.runner();
     for (output, value) in feeds {
-        runner = runner.feed(*output, value.clone());
+        runner = runner.feed(output, value);
     }
     for fetch in fetches {
         runner = runner.fetch(*fetch);
     }
     runner
+}
+
+/// Runs the graph `b` built, feeding `feeds`, and returns `fetches` as
+/// float vectors.
+fn run(b: GraphBuilder, feeds: &[(Output, Tensor)], fetches: &[Output]) -> Vec<Vec<f32>> {
+    let session = Session::new(b.into_graph()).unwrap();
+    runner(&session, feeds.iter().cloned(), fetches)
         .run()
         .unwrap()
         .iter()
         .map(|t| t.as_slice::<f32>().unwrap().to_vec())
         .collect()
+}
+
+/// A graph (with op-kernels linked) and its float placeholder `x` of shape
+/// `[len]`.
+fn graph_with_x(len: usize) -> (GraphBuilder, Output) {
+    op_kernels::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, [len]).unwrap();
+    (b, x)
+}
+
+/// The gradient, at `x = values`, of the `y` that `build` makes from `x`.
+fn gradient_at(values: &[f32], build: impl FnOnce(&GraphBuilder, Output) -> Output) -> Vec<f32> {
+    let (b, x) = graph_with_x(values.len());
+    let y = build(&b, x);
+    let dx = gradients(&b, &[y], &[x]).unwrap()[0].unwrap();
+    run(b, &[(x, floats(values))], &[dx]).remove(0)
+}
+
+/// The error of differentiating the `y` that `build` makes from a float
+/// `x` of shape `[2]`.
+fn gradient_error(build: impl FnOnce(&GraphBuilder, Output) -> Output) -> Error {
+    let (b, x) = graph_with_x(2);
+    let y = build(&b, x);
+    gradients(&b, &[y], &[x]).unwrap_err()
 }
 
 #[track_caller]
@@ -353,20 +334,13 @@ fn mul(b: &GraphBuilder, x: Output, y: Output) -> Output {
 
 #[test]
 fn the_gradient_of_a_chain_is_the_product_of_the_local_gradients() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [3]).unwrap();
-    let y = square(&b, square(&b, x)); // x⁴
-    let dx = gradients(&b, &[y], &[x]).unwrap()[0].unwrap();
-    let out = run(b, &[(x, floats(&[1.0, -2.0, 0.5]))], &[dx]);
-    assert_close(&out[0], &[4.0, -32.0, 0.5]); // 4x³
+    let dx = gradient_at(&[1.0, -2.0, 0.5], |b, x| square(b, square(b, x))); // x⁴
+    assert_close(&dx, &[4.0, -32.0, 0.5]); // 4x³
 }
 
 #[test]
 fn gradients_over_several_paths_are_summed_with_one_add_n() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let y = mul(&b, square(&b, x), x); // x³, x reaching y twice
     let dx = gradients(&b, &[y], &[x]).unwrap()[0].unwrap();
     let add_ns: Vec<String> = b
@@ -384,9 +358,7 @@ fn gradients_over_several_paths_are_summed_with_one_add_n() {
 
 #[test]
 fn one_contribution_is_used_as_it_is_without_add_n() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let y = square(&b, x);
     gradients(&b, &[y], &[x]).unwrap();
     assert!(b.graph().nodes().iter().all(|n| n.op() != "AddN"));
@@ -410,9 +382,7 @@ fn several_ys_and_xs_give_the_gradients_of_the_sum_of_the_ys() {
 
 #[test]
 fn an_x_given_twice_gets_the_same_gradient_twice() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [1]).unwrap();
+    let (b, x) = graph_with_x(1);
     let y = square(&b, x);
     let grads = gradients(&b, &[y], &[x, x]).unwrap();
     assert_eq!(grads[0], grads[1]);
@@ -421,12 +391,7 @@ fn an_x_given_twice_gets_the_same_gradient_twice() {
 
 #[test]
 fn a_y_that_is_an_x_gets_its_grad_y() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let dx = gradients(&b, &[x], &[x]).unwrap()[0].unwrap();
-    let out = run(b, &[(x, floats(&[5.0, 6.0]))], &[dx]);
-    assert_close(&out[0], &[1.0, 1.0]);
+    assert_close(&gradient_at(&[5.0, 6.0], |_, x| x), &[1.0, 1.0]);
 }
 
 #[test]
@@ -448,9 +413,7 @@ fn an_x_that_is_also_between_gets_the_gradients_through_later_xs_too() {
 
 #[test]
 fn grad_ys_weight_each_y() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let y1 = square(&b, x);
     let weights = b.constant(floats(&[10.0, 100.0])).unwrap();
     let dx = Gradients::new(&[y1, x], &[x])
@@ -464,9 +427,7 @@ fn grad_ys_weight_each_y() {
 
 #[test]
 fn grad_ys_of_the_wrong_count_dtype_or_shape_are_errors() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let y = square(&b, x);
     let err = Gradients::new(&[y], &[x])
         .grad_ys([None, None])
@@ -502,9 +463,7 @@ fn grad_ys_of_the_wrong_count_dtype_or_shape_are_errors() {
 
 #[test]
 fn an_op_with_two_outputs_gets_one_gradient_per_output_none_for_an_unused_one() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let both = SymSplit2::call_with(x).run_on(&b).unwrap();
     let (sq, neg) = (both.0, both.1);
 
@@ -530,9 +489,7 @@ fn an_op_with_two_outputs_gets_one_gradient_per_output_none_for_an_unused_one() 
 
 #[test]
 fn an_x_no_y_depends_on_gets_none_or_zeros_on_request() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let other = b.placeholder("other", DType::F32, [3]).unwrap();
     let blocked = b.placeholder("blocked", DType::F32, [2]).unwrap();
     let stop = SymBlocked::call_with(blocked).run_on(&b).unwrap();
@@ -561,21 +518,16 @@ fn an_x_no_y_depends_on_gets_none_or_zeros_on_request() {
 
 #[test]
 fn not_differentiable_ops_pass_no_gradient_on() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let held = SymBlocked::call_with(x).run_on(&b).unwrap();
-    let y = mul(&b, x, held); // x · stop(x): the gradient is stop(x)
-    let dx = gradients(&b, &[y], &[x]).unwrap()[0].unwrap();
-    let out = run(b, &[(x, floats(&[3.0, -2.0]))], &[dx]);
-    assert_close(&out[0], &[3.0, -2.0]);
+    let dx = gradient_at(&[3.0, -2.0], |b, x| {
+        let held = SymBlocked::call_with(x).run_on(b).unwrap();
+        mul(b, x, held) // x · stop(x): the gradient is stop(x)
+    });
+    assert_close(&dx, &[3.0, -2.0]);
 }
 
 #[test]
 fn stop_gradients_hold_outputs_constant() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let s = square(&b, x);
     let y = mul(&b, x, s); // x · x², with x² held: the gradient is x²
     let dx = Gradients::new(&[y], &[x])
@@ -589,22 +541,17 @@ fn stop_gradients_hold_outputs_constant() {
 
 #[test]
 fn an_op_without_a_gradient_behind_a_not_differentiable_one_is_no_error() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let no_grad = SymNoGrad::call_with(x).run_on(&b).unwrap();
-    let held = SymBlocked::call_with(no_grad).run_on(&b).unwrap();
-    let y = mul(&b, square(&b, x), held);
-    let dx = gradients(&b, &[y], &[x]).unwrap()[0].unwrap();
-    let out = run(b, &[(x, floats(&[1.0, 2.0]))], &[dx]);
-    assert_close(&out[0], &[2.0, 8.0]); // 2x · x
+    let dx = gradient_at(&[1.0, 2.0], |b, x| {
+        let no_grad = SymNoGrad::call_with(x).run_on(b).unwrap();
+        let held = SymBlocked::call_with(no_grad).run_on(b).unwrap();
+        mul(b, square(b, x), held)
+    });
+    assert_close(&dx, &[2.0, 8.0]); // 2x · x
 }
 
 #[test]
 fn integer_inputs_never_get_gradients_even_when_a_function_returns_one() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let k = b.placeholder("k", DType::I32, [2]).unwrap();
     let y = SymShift::call_with(x, k).run_on(&b).unwrap();
     let grads = gradients(&b, &[y], &[x, k]).unwrap();
@@ -622,21 +569,16 @@ fn integer_inputs_never_get_gradients_even_when_a_function_returns_one() {
 
 #[test]
 fn an_integer_output_gets_no_gradient_even_when_its_reader_returns_one() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let (y, rounded) = SymWithRounded::call_with(x).run_on(&b).unwrap();
-    let z = SymShift::call_with(y, rounded).run_on(&b).unwrap();
-    let dx = gradients(&b, &[z], &[x]).unwrap()[0].unwrap();
-    let out = run(b, &[(x, floats(&[0.4, 2.6]))], &[dx]);
-    assert_close(&out[0], &[1.0, 1.0]);
+    let dx = gradient_at(&[0.4, 2.6], |b, x| {
+        let (y, rounded) = SymWithRounded::call_with(x).run_on(b).unwrap();
+        SymShift::call_with(y, rounded).run_on(b).unwrap()
+    });
+    assert_close(&dx, &[1.0, 1.0]);
 }
 
 #[test]
 fn an_integer_path_carries_no_gradient_and_needs_none() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let c = b.placeholder("c", DType::F32, [2]).unwrap();
     // Cast has no gradient registered here; the integer edge cuts the path.
     let k = Cast::call_with(x, DType::I32).run_on(&b).unwrap();
@@ -648,19 +590,17 @@ fn an_integer_path_carries_no_gradient_and_needs_none() {
 
 #[test]
 fn an_op_without_a_gradient_on_a_path_is_an_error_naming_op_node_path_and_fixes() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let sq = SymSquare::call_with(x).node_name("sq").run_on(&b).unwrap();
-    let mid = SymNoGrad::call_with(sq)
-        .node_name("nograd")
-        .run_on(&b)
-        .unwrap();
-    let out = SymSquare::call_with(mid)
-        .node_name("out")
-        .run_on(&b)
-        .unwrap();
-    let err = gradients(&b, &[out], &[x]).unwrap_err();
+    let err = gradient_error(|b, x| {
+        let sq = SymSquare::call_with(x).node_name("sq").run_on(b).unwrap();
+        let mid = SymNoGrad::call_with(sq)
+            .node_name("nograd")
+            .run_on(b)
+            .unwrap();
+        SymSquare::call_with(mid)
+            .node_name("out")
+            .run_on(b)
+            .unwrap()
+    });
     assert_eq!(err.code(), Code::NotFound);
     assert_contains(
         &err,
@@ -677,14 +617,12 @@ fn an_op_without_a_gradient_on_a_path_is_an_error_naming_op_node_path_and_fixes(
 
 #[test]
 fn an_error_of_a_gradient_function_names_the_node() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let y = SymFailing::call_with(x)
-        .node_name("broken")
-        .run_on(&b)
-        .unwrap();
-    let err = gradients(&b, &[y], &[x]).unwrap_err();
+    let err = gradient_error(|b, x| {
+        SymFailing::call_with(x)
+            .node_name("broken")
+            .run_on(b)
+            .unwrap()
+    });
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_contains(
         &err,
@@ -694,14 +632,12 @@ fn an_error_of_a_gradient_function_names_the_node() {
 
 #[test]
 fn a_gradient_function_returning_the_wrong_count_is_an_error_naming_the_op() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let y = SymWrongCount::call_with(x)
-        .node_name("counted")
-        .run_on(&b)
-        .unwrap();
-    let err = gradients(&b, &[y], &[x]).unwrap_err();
+    let err = gradient_error(|b, x| {
+        SymWrongCount::call_with(x)
+            .node_name("counted")
+            .run_on(b)
+            .unwrap()
+    });
     assert_contains(
         &err,
         &[
@@ -714,14 +650,12 @@ fn a_gradient_function_returning_the_wrong_count_is_an_error_naming_the_op() {
 
 #[test]
 fn a_gradient_of_another_dtype_or_shape_than_its_input_is_an_error() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
-    let y = SymWrongDtype::call_with(x)
-        .node_name("typed")
-        .run_on(&b)
-        .unwrap();
-    let err = gradients(&b, &[y], &[x]).unwrap_err();
+    let err = gradient_error(|b, x| {
+        SymWrongDtype::call_with(x)
+            .node_name("typed")
+            .run_on(b)
+            .unwrap()
+    });
     assert_contains(
         &err,
         &[
@@ -733,21 +667,19 @@ fn a_gradient_of_another_dtype_or_shape_than_its_input_is_an_error() {
         ],
     );
 
-    let y = SymWrongShape::call_with(x)
-        .node_name("shaped")
-        .run_on(&b)
-        .unwrap();
-    let err = gradients(&b, &[y], &[x]).unwrap_err();
+    let err = gradient_error(|b, x| {
+        SymWrongShape::call_with(x)
+            .node_name("shaped")
+            .run_on(b)
+            .unwrap()
+    });
     assert_contains(&err, &["node 'shaped'", "'x', float [2]", "float [5]"]);
 }
 
 #[test]
 fn outputs_of_another_graph_are_rejected() {
-    op_kernels::link();
-    let other = GraphBuilder::new();
-    let foreign = other.placeholder("x", DType::F32, [2]).unwrap();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (_other, foreign) = graph_with_x(2);
+    let (b, x) = graph_with_x(2);
     let err = gradients(&b, &[foreign], &[x]).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     assert_contains(&err, &["in ys[0] of gradients"]);
@@ -768,9 +700,7 @@ fn a_complex_y_needs_its_grad_y() {
 
 #[test]
 fn gradient_nodes_are_named_under_a_gradients_scope_as_in_tensorflow() {
-    op_kernels::link();
-    let b = GraphBuilder::new();
-    let x = b.placeholder("x", DType::F32, [2]).unwrap();
+    let (b, x) = graph_with_x(2);
     let y = {
         let _layer = b.name_scope("layer");
         square(&b, x)
@@ -816,6 +746,17 @@ fn variable(b: &GraphBuilder, name: &str) -> Output {
     v
 }
 
+/// A session of the graph `b` built, on a runtime of its own (so that the
+/// variable is this test's), with the variable assigned (`init` run).
+fn initialized(b: GraphBuilder) -> Session {
+    let session = Session::builder(b.into_graph())
+        .runtime(std::sync::Arc::new(Runtime::new()))
+        .build()
+        .unwrap();
+    session.runner().target("init").run().unwrap();
+    session
+}
+
 #[test]
 fn gradients_reach_a_variable_handle_through_its_reads() {
     op_kernels::link();
@@ -826,11 +767,7 @@ fn gradients_reach_a_variable_handle_through_its_reads() {
     let y = mul(&b, square(&b, read1), read2); // v³
     let dv = gradients(&b, &[y], &[v]).unwrap()[0].unwrap();
     assert_eq!(b.graph().output_dtype(dv).unwrap(), DType::F32);
-    let session = Session::builder(b.into_graph())
-        .runtime(std::sync::Arc::new(Runtime::new()))
-        .build()
-        .unwrap();
-    session.runner().target("init").run().unwrap();
+    let session = initialized(b);
     let out = session.runner().fetch(dv).run().unwrap();
     assert_close(out[0].as_slice::<f32>().unwrap(), &[3.0, 12.0]); // 3v²
 }
@@ -847,11 +784,7 @@ fn zeros_for_an_unconnected_variable_handle_have_its_values_shape() {
         .build(&b)
         .unwrap()[0]
         .unwrap();
-    let session = Session::builder(b.into_graph())
-        .runtime(std::sync::Arc::new(Runtime::new()))
-        .build()
-        .unwrap();
-    session.runner().target("init").run().unwrap();
+    let session = initialized(b);
     let out = session.runner().fetch(dv).run().unwrap();
     assert_eq!(out[0].as_slice::<f32>().unwrap(), [0.0, 0.0]);
 
@@ -982,24 +915,15 @@ proptest! {
         let grads = gradients(&b, &ys, &xs).unwrap();
         let session = Session::new(b.into_graph()).unwrap();
         let point: Vec<Vec<f64>> = (0..x_count).map(|i| x_values[2 * i..2 * i + 2].to_vec()).collect();
-        let sum_of_ys = |point: &[Vec<f64>]| -> f64 {
-            let mut runner = session.runner();
-            for (x, value) in xs.iter().zip(point) {
-                runner = runner.feed(*x, doubles(value));
-            }
-            for y in &ys {
-                runner = runner.fetch(*y);
-            }
-            runner.run().unwrap().iter().map(|t| t.as_slice::<f64>().unwrap().iter().sum::<f64>()).sum()
+        let at = |point: &[Vec<f64>], fetches: &[Output]| {
+            let feeds = xs.iter().zip(point).map(|(x, value)| (*x, doubles(value)));
+            runner(&session, feeds, fetches).run().unwrap()
         };
-        let mut runner = session.runner();
-        for (x, value) in xs.iter().zip(&point) {
-            runner = runner.feed(*x, doubles(value));
-        }
-        for grad in grads.iter().flatten() {
-            runner = runner.fetch(*grad);
-        }
-        let mut fetched = runner.run().unwrap().into_iter();
+        let sum_of_ys = |point: &[Vec<f64>]| -> f64 {
+            at(point, &ys).iter().map(|t| t.as_slice::<f64>().unwrap().iter().sum::<f64>()).sum()
+        };
+        let fetches: Vec<Output> = grads.iter().flatten().copied().collect();
+        let mut fetched = at(&point, &fetches).into_iter();
         let h = 1e-6;
         for (i, grad) in grads.iter().enumerate() {
             let analytic = grad.map(|_| fetched.next().unwrap().as_slice::<f64>().unwrap().to_vec());

@@ -15,11 +15,14 @@ use op_autodiff::Unconnected;
 use op_autodiff::tape::{GradientOptions, GradientTape, TapeOptions};
 use op_core::gradient::{Gradient, Value};
 use op_core::{
-    Code, DType, Element, KernelContext, OpCall, PreparedOp, Registry, Result, Runtime, Tensor,
-    kernel, register_op,
+    Code, DType, Element, Executor, KernelContext, OpCall, PreparedOp, Registry, Result, Runtime,
+    Tensor, kernel, register_op,
 };
 use op_kernels::variable::Variable;
 use proptest::prelude::*;
+
+#[macro_use]
+mod common;
 
 /// The float types the test kernels run on.
 trait Real: Element + Copy + std::ops::Mul<Output = Self> {
@@ -52,14 +55,32 @@ impl Real for f64 {
     }
 }
 
-/// `y = x * x`.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeSquare;
+unary_ops! {
+    /// `y = x * x`.
+    TapeSquare;
+    /// `y = x * x * x`.
+    TapeCube;
+    /// `y = sin x`.
+    TapeSin;
+    /// `y = cos x`.
+    TapeCos;
+    /// `y = x`, in `x`'s own buffer (as `Identity` does).
+    TapeForward;
+    /// `y = x`, with no gradient registered.
+    TapeNoGrad;
+    /// `y = x`, whose gradient function returns two gradients for its one
+    /// input.
+    TapeWrongCount;
+    /// `y = x`, whose gradient function returns a gradient of another shape.
+    TapeWrongShape;
+}
+
+identity_kernels! {
+    TapeNoGrad => tape_no_grad,
+    TapeWrongCount => tape_wrong_count,
+    TapeWrongShape => tape_wrong_shape,
+    TapeBlock => tape_block,
+}
 
 #[kernel(op = TapeSquare, types(f32, f64))]
 fn tape_square<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
@@ -72,15 +93,6 @@ fn tape_square_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     let g_x = TapeMul::call_with(g.grad(0)?, g.input(0)).run_on(g)?;
     Ok([Some(TapeScale::call_with(g_x, 2.0).run_on(g)?)])
 }
-
-/// `y = x * x * x`.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeCube;
 
 #[kernel(op = TapeCube, types(f32, f64))]
 fn tape_cube<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
@@ -143,15 +155,6 @@ fn tape_scale_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     Ok([Some(TapeScale::call_with(g.grad(0)?, scale).run_on(g)?)])
 }
 
-/// `y = sin x`.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeSin;
-
 #[kernel(op = TapeSin, types(f32, f64))]
 fn tape_sin<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
     ctx.unary(0, 0, 1, |x: &T| x.sin())
@@ -163,15 +166,6 @@ fn tape_sin_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     let cos = TapeCos::call_with(g.input(0)).run_on(g)?;
     Ok([Some(TapeMul::call_with(g.grad(0)?, cos).run_on(g)?)])
 }
-
-/// `y = cos x`.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeCos;
 
 #[kernel(op = TapeCos, types(f32, f64))]
 fn tape_cos<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
@@ -220,15 +214,6 @@ fn tape_sin_cos_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     )])
 }
 
-/// `y = x`, in `x`'s own buffer (as `Identity` does).
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeForward;
-
 #[kernel(op = TapeForward, types(f32, f64))]
 fn tape_forward<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
     let x = ctx.input(0)?.clone();
@@ -260,52 +245,9 @@ fn tape_pick_second_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]
     Ok([None, Some(g.grad(0)?)])
 }
 
-/// `y = x`, with no gradient registered.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeNoGrad;
-
-#[kernel(op = TapeNoGrad, types(f32, f64))]
-fn tape_no_grad<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.unary(0, 0, 1, |x: &T| *x)
-}
-
-/// `y = x`, whose gradient function returns two gradients for its one
-/// input.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeWrongCount;
-
-#[kernel(op = TapeWrongCount, types(f32, f64))]
-fn tape_wrong_count<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.unary(0, 0, 1, |x: &T| *x)
-}
-
 #[op_core::gradient(op = TapeWrongCount)]
 fn tape_wrong_count_grad<V: Value>(g: &Gradient<'_, V>) -> Result<Vec<Option<V>>> {
     Ok(vec![Some(g.grad(0)?), None])
-}
-
-/// `y = x`, whose gradient function returns a gradient of another shape.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeWrongShape;
-
-#[kernel(op = TapeWrongShape, types(f32, f64))]
-fn tape_wrong_shape<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.unary(0, 0, 1, |x: &T| *x)
 }
 
 #[op_core::gradient(op = TapeWrongShape)]
@@ -322,11 +264,6 @@ fn tape_wrong_shape_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]
     not_differentiable
 )]
 struct TapeBlock;
-
-#[kernel(op = TapeBlock, types(f32, f64))]
-fn tape_block<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
-    ctx.unary(0, 0, 1, |x: &T| *x)
-}
 
 /// `y = round(x)` as int32: an output that carries no gradient (and no
 /// gradient registered: none is needed).
@@ -350,6 +287,16 @@ fn tape_to_double(ctx: &mut KernelContext<'_>) -> Result<()> {
 fn vector(values: &[f64]) -> Tensor {
     op_kernels::link();
     Tensor::from_vec([values.len()], values.to_vec()).unwrap()
+}
+
+/// `tape`, and `values` as a double vector that it watches.
+fn watching<E: Executor<Value = Tensor>>(
+    tape: GradientTape<E>,
+    values: &[f64],
+) -> (GradientTape<E>, Tensor) {
+    let mut x = vector(values);
+    tape.watch(&mut x);
+    (tape, x)
 }
 
 fn values(tensor: &Option<Tensor>) -> Vec<f64> {
@@ -389,9 +336,7 @@ fn reads_variable_op_has_a_gradient() {
 
 #[test]
 fn a_watched_tensor_gets_the_derivative_of_a_chain_of_ops() {
-    let mut x = vector(&[0.5, -1.0, 2.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[0.5, -1.0, 2.0]);
     let y = TapeSin::call(TapeSquare::call(&x).run().unwrap())
         .run()
         .unwrap();
@@ -413,9 +358,7 @@ fn ops_on_unwatched_tensors_are_not_recorded() {
 
 #[test]
 fn every_entry_point_is_recorded() {
-    let mut x = vector(&[3.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[3.0]);
     // A typed wrapper on the global runtime, and on the tape.
     let a = TapeScale::call(&x, 2.0).run().unwrap();
     let b = TapeScale::call(&a, 2.0).run_on(&tape).unwrap();
@@ -450,9 +393,7 @@ fn a_tape_is_an_executor_over_another() {
         TapeCube::call(x).run_on(executor).unwrap()
     }
     let runtime = Runtime::new();
-    let mut x = vector(&[2.0]);
-    let tape = GradientTape::over(&runtime);
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::over(&runtime), &[2.0]);
     let y = cube_on(&tape, &x);
     assert!(std::ptr::eq(*tape.executor(), &runtime));
     assert_eq!(y.as_slice::<f64>().unwrap(), [8.0]);
@@ -461,9 +402,7 @@ fn a_tape_is_an_executor_over_another() {
 
 #[test]
 fn several_paths_to_a_source_are_summed() {
-    let mut x = vector(&[1.5, -2.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[1.5, -2.0]);
     // x·x·sin x: three uses of x.
     let y = TapeMul::call(
         TapeMul::call(&x, &x).run().unwrap(),
@@ -548,9 +487,7 @@ fn a_tensor_sharing_a_variables_buffer_is_not_taken_for_a_read_of_it() {
 
 #[test]
 fn an_output_in_its_inputs_buffer_is_a_value_of_its_own() {
-    let mut x = vector(&[5.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[5.0]);
     let y = TapeForward::call(&x).run().unwrap();
     assert_ne!(y.buffer_address(), x.buffer_address());
     let z = TapeMul::call(&y, &x).run().unwrap();
@@ -562,10 +499,8 @@ fn an_output_in_its_inputs_buffer_is_a_value_of_its_own() {
 
 #[test]
 fn an_output_in_an_unknown_tensors_buffer_is_a_value_of_its_own() {
-    let mut x = vector(&[5.0]);
+    let (tape, x) = watching(GradientTape::new(), &[5.0]);
     let c = vector(&[7.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
     // y is c's buffer, computed on x's tape.
     let y = TapePickSecond::call(&x, &c).run().unwrap();
     let z = TapeMul::call(&y, &c).run().unwrap();
@@ -597,10 +532,8 @@ fn a_watched_scalar_gets_a_buffer_of_its_own() {
 
 #[test]
 fn a_persistent_tape_computes_gradients_many_times() {
-    let mut x = vector(&[2.0]);
-    let tape = GradientTape::persistent();
+    let (tape, x) = watching(GradientTape::persistent(), &[2.0]);
     assert!(tape.is_persistent());
-    tape.watch(&mut x);
     let y = TapeSquare::call(&x).run().unwrap();
     let z = TapeCube::call(&x).run().unwrap();
     assert_eq!(values(&tape.gradient(&y, &[&x]).unwrap()[0]), [4.0]);
@@ -613,9 +546,7 @@ fn a_persistent_tape_computes_gradients_many_times() {
 
 #[test]
 fn a_non_persistent_tape_refuses_a_second_gradient() {
-    let mut x = vector(&[2.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[2.0]);
     let y = TapeSquare::call(&x).run().unwrap();
     assert_eq!(values(&tape.gradient(&y, &[&x]).unwrap()[0]), [4.0]);
     assert!(!tape.is_recording());
@@ -630,9 +561,7 @@ fn a_non_persistent_tape_refuses_a_second_gradient() {
 
 #[test]
 fn nested_tapes_give_the_second_derivative_of_x_cubed() {
-    let mut x = vector(&[-1.0, 0.5, 2.0]);
-    let outer = GradientTape::new();
-    outer.watch(&mut x);
+    let (outer, mut x) = watching(GradientTape::new(), &[-1.0, 0.5, 2.0]);
     let inner = GradientTape::new();
     inner.watch(&mut x);
     let y = TapeCube::call(&x).run().unwrap();
@@ -644,9 +573,7 @@ fn nested_tapes_give_the_second_derivative_of_x_cubed() {
 
 #[test]
 fn nested_tapes_give_the_second_derivative_of_sin() {
-    let mut x = vector(&[0.3, 1.7]);
-    let outer = GradientTape::new();
-    outer.watch(&mut x);
+    let (outer, mut x) = watching(GradientTape::new(), &[0.3, 1.7]);
     let dy_dx = {
         let inner = GradientTape::new();
         inner.watch(&mut x);
@@ -712,9 +639,7 @@ fn ops_run_with_no_tape_active_are_not_recorded() {
 
 #[test]
 fn a_tape_does_not_see_another_threads_ops() {
-    let mut x = vector(&[2.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[2.0]);
     let shared = x.clone();
     let elsewhere = std::thread::spawn(move || TapeSquare::call(&shared).run().unwrap())
         .join()
@@ -727,9 +652,7 @@ fn a_tape_does_not_see_another_threads_ops() {
 
 #[test]
 fn several_targets_sum_and_output_gradients_weigh_them() {
-    let mut x = vector(&[2.0, 3.0]);
-    let tape = GradientTape::persistent();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::persistent(), &[2.0, 3.0]);
     let square = TapeSquare::call(&x).run().unwrap();
     let cube = TapeCube::call(&x).run().unwrap();
     let grads = tape
@@ -783,17 +706,13 @@ fn several_targets_sum_and_output_gradients_weigh_them() {
 
 #[test]
 fn a_target_that_is_a_source_has_gradient_one() {
-    let mut x = vector(&[2.0, 3.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[2.0, 3.0]);
     assert_eq!(values(&tape.gradient(&x, &[&x]).unwrap()[0]), [1.0, 1.0]);
 }
 
 #[test]
 fn an_intermediate_value_can_be_a_source() {
-    let mut x = vector(&[2.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[2.0]);
     let y = TapeSquare::call(&x).run().unwrap();
     let z = TapeSin::call(&y).run().unwrap();
     let grads = tape.gradient(&z, &[&y, &x]).unwrap();
@@ -832,9 +751,7 @@ fn unconnected_sources_get_none_or_zeros() {
 
 #[test]
 fn a_multi_output_op_gets_zeros_for_its_unused_output() {
-    let mut x = vector(&[0.7]);
-    let tape = GradientTape::persistent();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::persistent(), &[0.7]);
     let (sin, cos) = TapeSinCos::call(&x).run().unwrap();
     assert_close(
         &values(&tape.gradient(&sin, &[&x]).unwrap()[0]),
@@ -852,9 +769,7 @@ fn a_multi_output_op_gets_zeros_for_its_unused_output() {
 
 #[test]
 fn a_missing_gradient_is_an_error_naming_the_op_the_node_and_the_fixes() {
-    let mut x = vector(&[1.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[1.0]);
     let y = TapeSquare::call(&x).node_name("squared").run().unwrap();
     let y = TapeNoGrad::call(&y)
         .node_name("no_grad_node")
@@ -871,9 +786,7 @@ fn a_missing_gradient_is_an_error_naming_the_op_the_node_and_the_fixes() {
 
 #[test]
 fn a_gradient_function_returning_the_wrong_count_or_shape_is_an_error_naming_the_op() {
-    let mut x = vector(&[1.0, 2.0]);
-    let tape = GradientTape::persistent();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::persistent(), &[1.0, 2.0]);
     let counted = TapeWrongCount::call(&x).node_name("counted").run().unwrap();
     let shaped = TapeWrongShape::call(&x).node_name("shaped").run().unwrap();
     let err = tape.gradient(&counted, &[&x]).unwrap_err();
@@ -892,10 +805,8 @@ fn a_gradient_function_returning_the_wrong_count_or_shape_is_an_error_naming_the
 
 #[test]
 fn an_op_off_the_path_needs_no_gradient() {
-    let mut x = vector(&[1.0]);
+    let (tape, x) = watching(GradientTape::new(), &[1.0]);
     let c = vector(&[2.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
     // TapeNoGrad runs on the tape, but only on what does not reach y.
     let unrelated = TapeNoGrad::call(&x).run().unwrap();
     let y = TapeSquare::call(&x).run().unwrap();
@@ -907,9 +818,7 @@ fn an_op_off_the_path_needs_no_gradient() {
 
 #[test]
 fn a_not_differentiable_op_stops_the_gradient_without_error() {
-    let mut x = vector(&[3.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[3.0]);
     let blocked = TapeBlock::call(&x).run().unwrap();
     // y = x · block(x): only the first factor carries a gradient.
     let y = TapeMul::call(&x, &blocked).run().unwrap();
@@ -943,9 +852,7 @@ fn the_standard_ops_that_forward_buffers_give_values_of_their_own() {
     use op_kernels::array::Reshape;
     use op_kernels::identity::Identity;
     use op_kernels::math::Mul;
-    let mut x = vector(&[2.0, -3.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[2.0, -3.0]);
     let y = Identity::call(&x).run().unwrap();
     // Reshaped there and back: x's buffer and dims again.
     let column = Reshape::call(&x, Tensor::from_vec([2], vec![2i32, 1]).unwrap())
@@ -968,9 +875,7 @@ fn the_standard_ops_that_forward_buffers_give_values_of_their_own() {
 #[test]
 fn nested_tapes_differentiate_the_sum_over_paths() {
     use op_kernels::math::Mul;
-    let mut x = vector(&[-1.0, 0.5, 2.0]);
-    let outer = GradientTape::new();
-    outer.watch(&mut x);
+    let (outer, mut x) = watching(GradientTape::new(), &[-1.0, 0.5, 2.0]);
     let inner = GradientTape::new();
     inner.watch(&mut x);
     // x · x · x: the inner gradient sums three paths with AddN, which the
@@ -994,9 +899,7 @@ proptest! {
     fn gradients_match_the_derivatives_on_random_inputs(
         xs in prop::collection::vec(-3.0f64..3.0, 1..8)
     ) {
-        let mut x = vector(&xs);
-        let outer = GradientTape::new();
-        outer.watch(&mut x);
+        let (outer, mut x) = watching(GradientTape::new(), &xs);
         let inner = GradientTape::persistent();
         inner.watch(&mut x);
         let y = TapeMul::call(
@@ -1007,17 +910,11 @@ proptest! {
         .unwrap();
         let dy = inner.gradient(&y, &[&x]).unwrap();
         let want: Vec<f64> = xs.iter().map(|x| x.cos() * x * x + 2.0 * x * x.sin()).collect();
-        let got = values(&dy[0]);
-        for (g, w) in got.iter().zip(&want) {
-            prop_assert!((g - w).abs() <= 1e-9 * (1.0 + w.abs()), "{got:?} vs {want:?}");
-        }
+        assert_close(&values(&dy[0]), &want);
         let cube = TapeCube::call(&x).run().unwrap();
         let d_cube = inner.gradient(&cube, &[&x]).unwrap().remove(0).unwrap();
         let d2 = outer.gradient(&d_cube, &[&x]).unwrap();
         let want: Vec<f64> = xs.iter().map(|x| 6.0 * x).collect();
-        let got = values(&d2[0]);
-        for (g, w) in got.iter().zip(&want) {
-            prop_assert!((g - w).abs() <= 1e-9 * (1.0 + w.abs()), "{got:?} vs {want:?}");
-        }
+        assert_close(&values(&d2[0]), &want);
     }
 }

@@ -18,11 +18,12 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use op_core::gradient::{Gradient, GradientBuilder};
+use op_core::gradient::{Gradient, GradientBuilder, GradientFunctions};
 use op_core::shape_inference::PartialShape;
 use op_core::symbolic::{GraphId, NodeId, Output};
 use op_core::{
-    AttrValue, DType, Executor, InputTypes, OpCall, OpDef, Registry, Result, Runtime, Tensor,
+    AttrValue, DType, Executor, InputTypes, OpCall, OpDef, PreparedOp, Registry, Result, Runtime,
+    Tensor,
 };
 
 /// One input arg of the op under test.
@@ -126,6 +127,26 @@ pub fn run(
     prepared.run(inputs.to_vec())
 }
 
+/// `op` prepared on the global runtime for `types` and `attrs`, with its
+/// OpDef and its registered gradient function (a panic if it has none: the
+/// op is not under test then).
+fn prepare_with_gradient(
+    op: &str,
+    types: &[InputTypes],
+    attrs: &[(&str, AttrValue)],
+) -> Result<(Arc<PreparedOp>, Arc<OpDef>, GradientFunctions)> {
+    op_kernels::link();
+    let prepared = Runtime::global().prepare(op, types, attrs)?;
+    let op_def: Arc<OpDef> = Registry::global().op(op)?.def().clone();
+    let registration = Registry::global()
+        .gradient(op)?
+        .unwrap_or_else(|| panic!("{op} has no gradient registered"));
+    let functions = registration
+        .functions
+        .unwrap_or_else(|| panic!("{op} is marked not differentiable"));
+    Ok((prepared, op_def, functions))
+}
+
 /// The registered eager gradient of `op` for a run on `inputs` that
 /// produced `outputs`, given `grads` (one per output): what a tape calls.
 pub fn gradients(
@@ -136,18 +157,9 @@ pub fn gradients(
     outputs: &[Tensor],
     grads: &[Option<Tensor>],
 ) -> Result<Vec<Option<Tensor>>> {
-    op_kernels::link();
-    let runtime = Runtime::global();
-    let prepared = runtime.prepare(op, types, attrs)?;
-    let op_def: Arc<OpDef> = Registry::global().op(op)?.def().clone();
-    let node = prepared.instance();
+    let (prepared, op_def, functions) = prepare_with_gradient(op, types, attrs)?;
+    let (runtime, node) = (Runtime::global(), prepared.instance());
     let g = Gradient::new(runtime, &op_def, node, inputs, outputs, grads)?;
-    let registration = Registry::global()
-        .gradient(op)?
-        .unwrap_or_else(|| panic!("{op} has no gradient registered"));
-    let functions = registration
-        .functions
-        .unwrap_or_else(|| panic!("{op} is marked not differentiable"));
     let grads = (functions.eager)(&g)?;
     assert_eq!(
         grads.len(),
@@ -253,10 +265,8 @@ pub fn symbolic_gradients(
     outputs: &[Tensor],
     grads: &[Option<Tensor>],
 ) -> Result<Vec<Option<Tensor>>> {
-    op_kernels::link();
+    let (prepared, op_def, functions) = prepare_with_gradient(op, types, attrs)?;
     let graph = Evaluating::new();
-    let prepared = Runtime::global().prepare(op, types, attrs)?;
-    let op_def: Arc<OpDef> = Registry::global().op(op)?.def().clone();
     let xs = graph.add(inputs.to_vec());
     let ys = graph.add(outputs.to_vec());
     let dys: Vec<Option<Output>> = grads
@@ -264,10 +274,6 @@ pub fn symbolic_gradients(
         .map(|g| g.as_ref().map(|g| graph.add(vec![g.clone()])[0]))
         .collect();
     let g = Gradient::new(&graph, &op_def, prepared.instance(), &xs, &ys, &dys)?;
-    let functions = Registry::global()
-        .gradient(op)?
-        .and_then(|r| r.functions)
-        .unwrap_or_else(|| panic!("{op} has no gradient function"));
     let dxs = (functions.symbolic)(&g)?;
     Ok(dxs
         .into_iter()
