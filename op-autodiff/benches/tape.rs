@@ -136,7 +136,16 @@ impl Recorder for Accept {
         true
     }
 
-    fn record(&self, _: &Arc<OpDef>, _: &Arc<OpInstance>, _: &[Tensor], _: &mut [Option<Tensor>]) {}
+    fn record(
+        &self,
+        _: &Arc<OpDef>,
+        _: &Arc<OpInstance>,
+        _: &[Tensor],
+        _: &mut [Option<Tensor>],
+        _: bool,
+    ) -> bool {
+        false
+    }
 }
 
 /// The typed wrapper with a recorder that records nothing (see [`Accept`]).

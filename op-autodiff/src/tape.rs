@@ -102,16 +102,6 @@ const NONE: usize = usize::MAX;
 /// The op whose reads watch a variable's handle.
 const READ_VARIABLE: &str = "ReadVariableOp";
 
-thread_local! {
-    /// Counts the op runs that asked this thread's tapes whether they
-    /// watch an input: which run a `record` call belongs to.
-    static RUN: Cell<u64> = const { Cell::new(0) };
-    /// The run (and its output slots' address) whose outputs a tape
-    /// already gave identities of their own: the tapes after it in the
-    /// same run must not copy them again.
-    static OUTPUTS_OWNED: Cell<(u64, usize)> = const { Cell::new((u64::MAX, 0)) };
-}
-
 /// How a tape is made: whether it can compute gradients more than once,
 /// and whether it watches the variables the ops it records read.
 #[derive(Clone, Copy, Debug)]
@@ -486,7 +476,6 @@ struct Core {
 impl Recorder for Core {
     #[inline]
     fn watches_any(&self, inputs: &[Tensor]) -> bool {
-        RUN.with(|run| run.set(run.get().wrapping_add(1)));
         if self.paused.get() {
             return false;
         }
@@ -504,10 +493,11 @@ impl Recorder for Core {
         node: &Arc<OpInstance>,
         inputs: &[Tensor],
         outputs: &mut [Option<Tensor>],
-    ) {
-        if let Ok(mut tape) = self.tape.try_borrow_mut() {
-            tape.record(op, node, inputs, outputs, self.watch_variables);
-        }
+        first: bool,
+    ) -> bool {
+        self.tape.try_borrow_mut().is_ok_and(|mut tape| {
+            tape.record(op, node, inputs, outputs, self.watch_variables, first)
+        })
     }
 }
 
@@ -666,6 +656,7 @@ impl Tape {
         }
     }
 
+    /// Records a run (see [`Recorder::record`]); returns whether it did.
     fn record(
         &mut self,
         op: &Arc<OpDef>,
@@ -673,17 +664,19 @@ impl Tape {
         inputs: &[Tensor],
         outputs: &mut [Option<Tensor>],
         watch_variables: bool,
-    ) {
+        owns: bool,
+    ) -> bool {
         let output_types = node.output_types();
         // Nothing flows back through an op with no output that carries a
         // gradient (`Shape`, a comparison, a cast to an integer).
         if !output_types.iter().copied().any(is_trainable) {
-            return;
+            return false;
         }
+        // The name is compared last: most ops have no resource input.
         if watch_variables
-            && op.name == READ_VARIABLE
             && let [handle] = inputs
             && handle.dtype() == DType::Resource
+            && op.name == READ_VARIABLE
         {
             self.watch(handle);
         }
@@ -700,12 +693,11 @@ impl Tape {
             // Ran because it reads a resource, but on no value of ours.
             self.tensors.truncate(start);
             self.ids.truncate(start);
-            return;
+            return false;
         }
-        // The first tape to record this run gives its outputs buffers of
-        // their own; the tapes after it (older ones, nesting) see those.
-        let run = (RUN.with(Cell::get), outputs.as_ptr() as usize);
-        let owns = OUTPUTS_OWNED.with(|owned| owned.replace(run)) != run;
+        // The first tape to record this run (`owns`) gives its outputs
+        // buffers of their own; the tapes after it (older ones, nesting)
+        // see those.
         for (slot, &dtype) in outputs.iter_mut().zip(output_types) {
             let Some(output) = slot else {
                 // The seam fills every slot; a hole carries nothing.
@@ -750,6 +742,7 @@ impl Tape {
             inputs: inputs.len(),
             outputs: outputs.len(),
         });
+        true
     }
 
     /// The backward pass: see [`GradientTape::gradient_with`].

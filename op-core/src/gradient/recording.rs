@@ -15,6 +15,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use op_spec::OpDef;
+use smallvec::SmallVec;
 
 use crate::op_instance::OpInstance;
 use crate::tensor::Tensor;
@@ -27,16 +28,21 @@ pub trait Recorder {
     fn watches_any(&self, inputs: &[Tensor]) -> bool;
 
     /// Records a run of node `node` (of op `op`) on `inputs` that produced
-    /// `outputs` (every slot `Some`). A recorder may replace an output with
-    /// an equal tensor of its own (a copy, to tell two values apart that
-    /// share a buffer).
+    /// `outputs` (every slot `Some`), and returns whether it kept the
+    /// outputs.
+    ///
+    /// The `first` recorder to keep them (the newest that watches the run,
+    /// unless it kept nothing) may replace an output with an equal tensor
+    /// of its own (a copy, to tell two values apart that share a buffer);
+    /// the recorders after it see that tensor.
     fn record(
         &self,
         op: &Arc<OpDef>,
         node: &Arc<OpInstance>,
         inputs: &[Tensor],
         outputs: &mut [Option<Tensor>],
-    );
+        first: bool,
+    ) -> bool;
 }
 
 thread_local! {
@@ -86,9 +92,13 @@ impl Drop for RecorderGuard {
     }
 }
 
+/// The recorders a run is handed to: in place for the usual one or two
+/// (a tape, a tape nested in it), so that recording allocates nothing here.
+pub(crate) type Watchers = SmallVec<[Rc<dyn Recorder>; 2]>;
+
 /// The recorders on this thread that watch one of `inputs`, newest first
-/// (empty when none: no allocation).
-pub(crate) fn watchers(inputs: &[Tensor]) -> Vec<Rc<dyn Recorder>> {
+/// (empty when none).
+pub(crate) fn watchers(inputs: &[Tensor]) -> Watchers {
     RECORDERS.with(|r| {
         r.borrow()
             .iter()

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use op_spec::OpDef;
+use smallvec::SmallVec;
 
 use crate::context::KernelContext;
 use crate::device::DeviceState;
@@ -135,10 +136,12 @@ impl PreparedOp {
         if watchers.is_empty() {
             return self.run_kernel(inputs, outputs);
         }
-        let kept = inputs.to_vec();
+        // In place for ops of up to four inputs: no allocation.
+        let kept: SmallVec<[Tensor; 4]> = inputs.iter().cloned().collect();
         self.run_kernel(inputs, outputs)?;
+        let mut first = true;
         for recorder in &watchers {
-            recorder.record(&self.op, &self.node, &kept, outputs);
+            first &= !recorder.record(&self.op, &self.node, &kept, outputs, first);
         }
         Ok(())
     }
