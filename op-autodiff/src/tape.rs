@@ -475,49 +475,46 @@ struct Core {
 
 impl Recorder for Core {
     #[inline]
-    fn watches_any(&self, inputs: &[Tensor]) -> bool {
+    fn begin(&self, op: &Arc<OpDef>, node: &Arc<OpInstance>, inputs: &[Tensor]) -> bool {
         if self.paused.get() {
             return false;
         }
-        let Ok(tape) = self.tape.try_borrow() else {
-            return false;
-        };
-        inputs.iter().any(|input| {
-            (self.watch_variables && input.dtype() == DType::Resource) || tape.lookup(input) != NONE
-        })
+        self.tape
+            .try_borrow_mut()
+            .is_ok_and(|mut tape| tape.begin(op, node, inputs, self.watch_variables))
     }
 
-    fn record(
-        &self,
-        op: &Arc<OpDef>,
-        node: &Arc<OpInstance>,
-        inputs: &[Tensor],
-        outputs: &mut [Option<Tensor>],
-        first: bool,
-    ) -> bool {
-        self.tape.try_borrow_mut().is_ok_and(|mut tape| {
-            tape.record(op, node, inputs, outputs, self.watch_variables, first)
-        })
+    fn end(&self, outputs: Option<&mut [Option<Tensor>]>, first: bool) -> bool {
+        self.tape
+            .try_borrow_mut()
+            .is_ok_and(|mut tape| tape.end(outputs, first))
     }
 }
 
-/// One recorded op run: its node is `nodes[node]`, its tensors
-/// `tensors[start..]`, its inputs then its outputs (flattened).
+/// One recorded op run: its node is `nodes[node]`, its inputs'
+/// tensors `tensors[inputs]` and its outputs' `tensors[outputs]`
+/// (flattened; apart when the kernel ran ops of its own in between).
 struct Record {
     node: usize,
-    start: usize,
-    inputs: usize,
-    outputs: usize,
+    inputs: std::ops::Range<usize>,
+    outputs: std::ops::Range<usize>,
 }
 
 impl Record {
     fn inputs(&self) -> std::ops::Range<usize> {
-        self.start..self.start + self.inputs
+        self.inputs.clone()
     }
 
     fn outputs(&self) -> std::ops::Range<usize> {
-        self.start + self.inputs..self.start + self.inputs + self.outputs
+        self.outputs.clone()
     }
+}
+
+/// A run whose inputs a tape kept in [`Recorder::begin`], waiting for its
+/// outputs.
+struct Pending {
+    node: usize,
+    inputs: std::ops::Range<usize>,
 }
 
 /// Where a value's tensor is kept, and the next value under the same
@@ -559,6 +556,9 @@ struct Tape {
     nodes: Vec<(Arc<OpDef>, Arc<OpInstance>)>,
     /// Where each node is in `nodes`, by address (kept alive there).
     node_index: FxHashMap<usize, usize>,
+    /// The runs begun and not ended yet, innermost last (a kernel may run
+    /// ops of its own).
+    pending: Vec<Pending>,
 }
 
 impl Drop for Tape {
@@ -580,6 +580,7 @@ impl Drop for Tape {
                 self.ops.clear();
                 self.nodes.clear();
                 self.node_index.clear();
+                self.pending.clear();
                 *spare = Some(Tape {
                     known: std::mem::take(&mut self.known),
                     values: std::mem::take(&mut self.values),
@@ -588,6 +589,7 @@ impl Drop for Tape {
                     ops: std::mem::take(&mut self.ops),
                     nodes: std::mem::take(&mut self.nodes),
                     node_index: std::mem::take(&mut self.node_index),
+                    pending: std::mem::take(&mut self.pending),
                 });
             }
         });
@@ -656,20 +658,19 @@ impl Tape {
         }
     }
 
-    /// Records a run (see [`Recorder::record`]); returns whether it did.
-    fn record(
+    /// Begins recording a run (see [`Recorder::begin`]): keeps its
+    /// inputs if one of them is a value of this tape; returns whether it
+    /// did.
+    fn begin(
         &mut self,
         op: &Arc<OpDef>,
         node: &Arc<OpInstance>,
         inputs: &[Tensor],
-        outputs: &mut [Option<Tensor>],
         watch_variables: bool,
-        owns: bool,
     ) -> bool {
-        let output_types = node.output_types();
         // Nothing flows back through an op with no output that carries a
         // gradient (`Shape`, a comparison, a cast to an integer).
-        if !output_types.iter().copied().any(is_trainable) {
+        if !node.output_types().iter().copied().any(is_trainable) {
             return false;
         }
         // The name is compared last: most ops have no resource input.
@@ -690,22 +691,41 @@ impl Tape {
             self.ids.push(id);
         }
         if !any_known {
-            // Ran because it reads a resource, but on no value of ours.
             self.tensors.truncate(start);
             self.ids.truncate(start);
             return false;
         }
-        // The first tape to record this run (`owns`) gives its outputs
-        // buffers of their own; the tapes after it (older ones, nesting)
-        // see those.
-        for (slot, &dtype) in outputs.iter_mut().zip(output_types) {
+        let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
+            std::collections::hash_map::Entry::Occupied(index) => *index.get(),
+            std::collections::hash_map::Entry::Vacant(index) => {
+                self.nodes.push((op.clone(), node.clone()));
+                *index.insert(self.nodes.len() - 1)
+            }
+        };
+        self.pending.push(Pending {
+            node,
+            inputs: start..self.tensors.len(),
+        });
+        true
+    }
+
+    /// Ends recording the innermost run begun (see [`Recorder::end`]):
+    /// keeps its outputs, the first tape to keep them (`owns`) giving them
+    /// buffers of their own. Returns whether it kept them (not for a
+    /// failed run, whose kept inputs then stay unused).
+    fn end(&mut self, outputs: Option<&mut [Option<Tensor>]>, owns: bool) -> bool {
+        let (Some(pending), Some(outputs)) = (self.pending.pop(), outputs) else {
+            return false;
+        };
+        let start = self.tensors.len();
+        for (k, slot) in outputs.iter_mut().enumerate() {
             let Some(output) = slot else {
                 // The seam fills every slot; a hole carries nothing.
                 self.tensors.push(None);
                 self.ids.push(NONE);
                 continue;
             };
-            if is_trainable(dtype) {
+            if is_trainable(self.nodes[pending.node].1.output_types()[k]) {
                 // A buffer nothing else holds is no value any tape knows
                 // (tapes keep theirs alive); the first tape makes sure of
                 // that. Only when it could not (a failed copy) may the
@@ -729,18 +749,10 @@ impl Tape {
             self.tensors.push(Some(output.clone()));
             self.ids.push(NONE);
         }
-        let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
-            std::collections::hash_map::Entry::Occupied(index) => *index.get(),
-            std::collections::hash_map::Entry::Vacant(index) => {
-                self.nodes.push((op.clone(), node.clone()));
-                *index.insert(self.nodes.len() - 1)
-            }
-        };
         self.ops.push(Record {
-            node,
-            start,
-            inputs: inputs.len(),
-            outputs: outputs.len(),
+            node: pending.node,
+            inputs: pending.inputs,
+            outputs: start..self.tensors.len(),
         });
         true
     }
@@ -802,7 +814,7 @@ impl Tape {
             if !relevant[k] {
                 continue;
             }
-            let mut output_grads = Vec::with_capacity(record.outputs);
+            let mut output_grads = Vec::with_capacity(record.outputs.len());
             for &id in &self.ids[record.outputs()] {
                 output_grads.push(match id {
                     NONE => None,
@@ -826,12 +838,12 @@ impl Tape {
             let gradient = Gradient::new(builder, op, node, &inputs, &outputs, &output_grads)?;
             let input_grads = (functions.eager)(&gradient)
                 .map_err(|e| e.with_context(format!("in the gradient of {node}")))?;
-            if input_grads.len() != record.inputs {
+            if input_grads.len() != record.inputs.len() {
                 return Err(Error::invalid_argument(format!(
                     "the gradient function of op {} returned {} gradient(s) for {node}, which has {} input(s): return one per input (None where there is none)",
                     op.name,
                     input_grads.len(),
-                    record.inputs
+                    record.inputs.len()
                 )));
             }
             for (i, (grad, &id)) in input_grads
@@ -945,7 +957,8 @@ impl Tape {
         // A read of it on the tape tells the value's dtype and shape.
         if id != NONE
             && let Some(read) = self.ops.iter().find(|record| {
-                self.nodes[record.node].0.name == READ_VARIABLE && self.ids[record.start] == id
+                self.nodes[record.node].0.name == READ_VARIABLE
+                    && self.ids[record.inputs.start] == id
             })
             && let Some(value) = &self.tensors[read.outputs().start]
         {
