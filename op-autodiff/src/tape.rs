@@ -92,6 +92,7 @@ use op_core::{
 };
 use op_kernels::variable::Var;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::symbolic::Unconnected;
 
@@ -681,19 +682,15 @@ impl Tape {
         {
             self.watch(handle);
         }
+        let ids: SmallVec<[usize; 4]> = inputs.iter().map(|input| self.lookup(input)).collect();
+        if ids.iter().all(|&id| id == NONE) {
+            return false;
+        }
         let start = self.tensors.len();
-        let mut any_known = false;
-        for input in inputs {
-            let id = self.lookup(input);
-            any_known |= id != NONE;
+        for (input, id) in inputs.iter().zip(ids) {
             // A known input's tensor is kept where its value is.
             self.tensors.push((id == NONE).then(|| input.clone()));
             self.ids.push(id);
-        }
-        if !any_known {
-            self.tensors.truncate(start);
-            self.ids.truncate(start);
-            return false;
         }
         let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
             std::collections::hash_map::Entry::Occupied(index) => *index.get(),
