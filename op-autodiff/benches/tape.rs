@@ -15,13 +15,13 @@
 //! - `tape_unwatched`: the same calls while a tape is active whose values
 //!   are not among the inputs (made and dropped each step): the seam asks
 //!   the tape, which looks each input up and records nothing.
-//! - `seam_only`: the same calls with a recorder that asks for every op
+//! - `seam_only`: the same calls with a recorder that accepts every op
 //!   and keeps nothing: what `PreparedOp::run_into` (op-core) spends on a
-//!   recorded op before any tape code runs (it keeps the inputs and
-//!   collects the recorders).
+//!   recorded op before any tape code runs (it collects the recorders that
+//!   accept the run and hands them its outputs).
 //! - `tape_watched`: the same calls on a fresh tape each step with `a`
-//!   watched: every call is recorded (the unknown input and the output
-//!   kept, the output entered in the tape's map; a 1-element output lives
+//!   watched: every call is recorded (the unknown input kept before the
+//!   kernel runs, the output after, and entered in the tape's map; a 1-element output lives
 //!   inside its tensor, so it is first moved into a buffer of its own).
 //!
 //! Read the figures as differences and ratios within one run: recording
@@ -126,17 +126,19 @@ fn tape_unwatched(bencher: Bencher, len: usize) {
     });
 }
 
-/// A recorder that asks for every op and keeps nothing: what the seam in
+/// A recorder that accepts every op and keeps nothing: what the seam in
 /// `PreparedOp::run_into` costs a recorded op before the tape does
-/// anything (the inputs kept, the recorders collected).
+/// anything (the recorders asked and collected, and told the outputs).
 struct Accept;
 
 impl Recorder for Accept {
-    fn watches_any(&self, _: &[Tensor]) -> bool {
+    fn begin(&self, _: &Arc<OpDef>, _: &Arc<OpInstance>, _: &[Tensor]) -> bool {
         true
     }
 
-    fn record(&self, _: &Arc<OpDef>, _: &Arc<OpInstance>, _: &[Tensor], _: &mut [Option<Tensor>]) {}
+    fn end(&self, _: Option<&mut [Option<Tensor>]>, _: bool) -> bool {
+        false
+    }
 }
 
 /// The typed wrapper with a recorder that records nothing (see [`Accept`]).

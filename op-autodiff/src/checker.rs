@@ -15,7 +15,16 @@
 //!
 //! Their largest difference ([`GradientCheck::max_error`]) is small when
 //! the gradients are right: about `delta²` times the third derivative for
-//! smooth functions, plus rounding (float32 needs a looser bound).
+//! smooth functions, plus rounding (float32 needs a looser bound). Where
+//! derivatives grow large (products, powers), rounding grows with them:
+//! [`GradientCheck::max_relative_error`] measures the difference relative
+//! to the entries.
+//!
+//! An `x` may also be a variable's handle (a `resource` tensor): its rows
+//! are the elements of the variable's value, the tape's gradient for the
+//! handle gives the theoretical Jacobian, and the numeric one assigns the
+//! perturbed values to the variable (its value is assigned back after),
+//! so `f` reads it with `ReadVariableOp` as a model would.
 //!
 //! ```
 //! use op_autodiff::checker::compute_gradient;
@@ -31,8 +40,10 @@
 //! ```
 
 use std::fmt;
+use std::sync::Arc;
 
-use op_core::{DType, Error, Result, Tensor, bf16, f16};
+use op_core::{DType, Error, ResourceHandle, Result, Runtime, Tensor, bf16, f16};
+use op_kernels::variable::Var;
 
 use crate::symbolic::Unconnected;
 use crate::tape::{GradientOptions, GradientTape};
@@ -78,14 +89,42 @@ impl GradientCheck {
     /// The largest absolute difference between the two Jacobians (NaN
     /// when either holds a NaN where the other does not).
     pub fn max_error(&self) -> f64 {
+        self.max_scaled_error(|_, _| 1.0)
+    }
+
+    /// The largest difference between the two Jacobians relative to the
+    /// larger of the two entries, where that exceeds 1 in magnitude
+    /// (absolute below): `|t - n| / max(1, |t|, |n|)`, NaN as in
+    /// [`max_error`](Self::max_error). For functions whose derivatives
+    /// grow large (products, powers), where central differences lose
+    /// digits in proportion to the values.
+    ///
+    /// ```
+    /// use op_autodiff::checker::{GradientCheck, Jacobian};
+    ///
+    /// let jacobian = |values: Vec<f64>| Jacobian { rows: 2, columns: 1, values };
+    /// let check = GradientCheck {
+    ///     theoretical: vec![jacobian(vec![1000.0, 0.5])],
+    ///     numeric: vec![jacobian(vec![1001.0, 0.25])],
+    /// };
+    /// assert_eq!(check.max_error(), 1.0);
+    /// assert_eq!(check.max_relative_error(), 0.25);
+    /// ```
+    pub fn max_relative_error(&self) -> f64 {
+        self.max_scaled_error(|a, b| a.abs().max(b.abs()).max(1.0))
+    }
+
+    /// The largest `|a - b| / scale(a, b)` over the entries `a`, `b` of
+    /// the two Jacobians (NaN where one entry is NaN and the other not).
+    fn max_scaled_error(&self, scale: impl Fn(f64, f64) -> f64) -> f64 {
         let mut worst = 0.0f64;
         for (t, n) in self.theoretical.iter().zip(&self.numeric) {
-            for (a, b) in t.values.iter().zip(&n.values) {
+            for (&a, &b) in t.values.iter().zip(&n.values) {
                 let error = (a - b).abs();
                 if error.is_nan() && !(a.is_nan() && b.is_nan()) {
                     return f64::NAN;
                 }
-                worst = worst.max(error);
+                worst = worst.max(error / scale(a, b));
             }
         }
         worst
@@ -123,9 +162,10 @@ impl fmt::Display for GradientCheck {
 }
 
 /// The theoretical and numeric Jacobians of `f` at `xs` (see the
-/// [module docs](self)), with the default `delta`: `1e-3` for float32,
-/// half and bfloat16 (TensorFlow's `1/1024` in spirit), `1e-6` for
-/// float64.
+/// [module docs](self)), with the default `delta`: `1e-6` where `x` and
+/// `y` are both float64, else `1e-3` (TensorFlow's `1/1024` in spirit: a
+/// float32 `y` of float64 inputs keeps only float32's digits of each
+/// difference, which a step of `1e-6` would drown in rounding).
 pub fn compute_gradient<F>(f: F, xs: &[Tensor]) -> Result<GradientCheck>
 where
     F: Fn(&[Tensor]) -> Result<Tensor>,
@@ -134,7 +174,7 @@ where
 }
 
 /// [`compute_gradient`] with this `delta` for the central differences
-/// (`None`: the dtype's default).
+/// (`None`: the dtypes' default).
 pub fn compute_gradient_with_delta<F>(
     f: F,
     xs: &[Tensor],
@@ -143,21 +183,31 @@ pub fn compute_gradient_with_delta<F>(
 where
     F: Fn(&[Tensor]) -> Result<Tensor>,
 {
-    for (i, x) in xs.iter().enumerate() {
-        if !is_real_float(x.dtype()) {
+    let values = xs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| value_of(x, i))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, (x, value)) in xs.iter().zip(&values).enumerate() {
+        if !is_real_float(value.dtype()) {
+            let what = if x.dtype() == DType::Resource {
+                format!("a variable of {}", value.dtype())
+            } else {
+                value.dtype().to_string()
+            };
             return Err(Error::invalid_argument(format!(
-                "the gradient checker differentiates float tensors (half, bfloat16, float, double), but x{i} is {}",
-                x.dtype()
+                "the gradient checker differentiates float tensors and variables (half, bfloat16, float, double), but x{i} is {what}"
             )));
         }
     }
-    let theoretical = theoretical_jacobians(&f, xs)?;
-    let numeric = xs
+    let (theoretical, y_dtype) = theoretical_jacobians(&f, xs, &values)?;
+    let numeric = values
         .iter()
         .enumerate()
-        .map(|(i, x)| {
-            let delta = delta.unwrap_or(if x.dtype() == DType::F64 { 1e-6 } else { 1e-3 });
-            numeric_jacobian(&f, xs, i, delta)
+        .map(|(i, value)| {
+            let both_double = value.dtype() == DType::F64 && y_dtype == DType::F64;
+            let delta = delta.unwrap_or(if both_double { 1e-6 } else { 1e-3 });
+            numeric_jacobian(&f, xs, i, value, delta)
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(GradientCheck {
@@ -170,9 +220,39 @@ fn is_real_float(dtype: DType) -> bool {
     matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
 }
 
+/// The variable whose handle `x` is; `None` for a tensor of values.
+fn variable(x: &Tensor) -> Result<Option<Arc<Var>>> {
+    if x.dtype() != DType::Resource {
+        return Ok(None);
+    }
+    let handle: ResourceHandle = x.scalar_value()?;
+    let var = Runtime::global()
+        .resource_manager()
+        .resource::<Var>(&handle)?;
+    Ok(Some(var))
+}
+
+/// Input `x` (number `i`)'s value: itself, or its variable's.
+fn value_of(x: &Tensor, i: usize) -> Result<Tensor> {
+    match variable(x)? {
+        None => Ok(x.clone()),
+        Some(var) => var.value().ok_or_else(|| {
+            Error::failed_precondition(format!(
+                "the gradient checker reads x{i}, a variable that has no value"
+            ))
+        }),
+    }
+}
+
 /// One forward run on a persistent tape, then one backward pass per
-/// element of `y` from a one-hot gradient: column `j` of each Jacobian.
-fn theoretical_jacobians<F>(f: &F, xs: &[Tensor]) -> Result<Vec<Jacobian>>
+/// element of `y` from a one-hot gradient: column `j` of each Jacobian;
+/// and `y`'s dtype. `values` are the inputs' values (a variable's for its
+/// handle).
+fn theoretical_jacobians<F>(
+    f: &F,
+    xs: &[Tensor],
+    values: &[Tensor],
+) -> Result<(Vec<Jacobian>, DType)>
 where
     F: Fn(&[Tensor]) -> Result<Tensor>,
 {
@@ -190,7 +270,7 @@ where
         )));
     }
     let columns = y.num_elements();
-    let mut jacobians: Vec<Jacobian> = xs
+    let mut jacobians: Vec<Jacobian> = values
         .iter()
         .map(|x| Jacobian::zeros(x.num_elements(), columns))
         .collect();
@@ -209,22 +289,53 @@ where
             }
         }
     }
-    Ok(jacobians)
+    Ok((jacobians, y.dtype()))
 }
 
-/// Column by column of `x_i`'s rows: `f` at `x_i[k] ± delta`.
-fn numeric_jacobian<F>(f: &F, xs: &[Tensor], i: usize, delta: f64) -> Result<Jacobian>
+/// Row by row of `x_i` (whose value is `value`): `f` at `x_i[k] ± delta`.
+/// A variable's value is assigned the perturbed values, and its own value
+/// again afterwards.
+fn numeric_jacobian<F>(
+    f: &F,
+    xs: &[Tensor],
+    i: usize,
+    value: &Tensor,
+    delta: f64,
+) -> Result<Jacobian>
 where
     F: Fn(&[Tensor]) -> Result<Tensor>,
 {
-    let x = &xs[i];
-    let base = to_f64(x)?;
-    let mut inputs = xs.to_vec();
+    match variable(&xs[i])? {
+        None => {
+            let mut inputs = xs.to_vec();
+            differences(value, delta, |x| {
+                inputs[i] = x;
+                f(&inputs)
+            })
+        }
+        Some(var) => {
+            let jacobian = differences(value, delta, |x| {
+                var.assign(x, true)?;
+                f(xs)
+            });
+            var.assign(value.clone(), true)?;
+            jacobian
+        }
+    }
+}
+
+/// The central differences of `at` around `value`, one row per element
+/// of `value`.
+fn differences(
+    value: &Tensor,
+    delta: f64,
+    mut at: impl FnMut(Tensor) -> Result<Tensor>,
+) -> Result<Jacobian> {
+    let base = to_f64(value)?;
     let mut evaluate = |k: usize, step: f64| -> Result<Vec<f64>> {
         let mut values = base.clone();
         values[k] += step;
-        inputs[i] = from_f64(x.dtype(), x.dims(), &values)?;
-        to_f64(&f(&inputs)?)
+        to_f64(&at(from_f64(value.dtype(), value.dims(), &values)?)?)
     };
     let mut jacobian: Option<Jacobian> = None;
     for k in 0..base.len() {
@@ -238,7 +349,7 @@ where
     match jacobian {
         Some(jacobian) => Ok(jacobian),
         // An empty x: no rows; the columns are y's elements.
-        None => Ok(Jacobian::zeros(0, to_f64(&f(xs)?)?.len())),
+        None => Ok(Jacobian::zeros(0, to_f64(&at(value.clone())?)?.len())),
     }
 }
 

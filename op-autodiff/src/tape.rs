@@ -92,6 +92,7 @@ use op_core::{
 };
 use op_kernels::variable::Var;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::symbolic::Unconnected;
 
@@ -101,16 +102,6 @@ const NONE: usize = usize::MAX;
 
 /// The op whose reads watch a variable's handle.
 const READ_VARIABLE: &str = "ReadVariableOp";
-
-thread_local! {
-    /// Counts the op runs that asked this thread's tapes whether they
-    /// watch an input: which run a `record` call belongs to.
-    static RUN: Cell<u64> = const { Cell::new(0) };
-    /// The run (and its output slots' address) whose outputs a tape
-    /// already gave identities of their own: the tapes after it in the
-    /// same run must not copy them again.
-    static OUTPUTS_OWNED: Cell<(u64, usize)> = const { Cell::new((u64::MAX, 0)) };
-}
 
 /// How a tape is made: whether it can compute gradients more than once,
 /// and whether it watches the variables the ops it records read.
@@ -485,49 +476,46 @@ struct Core {
 
 impl Recorder for Core {
     #[inline]
-    fn watches_any(&self, inputs: &[Tensor]) -> bool {
-        RUN.with(|run| run.set(run.get().wrapping_add(1)));
+    fn begin(&self, op: &Arc<OpDef>, node: &Arc<OpInstance>, inputs: &[Tensor]) -> bool {
         if self.paused.get() {
             return false;
         }
-        let Ok(tape) = self.tape.try_borrow() else {
-            return false;
-        };
-        inputs.iter().any(|input| {
-            (self.watch_variables && input.dtype() == DType::Resource) || tape.lookup(input) != NONE
-        })
+        self.tape
+            .try_borrow_mut()
+            .is_ok_and(|mut tape| tape.begin(op, node, inputs, self.watch_variables))
     }
 
-    fn record(
-        &self,
-        op: &Arc<OpDef>,
-        node: &Arc<OpInstance>,
-        inputs: &[Tensor],
-        outputs: &mut [Option<Tensor>],
-    ) {
-        if let Ok(mut tape) = self.tape.try_borrow_mut() {
-            tape.record(op, node, inputs, outputs, self.watch_variables);
-        }
+    fn end(&self, outputs: Option<&mut [Option<Tensor>]>, first: bool) -> bool {
+        self.tape
+            .try_borrow_mut()
+            .is_ok_and(|mut tape| tape.end(outputs, first))
     }
 }
 
-/// One recorded op run: its node is `nodes[node]`, its tensors
-/// `tensors[start..]`, its inputs then its outputs (flattened).
+/// One recorded op run: its node is `nodes[node]`, its inputs'
+/// tensors `tensors[inputs]` and its outputs' `tensors[outputs]`
+/// (flattened; apart when the kernel ran ops of its own in between).
 struct Record {
     node: usize,
-    start: usize,
-    inputs: usize,
-    outputs: usize,
+    inputs: std::ops::Range<usize>,
+    outputs: std::ops::Range<usize>,
 }
 
 impl Record {
     fn inputs(&self) -> std::ops::Range<usize> {
-        self.start..self.start + self.inputs
+        self.inputs.clone()
     }
 
     fn outputs(&self) -> std::ops::Range<usize> {
-        self.start + self.inputs..self.start + self.inputs + self.outputs
+        self.outputs.clone()
     }
+}
+
+/// A run whose inputs a tape kept in [`Recorder::begin`], waiting for its
+/// outputs.
+struct Pending {
+    node: usize,
+    inputs: std::ops::Range<usize>,
 }
 
 /// Where a value's tensor is kept, and the next value under the same
@@ -569,6 +557,9 @@ struct Tape {
     nodes: Vec<(Arc<OpDef>, Arc<OpInstance>)>,
     /// Where each node is in `nodes`, by address (kept alive there).
     node_index: FxHashMap<usize, usize>,
+    /// The runs begun and not ended yet, innermost last (a kernel may run
+    /// ops of its own).
+    pending: Vec<Pending>,
 }
 
 impl Drop for Tape {
@@ -590,6 +581,7 @@ impl Drop for Tape {
                 self.ops.clear();
                 self.nodes.clear();
                 self.node_index.clear();
+                self.pending.clear();
                 *spare = Some(Tape {
                     known: std::mem::take(&mut self.known),
                     values: std::mem::take(&mut self.values),
@@ -598,6 +590,7 @@ impl Drop for Tape {
                     ops: std::mem::take(&mut self.ops),
                     nodes: std::mem::take(&mut self.nodes),
                     node_index: std::mem::take(&mut self.node_index),
+                    pending: std::mem::take(&mut self.pending),
                 });
             }
         });
@@ -666,54 +659,70 @@ impl Tape {
         }
     }
 
-    fn record(
+    /// Begins recording a run (see [`Recorder::begin`]): keeps its
+    /// inputs if one of them is a value of this tape; returns whether it
+    /// did.
+    fn begin(
         &mut self,
         op: &Arc<OpDef>,
         node: &Arc<OpInstance>,
         inputs: &[Tensor],
-        outputs: &mut [Option<Tensor>],
         watch_variables: bool,
-    ) {
-        let output_types = node.output_types();
+    ) -> bool {
         // Nothing flows back through an op with no output that carries a
         // gradient (`Shape`, a comparison, a cast to an integer).
-        if !output_types.iter().copied().any(is_trainable) {
-            return;
+        if !node.output_types().iter().copied().any(is_trainable) {
+            return false;
         }
+        // The name is compared last: most ops have no resource input.
         if watch_variables
-            && op.name == READ_VARIABLE
             && let [handle] = inputs
             && handle.dtype() == DType::Resource
+            && op.name == READ_VARIABLE
         {
             self.watch(handle);
         }
+        let ids: SmallVec<[usize; 4]> = inputs.iter().map(|input| self.lookup(input)).collect();
+        if ids.iter().all(|&id| id == NONE) {
+            return false;
+        }
         let start = self.tensors.len();
-        let mut any_known = false;
-        for input in inputs {
-            let id = self.lookup(input);
-            any_known |= id != NONE;
+        for (input, id) in inputs.iter().zip(ids) {
             // A known input's tensor is kept where its value is.
             self.tensors.push((id == NONE).then(|| input.clone()));
             self.ids.push(id);
         }
-        if !any_known {
-            // Ran because it reads a resource, but on no value of ours.
-            self.tensors.truncate(start);
-            self.ids.truncate(start);
-            return;
-        }
-        // The first tape to record this run gives its outputs buffers of
-        // their own; the tapes after it (older ones, nesting) see those.
-        let run = (RUN.with(Cell::get), outputs.as_ptr() as usize);
-        let owns = OUTPUTS_OWNED.with(|owned| owned.replace(run)) != run;
-        for (slot, &dtype) in outputs.iter_mut().zip(output_types) {
+        let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
+            std::collections::hash_map::Entry::Occupied(index) => *index.get(),
+            std::collections::hash_map::Entry::Vacant(index) => {
+                self.nodes.push((op.clone(), node.clone()));
+                *index.insert(self.nodes.len() - 1)
+            }
+        };
+        self.pending.push(Pending {
+            node,
+            inputs: start..self.tensors.len(),
+        });
+        true
+    }
+
+    /// Ends recording the innermost run begun (see [`Recorder::end`]):
+    /// keeps its outputs, the first tape to keep them (`owns`) giving them
+    /// buffers of their own. Returns whether it kept them (not for a
+    /// failed run, whose kept inputs then stay unused).
+    fn end(&mut self, outputs: Option<&mut [Option<Tensor>]>, owns: bool) -> bool {
+        let (Some(pending), Some(outputs)) = (self.pending.pop(), outputs) else {
+            return false;
+        };
+        let start = self.tensors.len();
+        for (k, slot) in outputs.iter_mut().enumerate() {
             let Some(output) = slot else {
                 // The seam fills every slot; a hole carries nothing.
                 self.tensors.push(None);
                 self.ids.push(NONE);
                 continue;
             };
-            if is_trainable(dtype) {
+            if is_trainable(self.nodes[pending.node].1.output_types()[k]) {
                 // A buffer nothing else holds is no value any tape knows
                 // (tapes keep theirs alive); the first tape makes sure of
                 // that. Only when it could not (a failed copy) may the
@@ -737,19 +746,12 @@ impl Tape {
             self.tensors.push(Some(output.clone()));
             self.ids.push(NONE);
         }
-        let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
-            std::collections::hash_map::Entry::Occupied(index) => *index.get(),
-            std::collections::hash_map::Entry::Vacant(index) => {
-                self.nodes.push((op.clone(), node.clone()));
-                *index.insert(self.nodes.len() - 1)
-            }
-        };
         self.ops.push(Record {
-            node,
-            start,
-            inputs: inputs.len(),
-            outputs: outputs.len(),
+            node: pending.node,
+            inputs: pending.inputs,
+            outputs: start..self.tensors.len(),
         });
+        true
     }
 
     /// The backward pass: see [`GradientTape::gradient_with`].
@@ -809,7 +811,7 @@ impl Tape {
             if !relevant[k] {
                 continue;
             }
-            let mut output_grads = Vec::with_capacity(record.outputs);
+            let mut output_grads = Vec::with_capacity(record.outputs.len());
             for &id in &self.ids[record.outputs()] {
                 output_grads.push(match id {
                     NONE => None,
@@ -833,12 +835,12 @@ impl Tape {
             let gradient = Gradient::new(builder, op, node, &inputs, &outputs, &output_grads)?;
             let input_grads = (functions.eager)(&gradient)
                 .map_err(|e| e.with_context(format!("in the gradient of {node}")))?;
-            if input_grads.len() != record.inputs {
+            if input_grads.len() != record.inputs.len() {
                 return Err(Error::invalid_argument(format!(
                     "the gradient function of op {} returned {} gradient(s) for {node}, which has {} input(s): return one per input (None where there is none)",
                     op.name,
                     input_grads.len(),
-                    record.inputs
+                    record.inputs.len()
                 )));
             }
             for (i, (grad, &id)) in input_grads
@@ -952,7 +954,8 @@ impl Tape {
         // A read of it on the tape tells the value's dtype and shape.
         if id != NONE
             && let Some(read) = self.ops.iter().find(|record| {
-                self.nodes[record.node].0.name == READ_VARIABLE && self.ids[record.start] == id
+                self.nodes[record.node].0.name == READ_VARIABLE
+                    && self.ids[record.inputs.start] == id
             })
             && let Some(value) = &self.tensors[read.outputs().start]
         {

@@ -225,6 +225,28 @@ fn tape_forward_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     Ok([Some(g.grad(0)?)])
 }
 
+/// `y = x * x`, computed by running `TapeMul` from inside the kernel: a
+/// run that begins and ends within another's.
+#[register_op(
+    attrs("T: {float, double}"),
+    inputs("x: T"),
+    outputs("y: T"),
+    shape = "unchanged"
+)]
+struct TapeSquareByMul;
+
+#[kernel(op = TapeSquareByMul, types(f32, f64))]
+fn tape_square_by_mul<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?.clone();
+    let y = TapeMul::call(&x, &x).run()?;
+    ctx.set_output(0, y)
+}
+
+#[op_core::gradient(op = TapeSquareByMul)]
+fn tape_square_by_mul_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
+    tape_square_grad(g)
+}
+
 /// `z = y`, in `y`'s own buffer; `x` only rides along.
 #[register_op(
     attrs("T: {float, double}"),
@@ -528,6 +550,36 @@ fn a_watched_scalar_gets_a_buffer_of_its_own() {
     let w = TapeSquare::call(&y).run().unwrap();
     assert_eq!(values(&tape.gradient(&w, &[&y]).unwrap()[0]), [18.0]);
     assert_eq!(z.scalar_value::<f64>().unwrap(), 81.0);
+}
+
+#[test]
+fn a_run_that_fails_leaves_the_tape_as_it_was() {
+    let mut x = vector(&[3.0, 4.0]);
+    let tape = GradientTape::new();
+    tape.watch(&mut x);
+    let error = TapeMul::call(&x, vector(&[1.0, 2.0, 3.0]))
+        .run()
+        .unwrap_err();
+    assert_eq!(error.code(), Code::InvalidArgument, "{error}");
+    assert_eq!(tape.recorded_ops(), 0);
+    let y = TapeSquare::call(&x).run().unwrap();
+    assert_eq!(tape.recorded_ops(), 1);
+    assert_eq!(values(&tape.gradient(&y, &[&x]).unwrap()[0]), [6.0, 8.0]);
+}
+
+#[test]
+fn ops_a_kernel_runs_itself_are_recorded_apart_from_its_own_run() {
+    let mut x = vector(&[3.0, -2.0]);
+    let tape = GradientTape::persistent();
+    tape.watch(&mut x);
+    // The inner `TapeMul` begins and ends inside `TapeSquareByMul`'s run.
+    let y = TapeSquareByMul::call(&x).run().unwrap();
+    let z = TapeMul::call(&y, &x).run().unwrap();
+    assert_eq!(tape.recorded_ops(), 3);
+    assert_eq!(values(&tape.gradient(&y, &[&x]).unwrap()[0]), [6.0, -4.0]);
+    // z = x³: 3x², through y's own gradient only (the inner product's
+    // output is not y: the tape gave y a buffer of its own or saw it fresh).
+    assert_eq!(values(&tape.gradient(&z, &[&x]).unwrap()[0]), [27.0, 12.0]);
 }
 
 #[test]

@@ -466,6 +466,15 @@ fn check_lifecycle<T: Element>(dims: &[usize], values: Vec<T>) -> Result<(), Tes
         }
         prop_assert_eq!(clone.dims(), dims);
 
+        // A copy in a buffer of its own (a tape's way to tell values
+        // apart), small ones included: equal, with an address of its own
+        // that its clones share.
+        let own = t.copy_to_own_buffer().unwrap();
+        prop_assert_eq!(&own, &t);
+        prop_assert!(own.buffer_address().is_some());
+        prop_assert_ne!(own.buffer_address(), t.buffer_address());
+        prop_assert_eq!(own.clone().buffer_address(), own.buffer_address());
+
         // Reshapes share the buffer and keep the values.
         let flat = t.reshape([n]).unwrap();
         prop_assert_eq!(flat.as_slice::<T>().unwrap(), &values[..]);

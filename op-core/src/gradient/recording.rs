@@ -2,8 +2,8 @@
 //! thread: every [`PreparedOp`](crate::PreparedOp) run (a typed wrapper's
 //! `.run()`, an [`OpCall`](crate::OpCall) by name, a prepared op run
 //! directly) asks the recorders pushed on the running thread whether they
-//! watch one of the inputs, and if so hands them the op, its inputs and its
-//! outputs once the kernel has run.
+//! watch one of the inputs (handing them the op and its inputs), and if so
+//! hands them the outputs once the kernel has run.
 //!
 //! With no recorder on the thread, a run pays for one thread-local read
 //! ([`is_active`]); that is the whole cost of gradients to code that does
@@ -15,28 +15,36 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use op_spec::OpDef;
+use smallvec::SmallVec;
 
 use crate::op_instance::OpInstance;
 use crate::tensor::Tensor;
 
 /// Something that records ops run on its thread: a gradient tape.
+///
+/// A run is seen in two steps: [`begin`](Self::begin) before the kernel
+/// runs, then [`end`](Self::end) after it, for each recorder whose `begin`
+/// accepted the run (newest recorder first both times). A kernel may run
+/// ops itself; their runs begin and end between the two steps of its own.
 pub trait Recorder {
-    /// Whether the op about to run on `inputs` is to be recorded: whether
-    /// one of them is watched (recording nothing else keeps unrelated work
-    /// cheap, as candle's `BackpropOp` does).
-    fn watches_any(&self, inputs: &[Tensor]) -> bool;
+    /// Before node `node` (of op `op`) runs on `inputs`: whether this run
+    /// is to be recorded (whether an input is watched: recording nothing
+    /// else keeps unrelated work cheap, as candle's `BackpropOp` does).
+    ///
+    /// A recorder that accepts keeps what it needs of the inputs now: the
+    /// kernel may move the buffer of an input that nobody else holds into
+    /// an output.
+    fn begin(&self, op: &Arc<OpDef>, node: &Arc<OpInstance>, inputs: &[Tensor]) -> bool;
 
-    /// Records a run of node `node` (of op `op`) on `inputs` that produced
-    /// `outputs` (every slot `Some`). A recorder may replace an output with
-    /// an equal tensor of its own (a copy, to tell two values apart that
-    /// share a buffer).
-    fn record(
-        &self,
-        op: &Arc<OpDef>,
-        node: &Arc<OpInstance>,
-        inputs: &[Tensor],
-        outputs: &mut [Option<Tensor>],
-    );
+    /// After a run that [`begin`](Self::begin) accepted: its `outputs`
+    /// (every slot `Some`), or `None` when the kernel failed. Returns
+    /// whether the recorder kept the outputs.
+    ///
+    /// The `first` recorder to keep them (the newest that accepted the run,
+    /// unless it kept nothing) may replace an output with an equal tensor
+    /// of its own (a copy, to tell two values apart that share a buffer);
+    /// the recorders after it see that tensor.
+    fn end(&self, outputs: Option<&mut [Option<Tensor>]>, first: bool) -> bool;
 }
 
 thread_local! {
@@ -86,14 +94,19 @@ impl Drop for RecorderGuard {
     }
 }
 
-/// The recorders on this thread that watch one of `inputs`, newest first
-/// (empty when none: no allocation).
-pub(crate) fn watchers(inputs: &[Tensor]) -> Vec<Rc<dyn Recorder>> {
+/// The recorders recording a run: in place for the usual one or two (a
+/// tape, a tape nested in it), so that recording allocates nothing here.
+pub(crate) type Recording = SmallVec<[Rc<dyn Recorder>; 2]>;
+
+/// Asks the recorders on this thread, newest first, to
+/// [`begin`](Recorder::begin) a run of `node` on `inputs`; returns those
+/// that accepted (empty when none).
+pub(crate) fn begin(op: &Arc<OpDef>, node: &Arc<OpInstance>, inputs: &[Tensor]) -> Recording {
     RECORDERS.with(|r| {
         r.borrow()
             .iter()
             .rev()
-            .filter(|recorder| recorder.watches_any(inputs))
+            .filter(|recorder| recorder.begin(op, node, inputs))
             .cloned()
             .collect()
     })

@@ -127,20 +127,22 @@ impl PreparedOp {
     }
 
     /// [`run_into`](Self::run_into) while a gradient tape is active on
-    /// this thread: the tapes that watch an input see the run. The inputs
-    /// are kept (shared, so no kernel reuses their buffers) for them.
+    /// this thread: the tapes that watch an input see the run (they keep
+    /// the inputs they need before the kernel runs, so no kernel reuses
+    /// those buffers).
     #[cold]
     fn run_recorded(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
-        let watchers = recording::watchers(inputs);
-        if watchers.is_empty() {
+        let recording = recording::begin(&self.op, &self.node, inputs);
+        if recording.is_empty() {
             return self.run_kernel(inputs, outputs);
         }
-        let kept = inputs.to_vec();
-        self.run_kernel(inputs, outputs)?;
-        for recorder in &watchers {
-            recorder.record(&self.op, &self.node, &kept, outputs);
+        let result = self.run_kernel(inputs, outputs);
+        let mut first = true;
+        for recorder in &recording {
+            let outputs = result.is_ok().then_some(&mut *outputs);
+            first &= !recorder.end(outputs, first);
         }
-        Ok(())
+        result
     }
 
     fn run_kernel(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {

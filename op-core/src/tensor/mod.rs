@@ -14,7 +14,7 @@ use crate::element::Element;
 use crate::element::private::{ElementVisitor, visit};
 use crate::error::{Code, Error, Result};
 use crate::shape::TensorShape;
-use storage::{HostData, Storage, small_bytes, small_bytes_mut};
+use storage::{HostData, Inline, Storage, small_bytes, small_bytes_mut};
 
 /// A dynamically typed tensor of any rank: the values that ops consume and
 /// produce.
@@ -402,12 +402,20 @@ impl Tensor {
                 }
             }
         }
-        if let Storage::Device(buffer) = &self.storage {
-            return Err(not_on_host(buffer.device()));
-        }
-        let storage = visit(self.dtype, Copy(self))
-            .ok_or_else(|| Error::internal("a variant tensor exists"))?
-            .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
+        let storage = match &self.storage {
+            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+            // The usual case on a tape (a scalar result): the bytes as they
+            // are (always plain elements, and always fit), no dispatch on
+            // the element type.
+            Storage::Small { len, bits } => {
+                let inline = Inline::copy_of(small_bytes(*len, bits))
+                    .ok_or_else(|| Error::internal("a small tensor does not fit inline"))?;
+                Storage::Host(Arc::new(HostData::Inline(inline)))
+            }
+            Storage::Host(_) => visit(self.dtype, Copy(self))
+                .ok_or_else(|| Error::internal("a variant tensor exists"))?
+                .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?,
+        };
         Ok(Tensor {
             dtype: self.dtype,
             shape: self.shape.clone(),
