@@ -73,6 +73,9 @@ unary_ops! {
     TapeWrongCount;
     /// `y = x`, whose gradient function returns a gradient of another shape.
     TapeWrongShape;
+    /// `y = x * x`, computed by running `TapeMul` from inside the kernel: a
+    /// run that begins and ends within another's.
+    TapeSquareByMul;
 }
 
 identity_kernels! {
@@ -224,16 +227,6 @@ fn tape_forward<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
 fn tape_forward_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 1]> {
     Ok([Some(g.grad(0)?)])
 }
-
-/// `y = x * x`, computed by running `TapeMul` from inside the kernel: a
-/// run that begins and ends within another's.
-#[register_op(
-    attrs("T: {float, double}"),
-    inputs("x: T"),
-    outputs("y: T"),
-    shape = "unchanged"
-)]
-struct TapeSquareByMul;
 
 #[kernel(op = TapeSquareByMul, types(f32, f64))]
 fn tape_square_by_mul<T: Real>(ctx: &mut KernelContext<'_>) -> Result<()> {
@@ -554,9 +547,7 @@ fn a_watched_scalar_gets_a_buffer_of_its_own() {
 
 #[test]
 fn a_run_that_fails_leaves_the_tape_as_it_was() {
-    let mut x = vector(&[3.0, 4.0]);
-    let tape = GradientTape::new();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::new(), &[3.0, 4.0]);
     let error = TapeMul::call(&x, vector(&[1.0, 2.0, 3.0]))
         .run()
         .unwrap_err();
@@ -569,9 +560,7 @@ fn a_run_that_fails_leaves_the_tape_as_it_was() {
 
 #[test]
 fn ops_a_kernel_runs_itself_are_recorded_apart_from_its_own_run() {
-    let mut x = vector(&[3.0, -2.0]);
-    let tape = GradientTape::persistent();
-    tape.watch(&mut x);
+    let (tape, x) = watching(GradientTape::persistent(), &[3.0, -2.0]);
     // The inner `TapeMul` begins and ends inside `TapeSquareByMul`'s run.
     let y = TapeSquareByMul::call(&x).run().unwrap();
     let z = TapeMul::call(&y, &x).run().unwrap();
