@@ -1,10 +1,6 @@
 //! The declarations of the training ops (TensorFlow's `training_ops.cc`
 //! signatures) and their shape functions.
 
-// The typed wrapper `#[register_op]` generates takes an op's inputs as
-// arguments: `ResourceApplyAdam::call` has TensorFlow's ten.
-#![allow(clippy::too_many_arguments)]
-
 use op_core::shape_inference::{InferenceContext, ShapeHandle};
 use op_core::{Result, register_op};
 

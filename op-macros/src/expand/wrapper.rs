@@ -274,6 +274,7 @@ pub fn wrapper(op: &CheckedOp) -> TokenStream {
     let snake = op.wrapper.as_ref().map(|w| {
         quote! {
             #[doc = #doc]
+            #[allow(clippy::too_many_arguments)]
             #vis fn #w(#(#params),*) -> #call_ty {
                 #ty::call(#(#args),*)
             }
@@ -286,6 +287,10 @@ pub fn wrapper(op: &CheckedOp) -> TokenStream {
             call: #rt::OpCall<'static, V>,
         }
 
+        // One argument per input of the op: as many as its OpDef has
+        // (TensorFlow's ResourceApplyAdam has ten), which the author does
+        // not choose.
+        #[allow(clippy::too_many_arguments)]
         impl #ty {
             #[doc = #doc]
             #vis fn call(#(#params),*) -> #call_ty {
