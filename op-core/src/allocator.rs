@@ -18,6 +18,16 @@
 //!   allocation trims and tries once more before it is an error.
 //! - **Threads:** each size class has its own lock-free queue, so the fast
 //!   path takes no lock; the counters are relaxed atomics.
+//! - **Small buffers** (below `min_cached_bytes`: a scalar's gradient, a
+//!   short vector) fault in no pages, but the system allocator is slow to
+//!   align them to [`ALIGNMENT`] (glibc's `posix_memalign` takes neither
+//!   its thread cache nor its fast bins). So each thread keeps the small
+//!   buffers it frees in free lists of its own, up to
+//!   [`AllocatorConfig::thread_cache_bytes`], for its next request of
+//!   their size class: no lock, no atomic operation, no system call. The
+//!   lists serve one allocator at a time (the one whose buffer the thread
+//!   freed first while they were empty), and go back to the system when
+//!   the thread ends or calls [`HostAllocator::trim`].
 //! - **Safety of reuse:** a buffer is reused only after the last tensor using
 //!   it is gone (the tensor's reference count owns it). Memory is never
 //!   handed out uninitialized: a fresh buffer is zeroed by the system, and a
@@ -50,10 +60,11 @@
 //! [`allocate_for_overwrite`]: HostAllocator::allocate_for_overwrite
 
 use std::alloc::Layout;
+use std::cell::RefCell;
 use std::fmt;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
 use crossbeam_queue::ArrayQueue;
 
@@ -69,6 +80,11 @@ const CLASSES_PER_DOUBLING: usize = 4;
 /// Free buffers one size class holds at most (beyond the byte bound).
 const FREE_PER_CLASS: usize = 64;
 
+/// Free buffers one size class of a thread's cache holds at most (beyond
+/// [`AllocatorConfig::thread_cache_bytes`]): enough for the outputs a
+/// gradient tape keeps over a step of small ops.
+const THREAD_FREE_PER_CLASS: usize = 256;
+
 /// The settings of a [`HostAllocator`].
 ///
 /// ```
@@ -83,9 +99,14 @@ const FREE_PER_CLASS: usize = 64;
 pub struct AllocatorConfig {
     /// Bytes of freed buffers kept for reuse, at most (default 1 GiB).
     pub max_cached_bytes: usize,
-    /// Buffers smaller than this are not cached: the system allocator is
-    /// fast for them, and they fault in no pages (default 64 KiB).
+    /// Buffers smaller than this are not kept in the shared cache: they
+    /// fault in no pages (default 64 KiB). Their threads keep them instead
+    /// (see [`thread_cache_bytes`](Self::thread_cache_bytes)).
     pub min_cached_bytes: usize,
+    /// Bytes of freed small buffers (below
+    /// [`min_cached_bytes`](Self::min_cached_bytes)) each thread keeps for
+    /// its next requests, at most (default 256 KiB; 0 keeps none).
+    pub thread_cache_bytes: usize,
     /// The largest buffer handed out (default: the machine's physical
     /// memory where it is known, else `isize::MAX`).
     pub max_tensor_bytes: usize,
@@ -96,6 +117,7 @@ impl Default for AllocatorConfig {
         AllocatorConfig {
             max_cached_bytes: 1 << 30,
             min_cached_bytes: 64 << 10,
+            thread_cache_bytes: 256 << 10,
             max_tensor_bytes: physical_memory().unwrap_or(isize::MAX as usize),
         }
     }
@@ -111,6 +133,12 @@ impl AllocatorConfig {
     /// Sets [`min_cached_bytes`](Self::min_cached_bytes) (at least 1).
     pub fn min_cached_bytes(mut self, bytes: usize) -> Self {
         self.min_cached_bytes = bytes.max(1);
+        self
+    }
+
+    /// Sets [`thread_cache_bytes`](Self::thread_cache_bytes).
+    pub fn thread_cache_bytes(mut self, bytes: usize) -> Self {
+        self.thread_cache_bytes = bytes;
         self
     }
 
@@ -146,11 +174,12 @@ pub struct AllocatorStats {
     /// The most `bytes_in_use` has been since the allocator was made or
     /// [`reset_peak`](HostAllocator::reset_peak) was called.
     pub peak_bytes_in_use: usize,
-    /// Bytes of freed buffers kept for reuse.
+    /// Bytes of freed buffers kept for reuse in the shared cache (not the
+    /// small buffers threads keep).
     pub bytes_cached: usize,
-    /// Requests of a cached size served from the cache.
+    /// Requests of a size the shared cache keeps served from it.
     pub hits: u64,
-    /// Requests of a cached size that went to the system.
+    /// Requests of a size the shared cache keeps that went to the system.
     pub misses: u64,
     /// Freed buffers given back to the system because the cache was full.
     pub returned: u64,
@@ -245,9 +274,17 @@ impl HostAllocator {
         Arc::ptr_eq(&self.shared, &other.shared)
     }
 
-    /// Gives every cached buffer back to the system.
+    /// Gives every buffer in the shared cache back to the system, and
+    /// those this thread keeps for this allocator.
     pub fn trim(&self) {
         self.shared.trim();
+        let _ = THREAD_CACHE.try_with(|cache| {
+            if let Ok(mut cache) = cache.try_borrow_mut()
+                && cache.is_for(&self.shared)
+            {
+                cache.clear();
+            }
+        });
     }
 
     /// A buffer of `size` bytes, all zero.
@@ -288,13 +325,8 @@ impl HostAllocator {
     fn allocate(&self, size: usize) -> Result<(Block, bool)> {
         self.check_size(size)?;
         let shared = &self.shared;
-        let cached = size >= shared.config.min_cached_bytes;
-        let (class, capacity) = if cached {
-            class_of(size)
-        } else {
-            (usize::MAX, size.max(1))
-        };
-        if cached {
+        let (class, capacity) = class_of(size);
+        if capacity >= shared.config.min_cached_bytes {
             let queue = shared.free[class].get();
             if let Some(FreeBuffer(ptr)) = queue.and_then(ArrayQueue::pop) {
                 shared.cached.fetch_sub(capacity, Ordering::Relaxed);
@@ -302,6 +334,13 @@ impl HostAllocator {
                 return Ok((self.block(ptr, size, class, capacity), true));
             }
             shared.misses.fetch_add(1, Ordering::Relaxed);
+        } else if shared.config.thread_cache_bytes > 0
+            && let Some(ptr) = THREAD_CACHE
+                .try_with(|cache| cache.try_borrow_mut().ok()?.take(shared, class))
+                .ok()
+                .flatten()
+        {
+            return Ok((self.block(ptr, size, class, capacity), true));
         }
         let layout = Layout::from_size_align(capacity, ALIGNMENT)
             .map_err(|_| Error::resource_exhausted(format!("{size} bytes cannot be allocated")))?;
@@ -344,6 +383,28 @@ impl fmt::Debug for HostAllocator {
     }
 }
 
+impl HostAllocator {
+    /// Takes a block's memory back: into this thread's cache if small and
+    /// there is room, else see [`Shared::release`].
+    fn release(&self, ptr: NonNull<u8>, class: usize, capacity: usize) {
+        let shared = &self.shared;
+        if capacity < shared.config.min_cached_bytes
+            && shared.config.thread_cache_bytes > 0
+            && THREAD_CACHE
+                .try_with(|cache| {
+                    cache
+                        .try_borrow_mut()
+                        .is_ok_and(|mut cache| cache.keep(shared, ptr, class, capacity))
+                })
+                .unwrap_or(false)
+        {
+            shared.in_use.fetch_sub(capacity, Ordering::Relaxed);
+            return;
+        }
+        shared.release(ptr, class, capacity);
+    }
+}
+
 impl Shared {
     fn trim(&self) {
         for (class, queue) in self.free.iter().enumerate() {
@@ -358,11 +419,12 @@ impl Shared {
         }
     }
 
-    /// Takes a block's memory back: into its class's queue if the cache has
-    /// room, else to the system.
+    /// Takes a block's memory back: into its class's queue if it is of a
+    /// size the shared cache keeps and the cache has room, else to the
+    /// system.
     fn release(&self, ptr: NonNull<u8>, class: usize, capacity: usize) {
         self.in_use.fetch_sub(capacity, Ordering::Relaxed);
-        if class != usize::MAX {
+        if capacity >= self.config.min_cached_bytes {
             let room = self.cached.fetch_add(capacity, Ordering::Relaxed) + capacity
                 <= self.config.max_cached_bytes;
             if room {
@@ -383,6 +445,100 @@ impl Shared {
 impl Drop for Shared {
     fn drop(&mut self) {
         self.trim();
+    }
+}
+
+/// A thread's own free lists of small buffers (see the [module
+/// docs](self)), for one allocator at a time.
+struct ThreadCache {
+    /// The allocator whose buffers the lists hold. Weak, so that a dropped
+    /// allocator's shared cache goes at once; its `Shared` stays allocated
+    /// while this points at it, so no other allocator takes its address.
+    owner: Weak<Shared>,
+    /// The bytes in the lists.
+    bytes: usize,
+    /// Free buffers by size class.
+    free: Vec<Vec<NonNull<u8>>>,
+}
+
+thread_local! {
+    static THREAD_CACHE: RefCell<ThreadCache> = const {
+        RefCell::new(ThreadCache {
+            owner: Weak::new(),
+            bytes: 0,
+            free: Vec::new(),
+        })
+    };
+}
+
+impl ThreadCache {
+    /// Whether the lists hold `shared`'s buffers.
+    fn is_for(&self, shared: &Arc<Shared>) -> bool {
+        std::ptr::eq(self.owner.as_ptr(), Arc::as_ptr(shared))
+    }
+
+    /// A free buffer of `class` from `shared`, if the lists have one.
+    #[inline]
+    fn take(&mut self, shared: &Arc<Shared>, class: usize) -> Option<NonNull<u8>> {
+        if !self.is_for(shared) {
+            return None;
+        }
+        let ptr = self.free.get_mut(class)?.pop()?;
+        self.bytes -= class_size(class);
+        Some(ptr)
+    }
+
+    /// Keeps `ptr` (a buffer of `class`, whose size is `capacity`, from
+    /// `shared`) if there is room for it; returns whether it did.
+    #[inline]
+    fn keep(
+        &mut self,
+        shared: &Arc<Shared>,
+        ptr: NonNull<u8>,
+        class: usize,
+        capacity: usize,
+    ) -> bool {
+        if self.bytes + capacity > shared.config.thread_cache_bytes {
+            return false;
+        }
+        if !self.is_for(shared) {
+            if self.owner.strong_count() > 0 && self.bytes > 0 {
+                return false;
+            }
+            // Lists that are empty, or whose allocator is gone, serve the
+            // allocator that frees here next.
+            self.clear();
+            self.owner = Arc::downgrade(shared);
+        }
+        if self.free.len() <= class {
+            self.free.resize_with(class + 1, Vec::new);
+        }
+        let list = &mut self.free[class];
+        if list.len() >= THREAD_FREE_PER_CLASS {
+            return false;
+        }
+        list.push(ptr);
+        self.bytes += capacity;
+        true
+    }
+
+    /// Gives every buffer in the lists back to the system.
+    fn clear(&mut self) {
+        for (class, list) in self.free.iter_mut().enumerate() {
+            for ptr in list.drain(..) {
+                // SAFETY: `ptr` came from `system_alloc_zeroed` with this
+                // class's size and ALIGNMENT (`keep` takes only such
+                // buffers), and the list owned it.
+                unsafe { system_dealloc(ptr, class_size(class)) };
+            }
+        }
+        self.bytes = 0;
+    }
+}
+
+impl Drop for ThreadCache {
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 
@@ -447,7 +603,7 @@ pub struct Block {
     ptr: NonNull<u8>,
     /// The bytes asked for.
     size: usize,
-    /// The size class, or `usize::MAX` for an uncached buffer.
+    /// The size class.
     class: usize,
     /// The bytes allocated (the class's size).
     capacity: usize,
@@ -499,9 +655,7 @@ impl Block {
 
 impl Drop for Block {
     fn drop(&mut self) {
-        self.owner
-            .shared
-            .release(self.ptr, self.class, self.capacity);
+        self.owner.release(self.ptr, self.class, self.capacity);
     }
 }
 
@@ -564,14 +718,95 @@ mod tests {
         assert_eq!(stats.bytes_cached, 0);
     }
 
+    /// An allocator that keeps buffers from 1 KiB in its shared cache,
+    /// and `thread_cache_bytes` of smaller ones per thread.
+    fn small_buffer_allocator(thread_cache_bytes: usize) -> HostAllocator {
+        HostAllocator::new(
+            AllocatorConfig::default()
+                .min_cached_bytes(1024)
+                .thread_cache_bytes(thread_cache_bytes),
+        )
+    }
+
+    /// `count` blocks of `size` bytes from `alloc`, each filled with 7s.
+    fn filled(alloc: &HostAllocator, size: usize, count: usize) -> Vec<Block> {
+        (0..count)
+            .map(|_| {
+                let mut block = alloc.allocate_for_overwrite(size).unwrap();
+                block.bytes_mut().fill(7);
+                block
+            })
+            .collect()
+    }
+
+    /// How many of `count` new blocks of `size` bytes are reused ones
+    /// (filled by [`filled`]: fresh memory is zeroed), dropped after.
+    fn reused(alloc: &HostAllocator, size: usize, count: usize) -> usize {
+        let blocks: Vec<Block> = (0..count)
+            .map(|_| alloc.allocate_for_overwrite(size).unwrap())
+            .collect();
+        blocks
+            .iter()
+            .filter(|b| b.bytes().iter().all(|&x| x == 7))
+            .count()
+    }
+
     #[test]
-    fn small_buffers_are_not_cached() {
-        let alloc = HostAllocator::new(AllocatorConfig::default().min_cached_bytes(1024));
-        drop(alloc.allocate_zeroed(100).unwrap());
+    fn small_buffers_are_kept_by_their_thread_not_the_shared_cache() {
+        let alloc = small_buffer_allocator(1 << 10);
+        drop(filled(&alloc, 100, 1));
         let stats = alloc.stats();
         assert_eq!((stats.hits, stats.misses, stats.bytes_cached), (0, 0, 0));
-        assert_eq!(stats.peak_bytes_in_use, 100);
+        assert_eq!(stats.peak_bytes_in_use, 112, "the class of 100 bytes");
         assert_eq!(stats.bytes_in_use, 0);
+        // The next request of its class takes it back, as it was (zeroed
+        // on request).
+        let again = alloc.allocate_for_overwrite(100).unwrap();
+        assert!(again.bytes().iter().all(|&b| b == 7));
+        assert_eq!(alloc.stats().bytes_in_use, 112);
+        let ptr = again.bytes().as_ptr();
+        drop(again);
+        let zeroed = alloc.allocate_zeroed(100).unwrap();
+        assert_eq!(zeroed.bytes().as_ptr(), ptr);
+        assert!(zeroed.bytes().iter().all(|&b| b == 0));
+        // Another thread has lists of its own.
+        drop(zeroed);
+        drop(filled(&alloc, 100, 1));
+        let elsewhere = std::thread::scope(|s| s.spawn(|| reused(&alloc, 100, 1)).join());
+        assert_eq!(elsewhere.unwrap(), 0);
+        assert_eq!(reused(&alloc, 100, 1), 1);
+    }
+
+    #[test]
+    fn a_threads_lists_are_bounded_and_trim_empties_them() {
+        // Room for two buffers of 112 bytes.
+        let alloc = small_buffer_allocator(300);
+        drop(filled(&alloc, 100, 4));
+        assert_eq!(reused(&alloc, 100, 4), 2);
+        alloc.trim();
+        assert_eq!(reused(&alloc, 100, 2), 0);
+        // None kept at all.
+        let none = small_buffer_allocator(0);
+        drop(filled(&none, 100, 2));
+        assert_eq!(reused(&none, 100, 2), 0);
+    }
+
+    #[test]
+    fn a_threads_lists_serve_one_allocator_at_a_time() {
+        let a = small_buffer_allocator(1 << 10);
+        let b = small_buffer_allocator(1 << 10);
+        a.trim();
+        drop(filled(&a, 100, 1));
+        // b's buffer goes back to the system: the lists hold a's.
+        drop(filled(&b, 100, 1));
+        assert_eq!(reused(&b, 100, 1), 0);
+        assert_eq!(reused(&a, 100, 1), 1);
+        // Once a is gone, its buffers go and the lists serve b.
+        drop(filled(&a, 100, 1));
+        drop(a);
+        drop(filled(&b, 100, 1));
+        assert_eq!(reused(&b, 100, 1), 1);
+        assert_eq!(b.stats().bytes_in_use, 0);
     }
 
     #[test]
