@@ -50,17 +50,18 @@
 //! A tensor has no identity of its own: clones share a buffer, and some
 //! ops return their input's buffer (`Identity`, `Reshape`), or another
 //! tensor's (`ReadVariableOp`: every read of a variable shares its value).
-//! The tape knows a value by its buffer's address, dtype and dims
-//! ([`Tensor::buffer_address`]), and keeps every tensor it knows alive, so
-//! no address it knows is reused while it lives. To make that identity
-//! sound, a recorded op's output that shares its buffer with any other
-//! tensor is replaced by a copy in a buffer of its own
-//! ([`Tensor::copy_to_own_buffer`]): `y = Identity(x)` is then a value
-//! apart from `x`, and two reads of a variable are two values. A scalar
-//! held inside its tensor has no buffer at all; an output gets one the
-//! same way, and [`watch`](GradientTape::watch) gives one to the tensor it
-//! watches (which is why it takes `&mut Tensor`). Clones of a known tensor
-//! are that value.
+//! The tape knows a value by its [`Tensor::identity`] (its buffer's
+//! address, or the tag of a scalar held inside its tensor), dtype and
+//! dims, and keeps every tensor it knows alive, so no address it knows is
+//! reused while it lives. To make that identity sound, every recorded
+//! op's output is given one no other tensor has
+//! ([`Tensor::make_distinct`]): an output alone in its buffer has it
+//! already, a small one gets a fresh tag (no allocation), and one that
+//! shares its buffer with another tensor is moved to a copy: `y =
+//! Identity(x)` is then a value apart from `x`, and two reads of a
+//! variable are two values. [`watch`](GradientTape::watch) does the same
+//! to a small tensor (which is why it takes `&mut Tensor`). Clones of a
+//! known tensor are that value.
 //!
 //! # Cost
 //!
@@ -72,8 +73,8 @@
 //! are kept once per tape (`Arc`s), nothing is formatted, and a freed
 //! tape's arrays serve the next tape on the thread, so a training loop's
 //! tape per step allocates nothing for its record once warm. The one
-//! allocation left is the copy of an output that shares its buffer or
-//! holds its elements inside itself (8 bytes or less). The benchmark
+//! allocation left is the copy of an output that shares its buffer with
+//! another tensor (`Identity`, `Reshape`, a variable's read). The benchmark
 //! `cargo bench -p op-autodiff --bench tape` measures each case.
 
 use std::borrow::Borrow;
@@ -88,11 +89,10 @@ use op_core::gradient::{Gradient, GradientBuilder, is_trainable};
 use op_core::shape_inference::PartialShape;
 use op_core::{
     DType, Error, Executor, OpCall, OpDef, OpInstance, Registry, ResourceHandle, Result, Runtime,
-    Tensor,
+    Tensor, TensorIdentity,
 };
 use op_kernels::variable::Var;
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 
 use crate::symbolic::Unconnected;
 
@@ -325,21 +325,18 @@ impl<E: Executor<Value = Tensor>> GradientTape<E> {
     /// [`gradient`](Self::gradient). Watching a tensor the tape already
     /// knows changes nothing.
     ///
-    /// A scalar (at most 8 bytes) held inside its tensor has no buffer to
-    /// be known by: it is moved into one of its own first (same value),
-    /// hence `&mut`. Tensors of dtypes that carry no gradient (integers,
-    /// booleans, strings) are not watched, as in TensorFlow.
+    /// A scalar (at most 8 bytes) held inside its tensor has no identity
+    /// to be known by until it is given one ([`Tensor::make_distinct`]: a
+    /// tag, no allocation), hence `&mut`; so do its clones made after.
+    /// Tensors of dtypes that carry no gradient (integers, booleans,
+    /// strings) are not watched, as in TensorFlow.
     pub fn watch(&self, tensor: &mut Tensor) {
         if !is_trainable(tensor.dtype()) {
             return;
         }
-        if tensor.buffer_address().is_none() {
-            // Only device memory cannot be copied, and a tensor there has
-            // no address to watch either.
-            match tensor.copy_to_own_buffer() {
-                Ok(copy) => *tensor = copy,
-                Err(_) => return,
-            }
+        // Only device memory can have none, and cannot be watched yet.
+        if tensor.identity().is_none() && tensor.make_distinct().is_err() {
+            return;
         }
         if let Ok(mut tape) = self.core.tape.try_borrow_mut() {
             tape.watch(tensor);
@@ -518,8 +515,8 @@ struct Pending {
     inputs: std::ops::Range<usize>,
 }
 
-/// Where a value's tensor is kept, and the next value under the same
-/// buffer address (one that differs in dtype or shape: a reshape shares its
+/// Where a value's tensor is kept, and the next value with the same
+/// identity (one that differs in dtype or shape: a reshape shares its
 /// input's buffer), or `NONE`.
 #[derive(Clone, Copy)]
 struct ValueInfo {
@@ -540,8 +537,8 @@ thread_local! {
 /// What a tape recorded.
 #[derive(Default)]
 struct Tape {
-    /// The first value under each buffer address.
-    known: FxHashMap<usize, usize>,
+    /// The first value under each identity.
+    known: FxHashMap<TensorIdentity, usize>,
     /// The values it knows, by id.
     values: Vec<ValueInfo>,
     /// The tensors it keeps: every recorded op's inputs and outputs, one
@@ -610,10 +607,10 @@ impl Tape {
     /// The id of the value `tensor` is, or `NONE`.
     #[inline]
     fn lookup(&self, tensor: &Tensor) -> usize {
-        let Some(address) = tensor.buffer_address() else {
+        let Some(identity) = tensor.identity() else {
             return NONE;
         };
-        let mut value = self.known.get(&address).copied().unwrap_or(NONE);
+        let mut value = self.known.get(&identity).copied().unwrap_or(NONE);
         while value != NONE {
             let info = self.values[value];
             if let Some(known) = &self.tensors[info.slot]
@@ -627,12 +624,12 @@ impl Tape {
         NONE
     }
 
-    /// Keeps `tensor` (which has buffer address `address` and is not known
-    /// yet) as a new value; returns its id.
-    fn push_value(&mut self, tensor: &Tensor, address: usize) -> usize {
+    /// Keeps `tensor` (which has identity `identity` and is not known yet)
+    /// as a new value; returns its id.
+    fn push_value(&mut self, tensor: &Tensor, identity: TensorIdentity) -> usize {
         let value = self.values.len();
         let slot = self.tensors.len();
-        let next = match self.known.entry(address) {
+        let next = match self.known.entry(identity) {
             std::collections::hash_map::Entry::Occupied(mut first) => {
                 std::mem::replace(first.get_mut(), value)
             }
@@ -647,14 +644,14 @@ impl Tape {
         value
     }
 
-    /// Watches `tensor` (which has a buffer address) unless known.
+    /// Watches `tensor` (which has an identity) unless known.
     fn watch(&mut self, tensor: &Tensor) -> usize {
         let known = self.lookup(tensor);
         if known != NONE {
             return known;
         }
-        match tensor.buffer_address() {
-            Some(address) => self.push_value(tensor, address),
+        match tensor.identity() {
+            Some(identity) => self.push_value(tensor, identity),
             None => NONE,
         }
     }
@@ -682,16 +679,23 @@ impl Tape {
         {
             self.watch(handle);
         }
-        let ids: SmallVec<[usize; 4]> = inputs.iter().map(|input| self.lookup(input)).collect();
-        if ids.iter().all(|&id| id == NONE) {
-            return false;
-        }
-        let start = self.tensors.len();
-        for (input, id) in inputs.iter().zip(ids) {
-            // A known input's tensor is kept where its value is.
-            self.tensors.push((id == NONE).then(|| input.clone()));
+        let start = self.ids.len();
+        for input in inputs {
+            let id = self.lookup(input);
             self.ids.push(id);
         }
+        let ids = &self.ids[start..];
+        if ids.iter().all(|&id| id == NONE) {
+            self.ids.truncate(start);
+            return false;
+        }
+        // A known input's tensor is kept where its value is.
+        self.tensors.extend(
+            inputs
+                .iter()
+                .zip(ids)
+                .map(|(input, &id)| (id == NONE).then(|| input.clone())),
+        );
         let node = match self.node_index.entry(Arc::as_ptr(node) as usize) {
             std::collections::hash_map::Entry::Occupied(index) => *index.get(),
             std::collections::hash_map::Entry::Vacant(index) => {
@@ -708,7 +712,7 @@ impl Tape {
 
     /// Ends recording the innermost run begun (see [`Recorder::end`]):
     /// keeps its outputs, the first tape to keep them (`owns`) giving them
-    /// buffers of their own. Returns whether it kept them (not for a
+    /// identities of their own. Returns whether it kept them (not for a
     /// failed run, whose kept inputs then stay unused).
     fn end(&mut self, outputs: Option<&mut [Option<Tensor>]>, owns: bool) -> bool {
         let (Some(pending), Some(outputs)) = (self.pending.pop(), outputs) else {
@@ -723,23 +727,15 @@ impl Tape {
                 continue;
             };
             if is_trainable(self.nodes[pending.node].1.output_types()[k]) {
-                // A buffer nothing else holds is no value any tape knows
-                // (tapes keep theirs alive); the first tape makes sure of
-                // that. Only when it could not (a failed copy) may the
+                // An identity no other tensor has is no value any tape
+                // knows (tapes keep theirs alive); the first tape makes sure
+                // of that. Only when it could not (a failed copy) may the
                 // output be a known value, which then carries no gradient.
-                let mut fresh = false;
-                if owns {
-                    if output.buffer_address().is_some() && output.is_unique() {
-                        fresh = true;
-                    } else if let Ok(copy) = output.copy_to_own_buffer() {
-                        *output = copy;
-                        fresh = true;
-                    }
-                }
-                if let Some(address) = output.buffer_address()
+                let fresh = owns && output.make_distinct().is_ok();
+                if let Some(identity) = output.identity()
                     && (fresh || self.lookup(output) == NONE)
                 {
-                    self.push_value(output, address);
+                    self.push_value(output, identity);
                     continue;
                 }
             }

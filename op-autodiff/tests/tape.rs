@@ -504,7 +504,7 @@ fn a_tensor_sharing_a_variables_buffer_is_not_taken_for_a_read_of_it() {
 fn an_output_in_its_inputs_buffer_is_a_value_of_its_own() {
     let (tape, x) = watching(GradientTape::new(), &[5.0]);
     let y = TapeForward::call(&x).run().unwrap();
-    assert_ne!(y.buffer_address(), x.buffer_address());
+    assert_ne!(y.identity(), x.identity());
     let z = TapeMul::call(&y, &x).run().unwrap();
     let grads = tape.gradient(&z, &[&x, &y]).unwrap();
     // dz/dx = y + x (through y); ∂z/∂y = x.
@@ -526,12 +526,13 @@ fn an_output_in_an_unknown_tensors_buffer_is_a_value_of_its_own() {
 }
 
 #[test]
-fn a_watched_scalar_gets_a_buffer_of_its_own() {
+fn a_watched_scalar_gets_an_identity_of_its_own_and_stays_in_its_tensor() {
     let mut x = Tensor::scalar(3.0f64);
-    assert_eq!(x.buffer_address(), None);
+    assert_eq!(x.identity(), None);
     let tape = GradientTape::new();
     tape.watch(&mut x);
-    assert!(x.buffer_address().is_some());
+    assert!(x.identity().is_some());
+    assert_eq!(x.buffer_address(), None, "no buffer was allocated");
     assert_eq!(x.scalar_value::<f64>().unwrap(), 3.0);
     // An equal scalar is another value.
     let y = TapeMul::call(&x, Tensor::scalar(3.0f64)).run().unwrap();
@@ -902,7 +903,7 @@ fn the_standard_ops_that_forward_buffers_give_values_of_their_own() {
     let z = Reshape::call(&column, Tensor::from_vec([1], vec![2i32]).unwrap())
         .run()
         .unwrap();
-    assert_ne!(z.buffer_address(), x.buffer_address());
+    assert_ne!(z.identity(), x.identity());
     let w = Mul::call(Mul::call(&y, &x).run().unwrap(), &z)
         .run()
         .unwrap();
@@ -911,6 +912,52 @@ fn the_standard_ops_that_forward_buffers_give_values_of_their_own() {
     assert_eq!(values(&grads[0]), [12.0, 27.0]);
     assert_eq!(values(&grads[1]), [4.0, 9.0]);
     assert_eq!(values(&grads[2]), [4.0, 9.0]);
+}
+
+#[test]
+fn the_standard_ops_that_forward_scalars_give_values_of_their_own() {
+    use op_kernels::array::Reshape;
+    use op_kernels::identity::Identity;
+    use op_kernels::math::Mul;
+    op_kernels::link();
+    let mut x = Tensor::scalar(-3.0f64);
+    let tape = GradientTape::new();
+    tape.watch(&mut x);
+    // Copies of x, with its tag: each becomes a value of its own.
+    let y = Identity::call(&x).run().unwrap();
+    let column = Reshape::call(&x, Tensor::from_vec([1], vec![1i32]).unwrap())
+        .run()
+        .unwrap();
+    let z = Reshape::call(&column, Tensor::from_vec([0], Vec::<i32>::new()).unwrap())
+        .run()
+        .unwrap();
+    assert_eq!(z.dims(), x.dims());
+    for value in [&y, &z] {
+        assert!(value.identity().is_some());
+        assert_ne!(value.identity(), x.identity());
+        assert_eq!(value.buffer_address(), None);
+    }
+    let w = Mul::call(Mul::call(&y, &x).run().unwrap(), &z)
+        .run()
+        .unwrap();
+    let grads = tape.gradient(&w, &[&x, &y, &z]).unwrap();
+    // w = x³ through three values: 3x² = 27; ∂w/∂y = ∂w/∂z = x² = 9.
+    assert_eq!(values(&grads[0]), [27.0]);
+    assert_eq!(values(&grads[1]), [9.0]);
+    assert_eq!(values(&grads[2]), [9.0]);
+}
+
+#[test]
+fn a_written_copy_of_a_watched_scalar_is_not_watched() {
+    let mut x = Tensor::scalar(2.0f64);
+    let tape = GradientTape::new();
+    tape.watch(&mut x);
+    let mut written = x.clone();
+    written.as_slice_mut::<f64>().unwrap()[0] = 5.0;
+    assert_eq!(written.identity(), None);
+    let y = TapeSquare::call(&written).run().unwrap();
+    assert_eq!(tape.recorded_ops(), 0);
+    assert_eq!(tape.gradient(&y, &[&x]).unwrap()[0], None);
 }
 
 #[test]

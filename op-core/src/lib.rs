@@ -84,7 +84,7 @@ pub use registry::{KernelRegistration, OpRegistration, Registry, TypeConstraint}
 pub use resource_handle::ResourceHandle;
 pub use runtime::{OpCall, PreparedOp, Runtime};
 pub use shape::TensorShape;
-pub use tensor::Tensor;
+pub use tensor::{Tensor, TensorIdentity};
 
 pub use half::{bf16, f16};
 pub use ndarray;

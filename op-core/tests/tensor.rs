@@ -466,14 +466,24 @@ fn check_lifecycle<T: Element>(dims: &[usize], values: Vec<T>) -> Result<(), Tes
         }
         prop_assert_eq!(clone.dims(), dims);
 
-        // A copy in a buffer of its own (a tape's way to tell values
-        // apart), small ones included: equal, with an address of its own
-        // that its clones share.
-        let own = t.copy_to_own_buffer().unwrap();
+        // An identity of its own (a tape's way to tell values apart),
+        // small tensors included: the same value, an identity that clones
+        // and reshapes share, and that a write takes away.
+        let mut own = t.clone();
+        own.make_distinct().unwrap();
         prop_assert_eq!(&own, &t);
-        prop_assert!(own.buffer_address().is_some());
-        prop_assert_ne!(own.buffer_address(), t.buffer_address());
-        prop_assert_eq!(own.clone().buffer_address(), own.buffer_address());
+        prop_assert!(own.identity().is_some());
+        prop_assert_ne!(own.identity(), t.identity());
+        prop_assert_eq!(own.clone().identity(), own.identity());
+        prop_assert_eq!(own.reshape([n]).unwrap().identity(), own.identity());
+        let mut written = own.clone();
+        written.as_slice_mut::<T>().unwrap();
+        prop_assert_ne!(written.identity(), own.identity());
+        // Alone in its buffer, a tensor keeps its identity; a small one
+        // (whose copies may be anywhere) gets another.
+        let before = own.identity();
+        own.make_distinct().unwrap();
+        prop_assert_eq!(own.identity() == before, !small);
 
         // Reshapes share the buffer and keep the values.
         let flat = t.reshape([n]).unwrap();

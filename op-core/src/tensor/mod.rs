@@ -14,7 +14,7 @@ use crate::element::Element;
 use crate::element::private::{ElementVisitor, visit};
 use crate::error::{Code, Error, Result};
 use crate::shape::TensorShape;
-use storage::{HostData, Inline, Storage, small_bytes, small_bytes_mut};
+use storage::{HostData, SmallTag, Storage, small_bytes, small_bytes_mut};
 
 /// A dynamically typed tensor of any rank: the values that ops consume and
 /// produce.
@@ -59,6 +59,12 @@ pub struct Tensor {
     shape: TensorShape,
     storage: Storage,
 }
+
+/// What tells a tensor's value apart from other live tensors' values
+/// ([`Tensor::identity`]): equal for tensors that hold one value (clones,
+/// tensors sharing a buffer), different otherwise. A gradient tape's key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct TensorIdentity(u64);
 
 impl Tensor {
     /// A host tensor over `data`, which holds `shape`'s elements of `dtype`.
@@ -349,8 +355,8 @@ impl Tensor {
     /// device memory.
     ///
     /// An address names a buffer only while a tensor holds it: a freed
-    /// buffer's address may come back. What a gradient tape tells values
-    /// apart by (it keeps the tensors it knows alive).
+    /// buffer's address may come back. [`identity`](Self::identity) also
+    /// tells small tensors apart.
     ///
     /// ```
     /// use op_core::Tensor;
@@ -358,7 +364,9 @@ impl Tensor {
     /// assert!(a.buffer_address().is_some());
     /// assert_eq!(a.buffer_address(), a.clone().buffer_address());
     /// assert_eq!(a.buffer_address(), a.reshape([4])?.buffer_address());
-    /// assert_ne!(a.buffer_address(), a.copy_to_own_buffer()?.buffer_address());
+    /// let mut b = a.clone();
+    /// b.make_distinct()?;
+    /// assert_ne!(a.buffer_address(), b.buffer_address());
     /// assert_eq!(Tensor::scalar(1.0f32).buffer_address(), None);
     /// # Ok::<(), op_core::Error>(())
     /// ```
@@ -370,57 +378,104 @@ impl Tensor {
         }
     }
 
-    /// A copy of this tensor in a new buffer of its own, never held inside
-    /// the tensor, even for a scalar: the copy has a
-    /// [`buffer_address`](Self::buffer_address) no other live tensor has,
-    /// and its clones share it. How a gradient tape gives an identity to a
-    /// value that shares a buffer with another, or to a small one.
+    /// What tells this tensor's value apart from every other live
+    /// tensor's: the same for clones of the tensor (and for tensors sharing
+    /// its buffer: [`reshape`](Self::reshape)s, kernel outputs that forward
+    /// an input), different for every other. A gradient tape knows the
+    /// values it recorded by it.
     ///
-    /// Returns a `FailedPrecondition` error for a tensor in device memory,
-    /// and a `ResourceExhausted` error if the copy finds no memory.
+    /// A tensor in a buffer is known by the buffer's
+    /// [`address`](Self::buffer_address); a small one (8 bytes or less,
+    /// held inside the tensor) only once [`make_distinct`](Self::make_distinct)
+    /// gave it a tag, and writing to its elements takes the tag away again.
+    /// `None` for an untagged small tensor and for device memory.
+    ///
+    /// An identity names a value only while a tensor holds it: a freed
+    /// buffer's address may come back (a tape keeps the tensors it knows
+    /// alive).
     ///
     /// ```
     /// use op_core::Tensor;
-    /// let a = Tensor::scalar(2.5f64);
-    /// let b = a.copy_to_own_buffer()?;
-    /// assert_eq!(a, b);
-    /// assert!(b.buffer_address().is_some());
-    /// assert_eq!(b.clone().buffer_address(), b.buffer_address());
+    /// let a = Tensor::from_vec([2, 2], vec![1.0f32; 4])?;
+    /// assert!(a.identity().is_some());
+    /// assert_eq!(a.identity(), a.clone().identity());
+    /// assert_eq!(a.identity(), a.reshape([4])?.identity());
+    ///
+    /// let mut s = Tensor::scalar(1.0f32);
+    /// assert_eq!(s.identity(), None);
+    /// s.make_distinct()?;
+    /// assert!(s.identity().is_some());
+    /// assert_eq!(s.identity(), s.clone().identity());
     /// # Ok::<(), op_core::Error>(())
     /// ```
-    pub fn copy_to_own_buffer(&self) -> Result<Tensor> {
+    #[inline]
+    pub fn identity(&self) -> Option<TensorIdentity> {
+        match &self.storage {
+            // An `Arc`'s address is a multiple of its alignment (8), so
+            // even; a tag is made odd: the two never meet.
+            Storage::Host(data) => Some(TensorIdentity(Arc::as_ptr(data) as usize as u64)),
+            Storage::Small { tag, .. } => match tag.get() {
+                0 => None,
+                tag => Some(TensorIdentity(tag << 1 | 1)),
+            },
+            Storage::Device(_) => None,
+        }
+    }
+
+    /// Gives this tensor an [`identity`](Self::identity) that no other
+    /// live tensor has, keeping its value: nothing to do for a tensor alone
+    /// in its buffer; a small tensor (8 bytes or less) gets a fresh tag,
+    /// which allocates nothing; a tensor sharing its buffer (with a clone,
+    /// a reshape, an array) is moved to a copy in a buffer of its own. How
+    /// a gradient tape tells a value from the one it was computed from
+    /// (`Identity(x)` shares `x`'s buffer) and knows a scalar by something.
+    ///
+    /// Returns a `FailedPrecondition` error for a tensor in device memory,
+    /// and a `ResourceExhausted` error if the copy finds no memory; the
+    /// tensor is left as it was.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let a = Tensor::from_vec([3], vec![1.0f32, 2.0, 3.0])?;
+    /// let mut b = a.clone();
+    /// b.make_distinct()?;
+    /// assert_eq!(a, b);
+    /// assert_ne!(a.identity(), b.identity());
+    ///
+    /// let mut s = Tensor::scalar(2.5f64);
+    /// s.make_distinct()?;
+    /// let mut t = s.clone();
+    /// t.make_distinct()?;
+    /// assert_eq!(s, t);
+    /// assert_ne!(s.identity(), t.identity());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn make_distinct(&mut self) -> Result<()> {
         struct Copy<'a>(&'a Tensor);
         impl ElementVisitor for Copy<'_> {
             type Output = Result<Storage>;
             fn visit<T: Element>(self) -> Result<Storage> {
                 let values = self.0.as_slice::<T>()?;
                 // In the count's own allocation when it fits there, never
-                // inside the tensor (which `copy_values` prefers).
+                // inside the tensor (which `copy_values` prefers): a host
+                // tensor stays one.
                 match T::inline(values) {
                     Some(inline) => Ok(Storage::Host(Arc::new(inline))),
                     None => copy_values(values, HostAllocator::global()),
                 }
             }
         }
-        let storage = match &self.storage {
-            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
-            // The usual case on a tape (a scalar result): the bytes as they
-            // are (always plain elements, and always fit), no dispatch on
-            // the element type.
-            Storage::Small { len, bits } => {
-                let inline = Inline::copy_of(small_bytes(*len, bits))
-                    .ok_or_else(|| Error::internal("a small tensor does not fit inline"))?;
-                Storage::Host(Arc::new(HostData::Inline(inline)))
+        match &mut self.storage {
+            Storage::Small { tag, .. } => *tag = SmallTag::fresh(),
+            Storage::Host(data) if Arc::strong_count(data) == 1 && data.is_exclusive() => {}
+            Storage::Host(_) => {
+                self.storage = visit(self.dtype, Copy(self))
+                    .ok_or_else(|| Error::internal("a variant tensor exists"))?
+                    .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
             }
-            Storage::Host(_) => visit(self.dtype, Copy(self))
-                .ok_or_else(|| Error::internal("a variant tensor exists"))?
-                .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?,
-        };
-        Ok(Tensor {
-            dtype: self.dtype,
-            shape: self.shape.clone(),
-            storage,
-        })
+            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+        }
+        Ok(())
     }
 
     /// A tensor of shape `shape` sharing this tensor's buffer, like
@@ -493,7 +548,7 @@ impl Tensor {
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
         self.check_dtype::<T>()?;
         let values = match &self.storage {
-            Storage::Small { len, bits } => T::in_raw(small_bytes(*len, bits)),
+            Storage::Small { len, bits, .. } => T::in_raw(small_bytes(*len, bits)),
             Storage::Host(data) => T::host(data),
             Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
         };
@@ -538,7 +593,7 @@ impl Tensor {
         self.check_dtype::<T>()?;
         let dims = IxDyn(self.shape.dims());
         let values = match self.storage {
-            Storage::Small { len, bits } => T::in_raw(small_bytes(len, &bits))
+            Storage::Small { len, bits, .. } => T::in_raw(small_bytes(len, &bits))
                 .ok_or_else(|| Error::internal("a small tensor does not hold its dtype"))?
                 .to_vec(),
             Storage::Host(data) => match Arc::try_unwrap(data) {
@@ -649,7 +704,12 @@ impl Tensor {
 #[inline]
 fn values_mut<T: Element>(storage: &mut Storage) -> Option<&mut [T]> {
     match storage {
-        Storage::Small { len, bits } => T::in_raw_mut(small_bytes_mut(*len, bits)),
+        Storage::Small { len, tag, bits } => {
+            // Written, the elements are no longer the value the tag named
+            // (as a written shared buffer is copied first).
+            *tag = SmallTag::NONE;
+            T::in_raw_mut(small_bytes_mut(*len, bits))
+        }
         Storage::Host(data) => Arc::get_mut(data).and_then(T::host_mut),
         Storage::Device(_) => None,
     }
@@ -806,6 +866,7 @@ mod tests {
         assert_eq!(t.device(), Device::gpu(0));
         assert!(!t.is_unique());
         assert_eq!(t.buffer_address(), None);
+        assert_eq!(t.identity(), None);
         let expected = "the tensor is in the memory of device /job:localhost/replica:0/task:0/device:GPU:0, not the host's: copy it to the host first";
         for err in [
             t.as_slice::<f32>().unwrap_err(),
@@ -815,7 +876,7 @@ mod tests {
             t.view_mut::<f32>().unwrap_err(),
             t.clone().into_array::<f32>().unwrap_err(),
             t.clone().into_shared::<f32>().unwrap_err(),
-            t.copy_to_own_buffer().unwrap_err(),
+            t.clone().make_distinct().unwrap_err(),
         ] {
             assert_eq!(err.code(), Code::FailedPrecondition);
             assert_eq!(err.message(), expected);

@@ -22,7 +22,9 @@
 //! code that needs host memory already handles it with an error rather than
 //! a panic, and no public API can make one.
 
+use std::cell::Cell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use op_spec::Device;
 
@@ -33,9 +35,10 @@ use crate::element::private::{SharedArray, VecData};
 #[derive(Clone)]
 pub enum Storage {
     /// Up to [`SMALL_BYTES`] of plain elements inside the tensor: the first
-    /// `len` bytes of `bits`. (Two fields, not a struct, so that the tag
-    /// shares their first word and the storage stays 16 bytes.)
-    Small { len: u8, bits: u64 },
+    /// `len` bytes of `bits`, and the identity a gradient tape gave them, if
+    /// any. (Fields, not a struct, so that the enum's tag shares their first
+    /// word and the storage stays 16 bytes.)
+    Small { len: u8, tag: SmallTag, bits: u64 },
     /// Host memory.
     Host(Arc<HostData>),
     /// Memory on a device (not the host). Made only by tests until the GPU
@@ -78,6 +81,7 @@ impl Storage {
     pub(crate) fn small_zeroed(len: usize) -> Option<Storage> {
         (len <= SMALL_BYTES).then_some(Storage::Small {
             len: len as u8,
+            tag: SmallTag::NONE,
             bits: 0,
         })
     }
@@ -86,10 +90,68 @@ impl Storage {
     #[inline]
     pub(crate) fn small_copy(bytes: &[u8]) -> Option<Storage> {
         let mut storage = Storage::small_zeroed(bytes.len())?;
-        if let Storage::Small { len, bits } = &mut storage {
+        if let Storage::Small { len, bits, .. } = &mut storage {
             small_bytes_mut(*len, bits).copy_from_slice(bytes);
         }
         Some(storage)
+    }
+}
+
+/// The identity of a small tensor's value: none ([`SmallTag::NONE`], what
+/// every new small tensor has), or a number no other small tensor was
+/// given ([`SmallTag::fresh`]). Copies keep it, as clones of a tensor in a
+/// buffer keep its address, and writing to the elements drops it, as
+/// copy-on-write gives a shared buffer's writer a new address: so tensors
+/// with one tag hold one value. Public only so that [`Storage`] can name
+/// it.
+///
+/// 48 bits, in the padding beside `len`, so a small tensor is no bigger
+/// for it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SmallTag([u16; 3]);
+
+/// The next tag the process hands out, in blocks of [`TAG_BLOCK`] to each
+/// thread (so that tagging needs no atomic operation but once a block).
+static NEXT_TAG_BLOCK: AtomicU64 = AtomicU64::new(1);
+
+/// How many tags a thread takes from [`NEXT_TAG_BLOCK`] at a time.
+const TAG_BLOCK: u64 = 1 << 12;
+
+/// Tags are 48 bits (after 2^48 of them, about three days of a billion a
+/// second, they start again from 1).
+const TAG_MASK: u64 = (1 << 48) - 1;
+
+thread_local! {
+    /// This thread's next tag and the end of its block.
+    static THREAD_TAGS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+impl SmallTag {
+    /// No identity.
+    pub(crate) const NONE: SmallTag = SmallTag([0; 3]);
+
+    /// A tag no other small tensor was given (see [`TAG_MASK`]).
+    #[inline]
+    pub(crate) fn fresh() -> SmallTag {
+        let tag = THREAD_TAGS.with(|tags| {
+            let (mut next, mut end) = tags.get();
+            if next == end {
+                next = NEXT_TAG_BLOCK.fetch_add(TAG_BLOCK, Ordering::Relaxed);
+                end = next + TAG_BLOCK;
+            }
+            tags.set((next + 1, end));
+            next
+        });
+        // Zero is `NONE`; a wrapped counter skips it.
+        let tag = (tag & TAG_MASK).max(1);
+        SmallTag([tag as u16, (tag >> 16) as u16, (tag >> 32) as u16])
+    }
+
+    /// The tag as a number (0 for none).
+    #[inline]
+    pub(crate) fn get(self) -> u64 {
+        let [low, mid, high] = self.0;
+        u64::from(low) | u64::from(mid) << 16 | u64::from(high) << 32
     }
 }
 
@@ -185,5 +247,22 @@ mod tests {
         // Small elements fit beside the tag: a tensor is no bigger for them.
         assert_eq!(size_of::<Storage>(), 16);
         assert_eq!(size_of::<crate::Tensor>(), 64);
+    }
+
+    #[test]
+    fn fresh_tags_differ_and_round_trip() {
+        let tags: Vec<u64> = (0..2 * TAG_BLOCK)
+            .map(|_| SmallTag::fresh().get())
+            .collect();
+        assert!(tags.iter().all(|&t| t != 0 && t <= TAG_MASK));
+        let mut sorted = tags.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), tags.len(), "a tag was handed out twice");
+        let other = std::thread::spawn(|| SmallTag::fresh().get())
+            .join()
+            .unwrap();
+        assert!(!tags.contains(&other), "two threads got one tag");
+        assert_eq!(SmallTag::NONE.get(), 0);
     }
 }
