@@ -426,7 +426,8 @@ impl Tensor {
     /// live tensor has, keeping its value: nothing to do for a tensor alone
     /// in its buffer; a small tensor (8 bytes or less) gets a fresh tag,
     /// which allocates nothing; a tensor sharing its buffer (with a clone,
-    /// a reshape, an array) is moved to a copy in a buffer of its own. How
+    /// a reshape, an array) is moved to a copy of its own (inside the
+    /// tensor, with a fresh tag, when 8 bytes or less). How
     /// a gradient tape tells a value from the one it was computed from
     /// (`Identity(x)` shares `x`'s buffer) and knows a scalar by something.
     ///
@@ -451,27 +452,15 @@ impl Tensor {
     /// # Ok::<(), op_core::Error>(())
     /// ```
     pub fn make_distinct(&mut self) -> Result<()> {
-        struct Copy<'a>(&'a Tensor);
-        impl ElementVisitor for Copy<'_> {
-            type Output = Result<Storage>;
-            fn visit<T: Element>(self) -> Result<Storage> {
-                let values = self.0.as_slice::<T>()?;
-                // In the count's own allocation when it fits there, never
-                // inside the tensor (which `copy_values` prefers): a host
-                // tensor stays one.
-                match T::inline(values) {
-                    Some(inline) => Ok(Storage::Host(Arc::new(inline))),
-                    None => copy_values(values, HostAllocator::global()),
-                }
-            }
-        }
         match &mut self.storage {
             Storage::Small { tag, .. } => *tag = SmallTag::fresh(),
             Storage::Host(data) if Arc::strong_count(data) == 1 && data.is_exclusive() => {}
             Storage::Host(_) => {
-                self.storage = visit(self.dtype, Copy(self))
-                    .ok_or_else(|| Error::internal("a variant tensor exists"))?
-                    .map_err(|e| allocation_failed(self.dtype, &self.shape, e))?;
+                *self = self.unshared_copy(HostAllocator::global())?;
+                // A copy of 8 bytes or less is held inside the tensor.
+                if let Storage::Small { tag, .. } = &mut self.storage {
+                    *tag = SmallTag::fresh();
+                }
             }
             Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
         }
