@@ -94,6 +94,15 @@ fn output(call: OpCall<'_>, k: usize) -> Result<Tensor> {
     Ok(call.run()?.swap_remove(k))
 }
 
+/// `op(cond, t, e)`, an op that picks from `t` or `e` by a fixed boolean
+/// `cond` (`Select`, `SelectV2`, `MultiplexDense`), differentiated in
+/// `t` and `e`.
+fn selection(op: &'static str, cond: Tensor, t: Tensor, e: Tensor) -> Instance {
+    instance(vec![t, e], format!("condition {cond:?}"), move |xs| {
+        output(OpCall::new(op).input(&cond).input(&xs[0]).input(&xs[1]), 0)
+    })
+}
+
 /// `op` on the `xs` in order, one input each; output 0.
 fn plain(op: &'static str) -> impl Fn(&[Tensor]) -> Result<Tensor> {
     move |xs| output(xs.iter().fold(OpCall::new(op), |call, x| call.input(x)), 0)
@@ -593,13 +602,7 @@ fn other_cases() -> Vec<Case> {
             };
             let cond = d.bools(&cond_dims);
             let (t, e) = (d.uniform(&dims, -2.0, 2.0), d.uniform(&dims, -2.0, 2.0));
-            instance(vec![t, e], format!("condition {cond:?}"), move |xs| {
-                let call = OpCall::new("Select")
-                    .input(&cond)
-                    .input(&xs[0])
-                    .input(&xs[1]);
-                output(call, 0)
-            })
+            selection("Select", cond, t, e)
         }),
         // The condition and both values broadcast.
         Case::new("SelectV2", |d| {
@@ -609,22 +612,13 @@ fn other_cases() -> Vec<Case> {
                 d.uniform(&shapes[1], -2.0, 2.0),
                 d.uniform(&shapes[2], -2.0, 2.0),
             );
-            instance(vec![t, e], format!("condition {cond:?}"), move |xs| {
-                let call = OpCall::new("SelectV2")
-                    .input(&cond)
-                    .input(&xs[0])
-                    .input(&xs[1]);
-                output(call, 0)
-            })
+            selection("SelectV2", cond, t, e)
         }),
         Case::new("Examples>MultiplexDense", |d| {
             let dims = d.dims_or_empty(0..=3, 3);
             let cond = d.bools(&dims);
             let (a, b) = (d.uniform(&dims, -2.0, 2.0), d.uniform(&dims, -2.0, 2.0));
-            instance(vec![a, b], format!("cond {cond:?}"), move |xs| {
-                let call = OpCall::new("Examples>MultiplexDense").input(&cond);
-                output(call.input(&xs[0]).input(&xs[1]), 0)
-            })
+            selection("Examples>MultiplexDense", cond, a, b)
         }),
         unary("Identity", -2.0, 2.0),
         // One output of several values of different shapes.
