@@ -124,6 +124,13 @@ fn too_many_elements(dims: &[usize]) -> Error {
 }
 
 impl TensorShape {
+    /// Whether the dims are held inline: a bitwise copy of the shape is
+    /// then its clone (see `Tensor`'s `Clone`).
+    #[inline]
+    pub(crate) fn is_inline(&self) -> bool {
+        matches!(self.dims, Dims::Inline { .. })
+    }
+
     /// The shape with dimensions `dims`.
     ///
     /// # Panics

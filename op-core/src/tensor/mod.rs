@@ -53,11 +53,46 @@ use storage::{HostData, SmallTag, Storage, small_bytes, small_bytes_mut};
 ///     "tensor has dtype float but int32 was requested"
 /// );
 /// ```
-#[derive(Clone)]
 pub struct Tensor {
+    // `Clone` below copies these bitwise where it can: a field that owns
+    // something must be counted there.
     dtype: DType,
     shape: TensorShape,
     storage: Storage,
+}
+
+impl Clone for Tensor {
+    /// A tensor sharing this one's buffer (or holding a copy of its few
+    /// bytes of elements, with their tag).
+    #[inline]
+    fn clone(&self) -> Tensor {
+        if self.shape.is_inline() {
+            match &self.storage {
+                Storage::Host(data) => {
+                    // SAFETY: `data` is a live `Arc`; the strong count taken
+                    // here is the one the copy below holds.
+                    unsafe { Arc::increment_strong_count(Arc::as_ptr(data)) };
+                    // SAFETY: with the inline shape plain bytes and the
+                    // buffer's count taken above, a bitwise copy is a clone.
+                    // Copied whole because `derive(Clone)` copies field by
+                    // field, with odd 7-byte moves (a small storage's length
+                    // and tag, an inline shape's length): measured, an
+                    // `AddV2` call on two 16-float tensors dispatched 4-5%
+                    // faster (`cargo bench -p op-autodiff --bench tape`,
+                    // `no_tape`, against the derived clone).
+                    return unsafe { std::ptr::read(self) };
+                }
+                // SAFETY: as above, with nothing counted.
+                Storage::Small { .. } => return unsafe { std::ptr::read(self) },
+                Storage::Device(_) => {}
+            }
+        }
+        Tensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            storage: self.storage.clone(),
+        }
+    }
 }
 
 /// What tells a tensor's value apart from other live tensors' values
@@ -847,6 +882,37 @@ mod tests {
             shape: TensorShape::new([2]),
             storage: Storage::Device(DeviceBuffer::stand_in(Device::gpu(0))),
         }
+    }
+
+    /// `Clone` copies bytes for an inline shape and counts the buffer: a
+    /// clone shares a buffer and outlives its original, keeps a small
+    /// tensor's tag, and deep-copies a shape of rank above 4.
+    #[test]
+    fn clones_share_buffers_and_keep_tags_for_every_kind_of_tensor() {
+        let host = Tensor::from_vec([2, 3], vec![1.0f32; 6]).unwrap();
+        let shared = host.clone();
+        assert_eq!(shared.identity(), host.identity());
+        assert!(!host.is_unique());
+        drop(host);
+        assert!(shared.is_unique());
+        assert_eq!(shared.as_slice::<f32>().unwrap(), [1.0; 6]);
+
+        let mut small = Tensor::from_vec([2], vec![7i32, 8]).unwrap();
+        small.make_distinct().unwrap();
+        let copy = small.clone();
+        assert_eq!(copy.identity(), small.identity());
+        assert!(copy.identity().is_some());
+        assert_eq!(copy.as_slice::<i32>().unwrap(), [7, 8]);
+
+        let deep = Tensor::from_vec([1, 1, 2, 1, 2], vec![0u8, 1, 2, 3]).unwrap();
+        let deep_copy = deep.clone();
+        drop(deep);
+        assert_eq!(deep_copy.dims(), [1, 1, 2, 1, 2]);
+        assert_eq!(deep_copy.as_slice::<u8>().unwrap(), [0, 1, 2, 3]);
+
+        let device = on_gpu();
+        assert_eq!(device.clone().device(), Device::gpu(0));
+        assert_eq!(device.clone().dims(), [2]);
     }
 
     #[test]
