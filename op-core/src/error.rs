@@ -272,11 +272,28 @@ impl fmt::Display for Code {
 ///     "InvalidArgument: indices[2] = 7 is not in [0, 5)\n\tin input 'indices'\n\tin node 'gather'"
 /// );
 /// ```
+///
+/// An error is one pointer (its parts are boxed), so a `Result<()>` is one
+/// word and the `Result`s every kernel and dispatch returns stay small
+/// on the path where nothing fails.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(Box<ErrorParts>);
+
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
+struct ErrorParts {
     code: Code,
     message: String,
     context: Vec<String>,
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("code", &self.0.code)
+            .field("message", &self.0.message)
+            .field("context", &self.0.context)
+            .finish()
+    }
 }
 
 /// Defines one constructor per code.
@@ -294,11 +311,11 @@ macro_rules! constructors {
 impl Error {
     /// An error with `code` and `message` and no context.
     pub fn new(code: Code, message: impl Into<String>) -> Error {
-        Error {
+        Error(Box::new(ErrorParts {
             code,
             message: message.into(),
             context: Vec::new(),
-        }
+        }))
     }
 
     constructors! {
@@ -322,30 +339,30 @@ impl Error {
 
     /// The error's code.
     pub fn code(&self) -> Code {
-        self.code
+        self.0.code
     }
 
     /// The message, without code or context.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The context frames, innermost (first added) first.
     pub fn context(&self) -> &[String] {
-        &self.context
+        &self.0.context
     }
 
     /// Adds an outer context frame, such as "while computing node 'foo'".
     pub fn with_context(mut self, context: impl Into<String>) -> Error {
-        self.context.push(context.into());
+        self.0.context.push(context.into());
         self
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)?;
-        for frame in &self.context {
+        write!(f, "{}: {}", self.0.code, self.0.message)?;
+        for frame in &self.0.context {
             write!(f, "\n\t{frame}")?;
         }
         Ok(())
@@ -501,6 +518,18 @@ impl From<op_spec::SpecErrors> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What dispatch returns on success costs one word to move.
+    #[test]
+    fn a_result_of_nothing_is_one_word_and_debug_shows_the_parts() {
+        assert_eq!(size_of::<Result<()>>(), size_of::<usize>());
+        let err = Error::not_found("no op 'Foo'").with_context("in node 'n'");
+        assert_eq!(
+            format!("{err:?}"),
+            r#"Error { code: NotFound, message: "no op 'Foo'", context: ["in node 'n'"] }"#
+        );
+        assert_eq!(err.clone(), err);
+    }
 
     #[test]
     fn codes_round_trip() {
