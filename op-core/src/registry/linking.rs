@@ -237,9 +237,9 @@ macro_rules! require_linked {
     };
     ($name:literal $($rest:tt)*) => {
         ::core::compile_error!(::core::concat!(
-            "`require_linked!` takes crate names as Rust names them, not strings: write `require_linked!(",
-            $name,
-            ")` (with `_` for each `-` of a package's name)"
+            "`require_linked!` takes crate names as Rust code writes them, not strings: instead of ",
+            ::core::stringify!($name),
+            ", write the name without quotes and with `_` for each `-` (a package `my-kernels` is the crate `my_kernels`)"
         ));
     };
     ($($other:tt)*) => {
