@@ -9,7 +9,8 @@
 //!   kernel crate must be named to be linked.
 //! - [`runtime`]: [`Runtime`] selects and caches kernels, [`OpCall`] runs an
 //!   op by name, [`PreparedOp`] runs a cached kernel; panics in kernels,
-//!   their constructors and shape functions become errors.
+//!   their constructors and shape functions become errors, reported once,
+//!   in the error, with the panic's location (not printed to stderr).
 //! - [`mod@kernel`] and [`context`]: [`OpKernel`], [`KernelConstruction`] (what
 //!   a kernel sees when created) and [`KernelContext`] (inputs, outputs,
 //!   forwarding, while it runs).
