@@ -90,6 +90,26 @@ pub use tensor::{Tensor, TensorIdentity};
 pub use half::{bf16, f16};
 pub use ndarray;
 pub use num_complex::Complex;
+/// Re-exported for kernels generic over their element type
+/// (`T: Element + op_core::num_traits::Float`), so that a kernel crate
+/// needs no dependency of its own on `num-traits`.
+///
+/// ```standalone_crate
+/// use op_core::ndarray::ArrayViewD;
+/// use op_core::num_traits::Float;
+/// use op_core::{Element, op};
+///
+/// /// The Euclidean norm of a tensor.
+/// #[op(types(f32, f64), outputs("norm"))]
+/// pub fn l2_norm<T: Element + Float>(x: ArrayViewD<'_, T>) -> T {
+///     x.iter().fold(T::zero(), |s, v| s + *v * *v).sqrt()
+/// }
+///
+/// let x = op_core::Tensor::from_vec([2], vec![3.0f32, 4.0])?;
+/// assert_eq!(L2Norm::call(&x).run()?.scalar_value::<f32>()?, 5.0);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub use num_traits;
 pub use op_spec;
 
 pub use op_macros::{gradient, kernel, op, op_def, register_op};
