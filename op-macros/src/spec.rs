@@ -171,24 +171,44 @@ impl OpSpec {
     /// problem becomes an error on the token its spec came from.
     pub fn check(&self) -> darling::Result<OpDef> {
         self.builder().build().map_err(|errors| {
-            darling::Error::multiple(
-                errors
-                    .errors()
-                    .iter()
-                    .map(|e| {
-                        let spec = match e.source {
-                            SpecSource::Attr(i) => &self.attrs[i],
-                            SpecSource::Input(i) => &self.inputs[i],
-                            SpecSource::Output(i) => &self.outputs[i],
-                            SpecSource::Doc => self.doc.as_ref().unwrap_or(&self.name),
-                            SpecSource::OpName => &self.name,
-                        };
-                        let (message, span) = describe(e, spec);
-                        darling::Error::custom(message).with_span(&span)
-                    })
-                    .collect(),
-            )
+            darling::Error::multiple(errors.errors().iter().map(|e| self.error(e)).collect())
         })
+    }
+
+    /// The errors of the registration besides those that only follow from
+    /// the attrs `broken`, which could not be declared (a field of a type
+    /// that holds no attr, already reported): an input that uses one, or
+    /// docs that describe one, are no second mistake. Each broken attr is
+    /// declared by a spec that fails, which the runtime's parser then
+    /// treats as it treats any broken attr spec.
+    pub fn check_besides(&self, broken: &[String]) -> Option<darling::Error> {
+        let mut with = self.clone();
+        with.attrs.extend(
+            broken
+                .iter()
+                .map(|name| Spanned::new(format!("{name}: ?"), self.name.span)),
+        );
+        let errors = with.builder().build().err()?;
+        let errors: Vec<darling::Error> = errors
+            .errors()
+            .iter()
+            .filter(|e| !matches!(e.source, SpecSource::Attr(i) if i >= self.attrs.len()))
+            .map(|e| self.error(e))
+            .collect();
+        (!errors.is_empty()).then(|| darling::Error::multiple(errors))
+    }
+
+    /// One problem, as an error on the token its spec came from.
+    fn error(&self, e: &SpecError) -> darling::Error {
+        let spec = match e.source {
+            SpecSource::Attr(i) => &self.attrs[i],
+            SpecSource::Input(i) => &self.inputs[i],
+            SpecSource::Output(i) => &self.outputs[i],
+            SpecSource::Doc => self.doc.as_ref().unwrap_or(&self.name),
+            SpecSource::OpName => &self.name,
+        };
+        let (message, span) = describe(e, spec);
+        darling::Error::custom(message).with_span(&span)
     }
 }
 
@@ -217,9 +237,21 @@ impl OpSpec {
 
 /// The name before the `:` of an arg or attr spec, if it is one.
 fn spec_name(spec: &Spanned) -> Option<&str> {
-    let (name, _) = spec.text.split_once(':')?;
-    let name = name.trim();
-    syn::parse_str::<syn::Ident>(name).is_ok().then_some(name)
+    split_spec(&spec.text).map(|(name, _)| name)
+}
+
+/// An arg or attr spec's name and the rest after it: split at the `:`, or,
+/// when the colon is missing (`x float`, itself an error), at the space
+/// after the name.
+fn split_spec(text: &str) -> Option<(&str, &str)> {
+    let is_name = |name: &str| syn::parse_str::<syn::Ident>(name).is_ok();
+    if let Some((name, rest)) = text.split_once(':')
+        && is_name(name.trim())
+    {
+        return Some((name.trim(), rest));
+    }
+    let (name, rest) = text.trim_start().split_once(char::is_whitespace)?;
+    is_name(name).then_some((name, rest))
 }
 
 /// `x: resource`: a stand-in arg, which the wrapper takes as any tensor
@@ -238,8 +270,7 @@ fn stand_in_arg(spec: &Spanned) -> Option<Spanned> {
 /// (which the wrapper takes as any `AttrValue`). An attr with a default
 /// keeps no stand-in but a type one.
 fn stand_in_attr(spec: &Spanned) -> Option<Spanned> {
-    let name = spec_name(spec)?;
-    let (_, rest) = spec.text.split_once(':')?;
+    let (name, rest) = split_spec(&spec.text)?;
     let kind = rest.split('=').next().unwrap_or_default().trim();
     let has_default = rest.contains('=');
     let is_type = (kind.starts_with('{') && !kind.contains('\'')) || kind.contains("type");
@@ -318,4 +349,38 @@ pub fn camel_case(snake: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_splits_at_its_colon_or_else_after_its_name() {
+        assert_eq!(split_spec("x: float"), Some(("x", " float")));
+        assert_eq!(
+            split_spec("T : type = DT_INT32"),
+            Some(("T", " type = DT_INT32"))
+        );
+        // A missing colon (its own error) still gives the name, so that the
+        // op's stand-in keeps the arg and its users report nothing more.
+        assert_eq!(split_spec("x float"), Some(("x", "float")));
+        assert_eq!(
+            split_spec("s string = 'a:b'"),
+            Some(("s", "string = 'a:b'"))
+        );
+        assert_eq!(split_spec("float"), None);
+        assert_eq!(split_spec("1x: float"), None);
+    }
+
+    #[test]
+    fn a_stand_in_keeps_an_arg_whose_colon_is_missing() {
+        let spec = Spanned::new("x float", Span::call_site());
+        assert_eq!(
+            stand_in_arg(&spec).map(|s| s.text),
+            Some("x: resource".into())
+        );
+        let spec = Spanned::new("T type", Span::call_site());
+        assert_eq!(stand_in_attr(&spec).map(|s| s.text), Some("T: type".into()));
+    }
 }
