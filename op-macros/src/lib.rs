@@ -25,8 +25,9 @@
 //! After an error, a macro still generates what it can (the other keys'
 //! code, or a stand-in op), so that one mistake is one error.
 //!
-//! The README's "Writing ops" section is the guide; the `op-kernels` crate
-//! and the `examples` crate use every form.
+//! The guide is the README's "Quickstart: your own op and kernel" section,
+//! with a part per macro and "Mistakes are compile errors"; the
+//! `op-kernels` crate and the `examples` crate use every form.
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -348,6 +349,37 @@ pub fn op_def(input: TokenStream) -> TokenStream {
             let name = &op_def.name;
             let rt = &op_def.runtime;
             quote!({ #errors #rt::OpDefBuilder::new(#name) }).into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The crate docs send readers to README sections by their titles (in
+    /// double quotes): each must be a heading there, or the pointer leads
+    /// nowhere (it once named a "Writing ops" that did not exist).
+    #[test]
+    fn every_readme_section_the_crate_docs_name_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let readme = std::fs::read_to_string(root.join("README.md")).expect("the README");
+        let headings: Vec<&str> = readme
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| l.trim_start_matches('#').trim())
+            .collect();
+        let docs: String = include_str!("lib.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//!"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let named: Vec<&str> = docs.split('"').skip(1).step_by(2).collect();
+        assert!(!named.is_empty(), "the crate docs name no README section");
+        for section in named {
+            let section = section.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                headings.contains(&section.as_str()),
+                "the crate docs name README section {section:?}, which the README lacks; its headings: {headings:#?}"
+            );
         }
     }
 }
