@@ -218,20 +218,38 @@ impl OpSpec {
     /// the most permissive one of its name, so that kernels and calls
     /// written against the op report nothing more. `None` when that
     /// still fails (a bad op name, a duplicate).
+    ///
+    /// A spec missing only its colon (`x T`) stands in as what the author
+    /// meant (`x: T`) when the op then builds, so that a call of the op
+    /// keeps its arguments.
     pub fn stand_in(&self) -> Option<(OpSpec, OpDef)> {
         let errors = self.builder().build().err()?;
-        let mut stand_in = self.clone();
-        for e in errors.errors() {
-            match e.source {
-                SpecSource::Attr(i) => stand_in.attrs[i] = stand_in_attr(&self.attrs[i])?,
-                SpecSource::Input(i) => stand_in.inputs[i] = stand_in_arg(&self.inputs[i])?,
-                SpecSource::Output(i) => stand_in.outputs[i] = stand_in_arg(&self.outputs[i])?,
-                SpecSource::Doc => stand_in.doc = None,
-                SpecSource::OpName => return None,
+        [true, false].into_iter().find_map(|meant| {
+            let stand = |spec: &Spanned, permissive: fn(&Spanned) -> Option<Spanned>| {
+                meant
+                    .then(|| colon_put_back(spec))
+                    .flatten()
+                    .or_else(|| permissive(spec))
+            };
+            let mut stand_in = self.clone();
+            for e in errors.errors() {
+                match e.source {
+                    SpecSource::Attr(i) => {
+                        stand_in.attrs[i] = stand(&self.attrs[i], stand_in_attr)?
+                    }
+                    SpecSource::Input(i) => {
+                        stand_in.inputs[i] = stand(&self.inputs[i], stand_in_arg)?
+                    }
+                    SpecSource::Output(i) => {
+                        stand_in.outputs[i] = stand(&self.outputs[i], stand_in_arg)?
+                    }
+                    SpecSource::Doc => stand_in.doc = None,
+                    SpecSource::OpName => return None,
+                }
             }
-        }
-        let def = stand_in.builder().build().ok()?;
-        Some((stand_in, def))
+            let def = stand_in.builder().build().ok()?;
+            Some((stand_in, def))
+        })
     }
 }
 
@@ -252,6 +270,15 @@ fn split_spec(text: &str) -> Option<(&str, &str)> {
     }
     let (name, rest) = text.trim_start().split_once(char::is_whitespace)?;
     is_name(name).then_some((name, rest))
+}
+
+/// `x: T` for `x T`: a spec whose colon is missing, with it put back.
+fn colon_put_back(spec: &Spanned) -> Option<Spanned> {
+    let (name, rest) = split_spec(&spec.text)?;
+    let colon_missing = !spec.text.trim_start()[name.len()..]
+        .trim_start()
+        .starts_with(':');
+    colon_missing.then(|| Spanned::new(format!("{name}: {}", rest.trim_start()), spec.span))
 }
 
 /// `x: resource`: a stand-in arg, which the wrapper takes as any tensor
@@ -371,6 +398,41 @@ mod tests {
         );
         assert_eq!(split_spec("float"), None);
         assert_eq!(split_spec("1x: float"), None);
+    }
+
+    #[test]
+    fn a_missing_colon_is_put_back() {
+        let put_back =
+            |text: &str| colon_put_back(&Spanned::new(text, Span::call_site())).map(|s| s.text);
+        assert_eq!(put_back("x T").as_deref(), Some("x: T"));
+        assert_eq!(put_back("N  int >= 1").as_deref(), Some("N: int >= 1"));
+        assert_eq!(put_back("x: T"), None);
+        assert_eq!(put_back("x : T"), None);
+        assert_eq!(put_back("float"), None);
+    }
+
+    /// The op that code using it is checked against, after the author's
+    /// spec failed: what they meant, when a colon was all that was missing.
+    #[test]
+    fn the_stand_in_of_a_spec_missing_its_colon_is_what_was_meant() {
+        let spec = OpSpec {
+            name: Spanned::new("Copy", Span::call_site()),
+            attrs: vec![Spanned::new("T: {float, int32}", Span::call_site())],
+            inputs: vec![Spanned::new("x T", Span::call_site())],
+            outputs: vec![Spanned::new("y: T", Span::call_site())],
+            doc: None,
+            flags: Flags::default(),
+        };
+        let (stand_in, def) = spec.stand_in().expect("a stand-in");
+        assert_eq!(stand_in.inputs[0].text, "x: T");
+        assert_eq!(def.inputs[0].ty, op_spec::ArgType::Attr("T".into()));
+        // When what was meant does not build either, the permissive one.
+        let spec = OpSpec {
+            inputs: vec![Spanned::new("x U", Span::call_site())],
+            ..spec
+        };
+        let (stand_in, _) = spec.stand_in().expect("a stand-in");
+        assert_eq!(stand_in.inputs[0].text, "x: resource");
     }
 
     #[test]
