@@ -87,6 +87,9 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
                 };
             });
         }
+        if let Some(attrs_ty) = kernel_fn.attrs_ty() {
+            checks.extend(attrs_check(path, &op_text, attrs_ty, k.body.generics()));
+        }
         if let ReturnValue::Stored(ty) = &kernel_fn.returns.value
             && dtypes::type_args(ty, &["Arc"]).is_some()
         {
@@ -112,6 +115,68 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
         });
     }
     quote!(#(#checks)*)
+}
+
+/// A kernel is created with its own op's attrs, parsed from the node: the
+/// attrs of another op would be read from attrs the node does not have
+/// ("no attr named 'lo'", at run time). So `attrs: &OtherOp` is a compile
+/// error on the author's type, by a trait that only the op's type
+/// implements (so an alias or another path to the op passes). None when
+/// the type names the function's own generics, which an item outside the
+/// function cannot see.
+fn attrs_check(
+    op: &syn::Path,
+    op_text: &str,
+    attrs_ty: &syn::Type,
+    generics: &syn::Generics,
+) -> Option<TokenStream> {
+    if mentions_generics(attrs_ty, generics) {
+        return None;
+    }
+    let attrs_text = quote!(#attrs_ty).to_string().replace(' ', "");
+    let message = format!(
+        "a kernel of op `{op_text}` takes that op's attrs, `attrs: &{op_text}`, not `&{attrs_text}`"
+    );
+    let label = format!("expected `{op_text}`, the op in `#[kernel(op = {op_text})]`");
+    let note = format!(
+        "the kernel is created with the attrs of each `{op_text}` node it runs: write `attrs: &{op_text}` (a kernel of another op names that op in `#[kernel(op = ...)]`)"
+    );
+    // The impl carries the op's span, so rustc's "the trait `OpOfThisKernel`
+    // is implemented for `ZeroOut`" points at `op = ZeroOut`.
+    let implemented = quote_spanned! {op.span()=>
+        impl OpOfThisKernel for #op {}
+    };
+    Some(quote_spanned! {attrs_ty.span()=>
+        const _: () = {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait OpOfThisKernel {
+                const OK: () = ();
+            }
+            #implemented
+            <#attrs_ty as OpOfThisKernel>::OK
+        };
+    })
+}
+
+/// Whether `ty` names one of `generics`' parameters (a type or lifetime).
+fn mentions_generics(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    let names: Vec<String> = generics
+        .params
+        .iter()
+        .map(|p| match p {
+            syn::GenericParam::Type(t) => t.ident.to_string(),
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+            syn::GenericParam::Const(c) => c.ident.to_string(),
+        })
+        .collect();
+    fn walk(tokens: TokenStream, names: &[String]) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+            _ => false,
+        })
+    }
+    !names.is_empty() && walk(quote!(#ty), &names)
 }
 
 /// `#[kernel]`: the item, compile-time checks against the op, and one
