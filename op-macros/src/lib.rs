@@ -71,7 +71,9 @@ mod spec;
 /// or `shape_fn = my_fn` / a closure), and `wrapper = name`
 /// (also generate a snake_case function `name(...)`, like TensorFlow's
 /// Python wrapper; off by default because kernel functions often want that
-/// name).
+/// name: a kernel function of that name in the op's module is a compile
+/// error at `wrapper = name`, and any other item of that name hides the
+/// wrapper, as an item hides a glob import).
 ///
 /// Fields: each is an attr named after the field (or `#[attr(name = "T")]`),
 /// of the kind its type says (`i64` → `int`, `usize` → `int >= 0`, `f32` →
@@ -125,7 +127,10 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// attr `T`, `types(realnumbertype)` for a group, `types(K = [i32, i64], V
 /// = f32)` for a cross product of named attrs, one `types(...)` per
 /// explicit combination; `host_memory("arg", ...)`. The kernel's type
-/// parameters take the constrained attrs' types in order.
+/// parameters take the constrained attrs' types in order; a kernel without
+/// type parameters may be registered for one type only (it would run the
+/// same code for each). A kernel function's attrs parameter is its own
+/// op's: with `op = OpType`, `attrs: &OtherOp` is a compile error.
 ///
 /// A kernel function of a stateful op may take resources and return one:
 ///

@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use super::adapter::adapter;
 use super::registration::{KernelRegistration, kernel_name, kernel_registration};
 use super::turbofish;
+use super::wrapper::kernel_fn_marker;
 use crate::check::{CheckedKernel, FnSignature, KernelBody, Param, ReturnValue};
 use crate::dtypes;
 use crate::parse::OpRef;
@@ -193,7 +194,24 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
             let name = format_ident!("__kernel_adapter");
             let attrs_ty = attrs_type(signature);
             let adapter = adapter(&name, &item.sig, signature, &attrs_ty, rt);
-            (quote!(#item), adapter)
+            // The marker that a wrapper of the function's name, in this
+            // module, finds: see `wrapper::kernel_fn_marker`.
+            let marker = kernel_fn_marker(&item.sig.ident);
+            // A kernel function named like a wrapper hides it: our error,
+            // at the wrapper, without rustc's warning at the function
+            // (which it gives for a public wrapper).
+            let item = quote! {
+                #[allow(hidden_glob_reexports)]
+                #item
+                #[doc(hidden)]
+                #[allow(non_camel_case_types, dead_code)]
+                struct #marker {}
+                #[allow(dead_code)]
+                impl #marker {
+                    const HIDES_A_WRAPPER: bool = true;
+                }
+            };
+            (item, adapter)
         }
         KernelBody::Impl { item } => (quote!(#item), op_kernel_impl(item, rt)),
     };
