@@ -97,6 +97,29 @@ fn the_generated_files_name_every_registered_op_with_no_absolute_paths() {
     }
 }
 
+#[test]
+fn the_op_list_reads_back_as_protobuf_text_with_each_op_by_name_in_order() {
+    let registry = codegen::workspace_registry();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let text = codegen::artifacts(registry, root).op_list();
+    let message = op_spec::text::parse_message(&text).unwrap();
+    let ops = message.root().fields("OpList").unwrap();
+    let names: Vec<String> = ops
+        .iter()
+        .map(|op| {
+            assert_eq!(op.name, "op");
+            let fields = op.value.fields("OpDef").unwrap();
+            let name = fields.iter().find(|f| f.name == "name").unwrap();
+            String::from_utf8(name.value.to_bytes().unwrap()).unwrap()
+        })
+        .collect();
+    let registered: Vec<&str> = registry.ops().map(|op| op.def().name.as_str()).collect();
+    assert_eq!(names, registered);
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
 static TWICE_A: OpRegistration = OpRegistration::new(
     "Twice",
     || OpDefBuilder::new("Twice").output("y: float").build(),
