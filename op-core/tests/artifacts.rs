@@ -14,6 +14,24 @@ fn identity(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
     ctx.set_output(0, x)
 }
 
+/// A kernel of `op` on `device` named `name`, copying its input, at
+/// `file:line`.
+const fn kernel(
+    (op, device, name): (&'static str, DeviceType, &'static str),
+    constraints: &'static [TypeConstraint],
+    (file, line): (&'static str, u32),
+) -> KernelRegistration {
+    KernelRegistration::new(
+        op,
+        device,
+        name,
+        |c| FnKernel::<()>::create(c, identity),
+        file,
+        line,
+    )
+    .with_constraints(constraints)
+}
+
 fn no_gradient<V: Value>(_: &Gradient<'_, V>) -> Result<Vec<Option<V>>> {
     Ok(vec![None])
 }
@@ -38,33 +56,21 @@ static SCALE: OpRegistration = OpRegistration::new(
     10,
 )
 .with_shape_fn(unchanged);
-static SCALE_CPU_F32: KernelRegistration = KernelRegistration::new(
-    "Scale",
-    DeviceType::Cpu,
-    "scale::<f32>",
-    |c| FnKernel::<()>::create(c, identity),
-    "my-ops/src/scale.rs",
-    20,
+static SCALE_CPU_F32: KernelRegistration = kernel(
+    ("Scale", DeviceType::Cpu, "scale::<f32>"),
+    &[TypeConstraint::new("T", DType::F32)],
+    ("my-ops/src/scale.rs", 20),
+);
+static SCALE_CPU_I32: KernelRegistration = kernel(
+    ("Scale", DeviceType::Cpu, "scale::<i32>"),
+    &[TypeConstraint::new("T", DType::I32)],
+    ("my-ops/src/scale.rs", 21),
+);
+static SCALE_GPU_F32: KernelRegistration = kernel(
+    ("Scale", DeviceType::Gpu, "scale_gpu::<f32>"),
+    &[TypeConstraint::new("T", DType::F32)],
+    ("my-ops/src/scale.rs", 30),
 )
-.with_constraints(&[TypeConstraint::new("T", DType::F32)]);
-static SCALE_CPU_I32: KernelRegistration = KernelRegistration::new(
-    "Scale",
-    DeviceType::Cpu,
-    "scale::<i32>",
-    |c| FnKernel::<()>::create(c, identity),
-    "my-ops/src/scale.rs",
-    21,
-)
-.with_constraints(&[TypeConstraint::new("T", DType::I32)]);
-static SCALE_GPU_F32: KernelRegistration = KernelRegistration::new(
-    "Scale",
-    DeviceType::Gpu,
-    "scale_gpu::<f32>",
-    |c| FnKernel::<()>::create(c, identity),
-    "my-ops/src/scale.rs",
-    30,
-)
-.with_constraints(&[TypeConstraint::new("T", DType::F32)])
 .with_host_memory(&["x"]);
 static SCALE_GRAD: GradientRegistration = GradientRegistration::new(
     "Scale",
@@ -88,13 +94,13 @@ static COUNT: OpRegistration = OpRegistration::new(
     "/home/someone/.cargo/registry/src/index/count-0.1.0/src/lib.rs",
     3,
 );
-static COUNT_CPU: KernelRegistration = KernelRegistration::new(
-    "Count",
-    DeviceType::Cpu,
-    "count",
-    |c| FnKernel::<()>::create(c, identity),
-    "/home/someone/.cargo/registry/src/index/count-0.1.0/src/lib.rs",
-    4,
+static COUNT_CPU: KernelRegistration = kernel(
+    ("Count", DeviceType::Cpu, "count"),
+    &[],
+    (
+        "/home/someone/.cargo/registry/src/index/count-0.1.0/src/lib.rs",
+        4,
+    ),
 );
 static COUNT_NOT_DIFFERENTIABLE: GradientRegistration =
     GradientRegistration::not_differentiable("Count", "my-ops/src/grad.rs", 9);
@@ -134,52 +140,37 @@ static PICK: OpRegistration = OpRegistration::new(
     "my-ops/src/pick.rs",
     1,
 );
-const fn pick(
-    name: &'static str,
-    constraints: &'static [TypeConstraint],
-    line: u32,
-) -> KernelRegistration {
-    KernelRegistration::new(
-        "Pick",
-        DeviceType::Cpu,
-        name,
-        |c| FnKernel::<()>::create(c, identity),
-        "my-ops/src/pick.rs",
-        line,
-    )
-    .with_constraints(constraints)
-}
-static PICK_F32_I32: KernelRegistration = pick(
-    "pick::<f32, i32>",
+static PICK_F32_I32: KernelRegistration = kernel(
+    ("Pick", DeviceType::Cpu, "pick::<f32, i32>"),
     &[
         TypeConstraint::new("dtype", DType::F32),
         TypeConstraint::new("Tidx", DType::I32),
     ],
-    10,
+    ("my-ops/src/pick.rs", 10),
 );
-static PICK_F32_I64: KernelRegistration = pick(
-    "pick::<f32, i64>",
+static PICK_F32_I64: KernelRegistration = kernel(
+    ("Pick", DeviceType::Cpu, "pick::<f32, i64>"),
     &[
         TypeConstraint::new("dtype", DType::F32),
         TypeConstraint::new("Tidx", DType::I64),
     ],
-    11,
+    ("my-ops/src/pick.rs", 11),
 );
-static PICK_F64_I32: KernelRegistration = pick(
-    "pick::<f64, i32>",
+static PICK_F64_I32: KernelRegistration = kernel(
+    ("Pick", DeviceType::Cpu, "pick::<f64, i32>"),
     &[
         TypeConstraint::new("dtype", DType::F64),
         TypeConstraint::new("Tidx", DType::I32),
     ],
-    12,
+    ("my-ops/src/pick.rs", 12),
 );
-static PICK_I32_I32: KernelRegistration = pick(
-    "pick::<i32, i32>",
+static PICK_I32_I32: KernelRegistration = kernel(
+    ("Pick", DeviceType::Cpu, "pick::<i32, i32>"),
     &[
         TypeConstraint::new("dtype", DType::I32),
         TypeConstraint::new("Tidx", DType::I32),
     ],
-    13,
+    ("my-ops/src/pick.rs", 13),
 );
 
 fn registry() -> Registry {
