@@ -24,6 +24,9 @@
 //!   n-dimensional arrays backed by ndarray.
 //! - `checkpoint` (the default feature `checkpoint`): saving and restoring
 //!   resources as safetensors files, with a checksum per tensor.
+//! - [`artifacts`]: the generated files describing a registry's ops (an
+//!   `ops.pbtxt`, a Markdown reference and a coverage matrix), written and
+//!   checked by `cargo xtask codegen` or a downstream crate's own tool.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
 //!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
 //!
@@ -44,6 +47,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod allocator;
+pub mod artifacts;
 #[cfg(feature = "checkpoint")]
 pub mod checkpoint;
 pub mod context;
