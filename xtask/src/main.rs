@@ -24,6 +24,9 @@ enum Command {
     /// (text format, on stdout).
     #[command(long_about = OPDEF_HELP)]
     Opdef,
+    /// Writes docs/ops/ (ops.pbtxt, reference.md, coverage.md) from the
+    /// registered ops; with --check, fails if the committed files are stale.
+    Codegen(xtask::codegen::Args),
     /// Checks against a real TensorFlow (installed from PyPI into a venv).
     #[command(subcommand)]
     Tensorflow(Tensorflow),
@@ -102,6 +105,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Codegen(args) => xtask::codegen::main(&args),
         Command::Opdef => {
             let stdin = io::stdin().lock();
             let mut stdout = io::stdout().lock();
