@@ -4,6 +4,9 @@
 //!   (spacing, quoting, escapes, number bases, message brackets), parse to
 //!   the op that was generated; every attr and arg printed back with
 //!   `to_spec()` parses to the same op again, with the same text format.
+//! - Any list of valid ops, with docs, flags and deprecation, written in
+//!   text format (`pbtxt::op_list_to_string`) reads back
+//!   (`pbtxt::parse_op_list`) to the same ops.
 //! - Arbitrary strings, and strings of spec-like tokens, never make the
 //!   builder panic, and every error points inside its spec.
 
@@ -939,6 +942,106 @@ proptest! {
         prop_assert_eq!(&text, &pbtxt::op_list_to_string([&rebuilt]));
         prop_assert_eq!(pbtxt::op_def_to_short_string(&op), pbtxt::op_def_to_short_string(&rebuilt));
         prop_assert_eq!(pbtxt::op_def_to_string(&op), pbtxt::op_def_to_string(&rebuilt));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The text format read back: `pbtxt::parse_op_list` inverts the writer.
+
+/// What the builder does not set from specs: docs, flags, deprecation.
+#[derive(Clone, Debug)]
+struct Extras {
+    summary: String,
+    description: String,
+    arg_docs: Vec<String>,
+    attr_docs: Vec<String>,
+    flags: [bool; 4],
+    deprecation: Option<(i32, String)>,
+}
+
+fn doc_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        "[a-z .]{1,12}",
+        any::<String>(),
+        r#"[a-z'"\\\n\té中😀\x00\x7f]{1,8}"#,
+    ]
+}
+
+fn extras() -> impl Strategy<Value = Extras> {
+    (
+        doc_text(),
+        doc_text(),
+        prop::collection::vec(doc_text(), 8),
+        prop::collection::vec(doc_text(), 8),
+        any::<[bool; 4]>(),
+        prop::option::of((any::<i32>(), doc_text())),
+    )
+        .prop_map(
+            |(summary, description, arg_docs, attr_docs, flags, deprecation)| Extras {
+                summary,
+                description,
+                arg_docs,
+                attr_docs,
+                flags,
+                deprecation,
+            },
+        )
+}
+
+/// The op of `g` built, with `e`'s docs, flags and deprecation.
+fn op_with_extras(g: &GenOp, e: &Extras) -> Result<OpDef, TestCaseError> {
+    let (builder, _) = specs_and_expected(g);
+    let mut op = builder.build().map_err(|err| {
+        TestCaseError::fail(format!("{}\nshould build:\n{err}", specs_of(&builder)))
+    })?;
+    op.summary = e.summary.clone();
+    op.description = e.description.clone();
+    for (arg, doc) in op.inputs.iter_mut().chain(&mut op.outputs).zip(&e.arg_docs) {
+        arg.description = doc.clone();
+    }
+    for (attr, doc) in op.attrs.iter_mut().zip(&e.attr_docs) {
+        attr.description = doc.clone();
+    }
+    op.is_commutative = e.flags[0];
+    op.is_aggregate = e.flags[1];
+    op.allows_uninitialized_input = e.flags[2];
+    op.is_distributed_communication = e.flags[3];
+    op.deprecation = e
+        .deprecation
+        .clone()
+        .map(|(version, explanation)| op_spec::Deprecation {
+            version,
+            explanation,
+        });
+    Ok(op)
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Any list of valid ops, with any docs, flags and deprecation, written
+    /// in text format reads back to the same ops, which write the same text.
+    #[test]
+    fn op_lists_read_back_what_was_written(ops in prop::collection::vec((gen_op(), extras()), 0..4)) {
+        let ops: Vec<OpDef> = ops
+            .iter()
+            .map(|(g, e)| op_with_extras(g, e))
+            .collect::<Result<_, _>>()?;
+        let text = pbtxt::op_list_to_string(&ops);
+        let read = match pbtxt::parse_op_list(&text) {
+            Ok(read) => read,
+            Err(e) => return Err(TestCaseError::fail(format!("{e}\nin:\n{text}"))),
+        };
+        prop_assert_eq!(read.len(), ops.len());
+        for (got, want) in read.iter().zip(&ops) {
+            assert_same_op(got, want, &text)?;
+            // One op's fields alone read back too.
+            let alone = pbtxt::parse_op_def(&pbtxt::op_def_to_string(want))
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            assert_same_op(&alone, want, &text)?;
+        }
+        prop_assert_eq!(pbtxt::op_list_to_string(&read), text);
     }
 }
 
