@@ -7,6 +7,9 @@
 //! - Any list of valid ops, with docs, flags and deprecation, written in
 //!   text format (`pbtxt::op_list_to_string`) reads back
 //!   (`pbtxt::parse_op_list`) to the same ops.
+//! - The compatibility checker (`compat`) finds every op compatible with
+//!   itself, and names the rule when an attr is added without a default,
+//!   loses an allowed type or gets a higher minimum.
 //! - Arbitrary strings, and strings of spec-like tokens, never make the
 //!   builder panic, and every error points inside its spec.
 
@@ -1042,6 +1045,65 @@ proptest! {
             assert_same_op(&alone, want, &text)?;
         }
         prop_assert_eq!(pbtxt::op_list_to_string(&read), text);
+        // And what was read is the same op to the compatibility checker.
+        for (op, back) in ops.iter().zip(&read) {
+            let violations = op_spec::compat::check(op, back);
+            prop_assert!(violations.is_empty(), "{:?}", violations);
+        }
+    }
+
+    /// On any valid op: adding an attr is compatible with a default and
+    /// breaks exactly one rule without; dropping an allowed type or raising
+    /// a minimum breaks its rule, on that attr.
+    #[test]
+    fn generated_ops_change_compatibly_or_name_the_rule(g in gen_op(), pick in any::<prop::sample::Index>()) {
+        use op_spec::compat::{self, Rule, Subject};
+        let (builder, _) = specs_and_expected(&g);
+        let Ok(op) = builder.build() else {
+            return Err(TestCaseError::fail(specs_of(&builder)));
+        };
+        prop_assert!(compat::check(&op, &op).is_empty());
+
+        let mut added = op.clone();
+        let mut fresh = AttrDef::new("zz_fresh", AttrType::scalar(AttrKind::Int));
+        fresh.default_value = Some(AttrValue::Int(0));
+        added.attrs.push(fresh);
+        prop_assert!(compat::check(&op, &added).is_empty());
+        added.attrs.last_mut().unwrap().default_value = None;
+        let got: Vec<_> = compat::check(&op, &added).into_iter().map(|v| (v.rule, v.subject)).collect();
+        prop_assert_eq!(got, vec![(Rule::AttrAddedWithoutDefault, Subject::Attr("zz_fresh".into()))]);
+
+        if op.attrs.is_empty() {
+            return Ok(());
+        }
+        let i = pick.index(op.attrs.len());
+        let name = op.attrs[i].name.clone();
+        let mut narrowed = op.clone();
+        let attr = &mut narrowed.attrs[i];
+        let expected = match (&mut attr.allowed_values, &mut attr.minimum) {
+            (Some(ListValue::Type(types)), _) if !types.is_empty() => {
+                let dropped = types[0];
+                types.retain(|t| *t != dropped);
+                Rule::AllowedValuesNarrowed
+            }
+            (_, Some(min)) if *min < i64::MAX => {
+                *min += 1;
+                Rule::MinimumRaised
+            }
+            (_, None) if attr.ty == AttrType::scalar(AttrKind::Int) || attr.ty.is_list => {
+                attr.minimum = Some(i64::MIN);
+                Rule::MinimumRaised
+            }
+            _ => return Ok(()),
+        };
+        let got = compat::check(&op, &narrowed);
+        prop_assert!(
+            got.iter().any(|v| v.rule == expected && v.subject == Subject::Attr(name.clone())),
+            "{:?} on {} not in {:?}", expected, name, got
+        );
+        // Widening back is compatible.
+        let back: Vec<_> = compat::check(&narrowed, &op).into_iter().filter(|v| v.subject == Subject::Attr(name.clone())).collect();
+        prop_assert!(back.is_empty(), "{:?}", back);
     }
 }
 

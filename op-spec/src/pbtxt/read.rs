@@ -88,7 +88,7 @@ impl std::error::Error for OpListError {}
 /// let err = pbtxt::parse_op_list("op { name: 'A' attr { name: 'T' type: 'typ' } }").unwrap_err();
 /// assert_eq!(
 ///     err.to_string(),
-///     "line 1, column 35: op 'A', attr 'T' > type: unknown attr type 'typ' (did you mean 'type'?)"
+///     "line 1, column 39: op 'A', attr 'T' > type: unknown attr type 'typ' (did you mean 'type'?)"
 /// );
 /// ```
 pub fn parse_op_list(text: &str) -> std::result::Result<Vec<OpDef>, OpListError> {
