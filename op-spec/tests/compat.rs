@@ -196,6 +196,24 @@ fn cases() -> Vec<Case> {
             ),
         ),
         keeps(
+            "the guide's wider constraints: {int32, int64} to {int32, int64, float}",
+            AllowedValuesNarrowed,
+            op("Guide", &["t: {int32, int64}"], &[], &[]),
+            op("Guide", &["t: {int32, int64, float}"], &[], &[]),
+        ),
+        keeps(
+            "the guide's wider constraints: {'apple', 'orange'} to {'apple', 'banana', 'orange'}",
+            AllowedValuesNarrowed,
+            op("Guide", &["s: {'apple', 'orange'}"], &[], &[]),
+            op("Guide", &["s: {'apple', 'banana', 'orange'}"], &[], &[]),
+        ),
+        keeps(
+            "the guide's wider constraints: {'apple', 'orange'} to string",
+            AllowedValuesNarrowed,
+            op("Guide", &["s: {'apple', 'orange'}"], &[], &[]),
+            op("Guide", &["s: string"], &[], &[]),
+        ),
+        keeps(
             "RemoveRestriction: allowed values may be dropped",
             AllowedValuesNarrowed,
             op("RemoveRestriction", &["a: {int32, bool}"], &[], &[]),
@@ -517,6 +535,17 @@ fn cases() -> Vec<Case> {
             output("a"),
             outs("Outs", &[], &["a: int32", "b: float"]),
             outs("Outs", &[], &["b: float", "a: int32"]),
+        ),
+        keeps(
+            "the guide's MyGeneralUnaryOp made polymorphic, float by default",
+            ArgRetyped,
+            op("MyGeneralUnaryOp", &[], &["in: float"], &["out: float"]),
+            op(
+                "MyGeneralUnaryOp",
+                &["T: numerictype = DT_FLOAT"],
+                &["in: T"],
+                &["out: T"],
+            ),
         ),
         keeps(
             "TypePolymorphic: an input may become polymorphic with the old type as default",
