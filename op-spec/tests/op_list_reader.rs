@@ -102,6 +102,11 @@ fn errors_name_the_op_the_field_and_the_place() {
             "line 3, column 3: op 'A': OpDef has no field 'input_args' (did you mean 'input_arg'?)",
         ),
         (
+            "an unknown field of an arg names the arg",
+            "op { name: 'A' input_arg { name: 'x' typ: DT_FLOAT } }",
+            "line 1, column 38: op 'A', input_arg 'x': ArgDef has no field 'typ' (did you mean 'type'?)",
+        ),
+        (
             "an op without a name is named by its position",
             "op { name: 'A' } op { input_arg { name: 'x' type: DT_FLOAT } }",
             "line 1, column 18: op #2, name: an op needs a name",

@@ -428,9 +428,12 @@ impl<'t> Reader<'t> {
         ];
         let kind = field.name;
         let outer = place.join(kind);
-        let fields = self.message(field.value, "ArgDef", KNOWN, &["handle_data"], &outer)?;
+        let fields = Fields {
+            fields: self.fields(field.value, "ArgDef", &outer)?,
+        };
         let name = self.opt_string(&fields, "name", &outer)?;
         let place = place.join(format_args!("{kind} '{name}'"));
+        self.check_fields(&fields.fields, "ArgDef", KNOWN, &["handle_data"], &place)?;
         if name.is_empty() {
             return Err(self.error(field.pos, &place, "an arg needs a name"));
         }
@@ -508,9 +511,12 @@ impl<'t> Reader<'t> {
             "allowed_values",
         ];
         let outer = place.join("attr");
-        let fields = self.message(field.value, "AttrDef", KNOWN, &[], &outer)?;
+        let fields = Fields {
+            fields: self.fields(field.value, "AttrDef", &outer)?,
+        };
         let name = self.opt_string(&fields, "name", &outer)?;
         let place = place.join(format_args!("attr '{name}'"));
+        self.check_fields(&fields.fields, "AttrDef", KNOWN, &[], &place)?;
         if name.is_empty() {
             return Err(self.error(field.pos, &place, "an attr needs a name"));
         }
