@@ -407,9 +407,10 @@ fn summary(op: &OpDef) -> String {
 }
 
 /// TensorFlow's `AreAttrValuesEqual`, as the values' text: the same text is
-/// the same value (NaN included, -0 apart from 0).
+/// the same value (a NaN equals a NaN, -0 differs from 0, as their
+/// serialized bytes do in TensorFlow).
 fn same_value(a: &AttrValue, b: &AttrValue) -> bool {
-    a == b || attr_value_text(a) == attr_value_text(b)
+    attr_value_text(a) == attr_value_text(b)
 }
 
 /// TensorFlow's `MoreRestrictive`: the new attr allows values the old did

@@ -313,6 +313,19 @@ fn cases() -> Vec<Case> {
             ),
         ),
         breaks(
+            "a float default may not change sign, even at zero",
+            DefaultChanged,
+            attr("f"),
+            op("Zero", &["f: float = 0.0"], &[], &[]),
+            op("Zero", &["f: float = -0.0"], &[], &[]),
+        ),
+        keeps(
+            "a NaN default is the same NaN default",
+            DefaultChanged,
+            op("Nan", &["f: float = nan"], &[], &[]),
+            op("Nan", &["f: float = nan"], &[], &[]),
+        ),
+        breaks(
             "ChangeDefault",
             DefaultChanged,
             attr("a"),

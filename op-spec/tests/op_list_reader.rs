@@ -269,3 +269,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_fuzzer_s_seeds_read_except_the_broken_ones() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/op_list_reader");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let result = pbtxt::parse_op_list(&text);
+        if name.starts_with("broken") {
+            assert!(result.is_err(), "{name} reads");
+        } else {
+            let ops = result.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!ops.is_empty(), "{name}");
+        }
+        seen += 1;
+    }
+    assert!(seen >= 5, "{seen} seeds in {}", dir.display());
+}

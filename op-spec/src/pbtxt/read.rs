@@ -173,8 +173,8 @@ struct Reader<'t> {
     text: &'t str,
 }
 
-/// The fields of a message, collected by name, checking that each
-/// singular field is given at most once.
+/// The fields of a message, looked up by name ([`Reader::check_fields`]
+/// has made sure that a singular one is given at most once).
 struct Fields<'a> {
     fields: Vec<TextField<'a>>,
 }
