@@ -358,6 +358,10 @@ pub struct Registry {
     ops: BTreeMap<String, OpEntry>,
     gradients: BTreeMap<&'static str, &'static GradientRegistration>,
     conflicts: Vec<Conflict>,
+    /// Kernels for ops nobody registered, by op name: named in the
+    /// `NotFound` error of a call to such an op (often a typo in the
+    /// kernel's `op = "..."`).
+    orphan_kernels: BTreeMap<&'static str, Vec<&'static KernelRegistration>>,
 }
 
 static GLOBAL: LazyLock<Arc<Registry>> = LazyLock::new(|| Arc::new(Registry::from_inventory()));
@@ -545,6 +549,10 @@ impl Registry {
                     kernel.op
                 ),
             );
+            self.orphan_kernels
+                .entry(kernel.op)
+                .or_default()
+                .push(kernel);
             return;
         };
         let def = entry.def.clone();
@@ -644,11 +652,20 @@ impl Registry {
     /// closest registered name and a hint about linking) if nobody
     /// registered it, a `FailedPrecondition` error if its registrations
     /// conflict.
+    ///
+    /// A kernel registered for an op that does not exist is a conflict
+    /// (listed by [`check`](Self::check)), but calling that op is still
+    /// `NotFound`: the op is what is missing, and the error names the
+    /// kernel as well.
     pub fn op(&self, name: &str) -> Result<&OpEntry> {
         let conflicts: Vec<&Conflict> = self
             .conflicts
             .iter()
-            .filter(|c| c.op == name && !c.kind.is_about_gradients())
+            .filter(|c| {
+                c.op == name
+                    && !c.kind.is_about_gradients()
+                    && c.kind != ConflictKind::KernelForUnknownOp
+            })
             .collect();
         if !conflicts.is_empty() {
             let lines: Vec<String> = conflicts.iter().map(|c| format!("\n  {c}")).collect();
@@ -658,16 +675,35 @@ impl Registry {
                 lines.concat()
             )));
         }
-        self.ops.get(name).ok_or_else(|| {
-            let hint = op_spec::suggest::closest(name, self.ops.keys().map(String::as_str))
-                .map(|n| format!("did you mean '{n}'? "))
-                .unwrap_or_default();
-            Error::not_found(format!(
-                "op {} is not registered: {hint}({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)",
-                quoted(name),
-                self.ops.len()
-            ))
-        })
+        self.ops.get(name).ok_or_else(|| self.not_registered(name))
+    }
+
+    /// The `NotFound` error for op `name`, which nobody registered.
+    #[cold]
+    fn not_registered(&self, name: &str) -> Error {
+        // "is not registered: did you mean 'X'? (...)", or with no
+        // suggestion "is not registered (...)": no colon before nothing.
+        let hint = op_spec::suggest::closest(name, self.ops.keys().map(String::as_str))
+            .map(|n| format!(": did you mean '{n}'?"))
+            .unwrap_or_default();
+        let kernels = match self.orphan_kernels.get(name) {
+            Some(kernels) => {
+                let listed: Vec<String> = kernels
+                    .iter()
+                    .map(|k| format!("{} ({}) at {}", k.name, k.describe(), k.location()))
+                    .collect();
+                format!(
+                    "; kernels registered for it, with no op: {}",
+                    listed.join(", ")
+                )
+            }
+            None => String::new(),
+        };
+        Error::not_found(format!(
+            "op {} is not registered{hint} ({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`){kernels}",
+            quoted(name),
+            self.ops.len()
+        ))
     }
 
     /// The output shapes of a node of op `op` with inputs of these dtypes

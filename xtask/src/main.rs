@@ -24,6 +24,9 @@ enum Command {
     /// (text format, on stdout).
     #[command(long_about = OPDEF_HELP)]
     Opdef,
+    /// Writes docs/ops/ (ops.pbtxt, reference.md, coverage.md) from the
+    /// registered ops; with --check, fails if the committed files are stale.
+    Codegen(xtask::codegen::Args),
     /// Checks that the registered ops are backwards compatible with the golden
     /// compat/ops.golden.pbtxt (TensorFlow's rules); --bless rewrites it.
     Compat(xtask::compat::Args),
@@ -105,6 +108,7 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Codegen(args) => xtask::codegen::main(&args),
         Command::Compat(args) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
             xtask::compat::main(root.expect("xtask lives in the workspace"), &args)
