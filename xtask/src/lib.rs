@@ -4,5 +4,6 @@
 //! without spawning processes; `main.rs` only parses the command line.
 
 pub mod codegen;
+pub mod compat;
 pub mod opdef;
 pub mod tensorflow;
