@@ -23,6 +23,8 @@
 //!   n-dimensional arrays backed by ndarray.
 //! - `checkpoint` (the default feature `checkpoint`): saving and restoring
 //!   resources as safetensors files, with a checksum per tensor.
+//! - [`testing`]: per-op contract tests (`opcheck`, with the `testing`
+//!   feature) and the input generators ops register for them.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
 //!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
 //!
@@ -63,6 +65,7 @@ pub mod shape;
 pub mod shape_inference;
 pub mod symbolic;
 pub mod tensor;
+pub mod testing;
 pub mod threads;
 mod unwind;
 
