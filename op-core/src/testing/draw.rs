@@ -25,8 +25,16 @@ use crate::{Complex64, Complex128, Error, QInt8, QInt16, QInt32, QUInt8, QUInt16
 use crate::{bf16, f16};
 
 /// The random choices behind one case of one kernel of one op, with the
-/// requests an input generator makes of them (see the
-/// [module docs](self)).
+/// requests an input generator makes of them.
+///
+/// Each request (a size, a dimension, a value) takes the next of a short
+/// sequence of random numbers, which opcheck draws with proptest. A
+/// smaller number always gives a smaller answer (the lower end of a
+/// range, the first item, fewer dimensions), so when proptest shrinks the
+/// numbers of a failing case towards zero, the case shrinks with them: a
+/// generator gets shrinking without writing a strategy. Past the end of
+/// the sequence the numbers are pseudo-random, derived from it; the first
+/// requests (attrs, ranks, dimensions) are the ones that shrink.
 ///
 /// ```
 /// use op_core::testing::Draw;
@@ -51,6 +59,7 @@ pub struct Draw<'a> {
 }
 
 /// How many choices opcheck draws per case (see the [module docs](self)).
+#[cfg(feature = "testing")]
 pub(crate) const CHOICES: usize = 64;
 
 impl std::fmt::Debug for Draw<'_> {
@@ -458,6 +467,7 @@ impl Case {
     }
 
     /// The attrs, borrowed as the runtime takes them.
+    #[cfg(feature = "testing")]
     pub(crate) fn attr_refs(&self) -> Vec<(&str, AttrValue)> {
         self.attrs
             .iter()

@@ -77,7 +77,7 @@
 //! # Running it
 //!
 //! With the `testing` feature (which brings proptest):
-//! `op_core::testing::opcheck("Op").run()` gives a [`Report`] (per op:
+//! `op_core::testing::opcheck("Op").run()` gives a `Report` (per op:
 //! kernels, dtypes, cases, failures with the kernel, inputs and what was
 //! expected, warnings, skips); `opcheck_all()` checks every registered op;
 //! `.assert_passes()` panics with the report when something failed (for a
