@@ -411,7 +411,10 @@ fn run_pass<X, A, Y, R>(
     // One unit per block, each worth a block of its own.
     threads.shard(row_blocks, usize::MAX / row_blocks, |blocks| {
         for b in blocks {
-            let rows = b * per_block..pass.reduced.min((b + 1) * per_block);
+            // Rounding `per_block` up can leave the last blocks no rows:
+            // they start (and end) at the end, not past it.
+            let first = pass.reduced.min(b * per_block);
+            let rows = first..pass.reduced.min((b + 1) * per_block);
             let mut partial = vec![R::identity::<A>(); outputs];
             reduce_pass::<X, A, A, R>(input, pass, rows, 0, &mut partial, &load, |a| a);
             let _ = partials[b].set(partial);
@@ -500,6 +503,18 @@ mod tests {
         ] {
             assert!(fold_run::<f32, f32, MaxReducer>(&values, &|x| x).is_nan());
         }
+    }
+
+    #[test]
+    fn rows_split_into_more_blocks_than_they_fill_are_each_reduced_once() {
+        // 36 rows in 16 blocks of 3: the last four blocks get no rows
+        // (opcheck found this panicking with work split even when tiny).
+        let pool = ThreadPool::new(4).unwrap().with_min_cost_per_shard(1);
+        let plan = ReductionPlan::new(&[3, 4, 3], &[0, 1, 2], true).unwrap();
+        let input: Vec<i32> = (1..=36).collect();
+        let mut out = [0i32];
+        reduce_into::<i32, SumReducer>(&pool, &input, &plan, &mut out);
+        assert_eq!(out, [666]);
     }
 
     #[test]
