@@ -44,6 +44,7 @@
 //! - `math.rs`: the engine over slices ([`reduce_into`], [`reduce_pass`])
 //!   and the reducers, shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws a valid scan axis.
 //! - `grad.rs`: the gradients of the four reductions ([`reduced_shape`]:
 //!   the shape a reduction keeps its dims in) and of the two scans.
 //!
@@ -57,6 +58,7 @@ mod axes;
 mod cpu;
 mod grad;
 mod math;
+mod opcheck;
 mod ops;
 
 pub use axes::{Pass, ReductionPlan, normalize_axis};
