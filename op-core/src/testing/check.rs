@@ -352,18 +352,21 @@ impl OpCheck {
     }
 }
 
-/// Whether `def` may take or give real floats.
+/// Whether `def` may take and give float or complex values: only then can
+/// a gradient flow through it (an op with no such input, a leaf or a
+/// conversion from strings, ends every path; one with no such output
+/// starts none).
 fn is_float_op(def: &op_spec::OpDef) -> bool {
-    def.inputs
-        .iter()
-        .chain(&def.outputs)
-        .any(|arg| match &arg.ty {
-            ArgType::Fixed(t) => t.is_float(),
+    let may_be_float = |args: &[op_spec::ArgDef]| {
+        args.iter().any(|arg| match &arg.ty {
+            ArgType::Fixed(t) => t.is_float() || t.is_complex(),
             ArgType::Attr(a) | ArgType::ListAttr(a) => def.attr(a).is_some_and(|attr| {
                 attr.allowed_types()
-                    .is_none_or(|ts| ts.iter().any(|t| t.is_float()))
+                    .is_none_or(|ts| ts.iter().any(|t| t.is_float() || t.is_complex()))
             }),
         })
+    };
+    may_be_float(&def.inputs) && may_be_float(&def.outputs)
 }
 
 /// Whether `kernel` is one whose gradient is compared: it is for one of

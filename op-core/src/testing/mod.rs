@@ -33,8 +33,10 @@
 //!
 //! It also warns about an op without a shape function, args and attrs
 //! without docs (type and length attrs inferred from the inputs are
-//! described by their args and exempt), a float op with neither a
-//! gradient nor a `not_differentiable` mark, and a kernel on which no
+//! described by their args and exempt), a float op (one that may take and
+//! give float or complex values, so that a gradient could flow through it)
+//! with neither a gradient nor a `not_differentiable` mark, and a kernel
+//! on which no
 //! drawn case ran (every one was rejected: the op needs a generator).
 //!
 //! # Input generators and skips
