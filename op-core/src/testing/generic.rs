@@ -30,8 +30,9 @@ use crate::{Error, Result};
 /// rejects.
 const TRIES: usize = 16;
 
-/// Types drawn for a type attr that allows any type: the common ones.
-const COMMON_TYPES: [DType; 9] = [
+/// Types drawn for a type attr that allows any type: the common ones (a
+/// generator drawing a type for such an attr may use them too).
+pub const COMMON_TYPES: [DType; 9] = [
     DType::F32,
     DType::F64,
     DType::I32,
@@ -165,7 +166,7 @@ fn draw_attrs(d: &mut Draw<'_>, def: &OpDef) -> Result<Vec<(String, AttrValue)>>
             (_, _) => match &attr.default_value {
                 Some(default) => default.clone(),
                 None if attr.ty.is_list && minimum == 0 => {
-                    AttrValue::List(empty_list(attr.ty.kind))
+                    AttrValue::List(ListValue::empty(attr.ty.kind))
                 }
                 None => return Err(unsupported("has no default")),
             },
@@ -194,19 +195,6 @@ fn draw_type(d: &mut Draw<'_>, attr: &str, allowed: Option<&[DType]>) -> Result<
             "type attr '{attr}' allows no type a tensor can hold"
         ))
     })
-}
-
-fn empty_list(kind: AttrKind) -> ListValue {
-    match kind {
-        AttrKind::String => ListValue::String(Vec::new()),
-        AttrKind::Int => ListValue::Int(Vec::new()),
-        AttrKind::Float => ListValue::Float(Vec::new()),
-        AttrKind::Bool => ListValue::Bool(Vec::new()),
-        AttrKind::Type => ListValue::Type(Vec::new()),
-        AttrKind::Shape => ListValue::Shape(Vec::new()),
-        AttrKind::Tensor => ListValue::Tensor(Vec::new()),
-        AttrKind::Func => ListValue::Func(Vec::new()),
-    }
 }
 
 /// The dtypes of each input arg, given the attrs.

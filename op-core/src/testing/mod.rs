@@ -99,6 +99,7 @@ mod check;
 mod report;
 
 pub use draw::{Case, Draw, Input};
+pub use generic::COMMON_TYPES;
 
 #[cfg(feature = "testing")]
 pub use check::{OpCheck, opcheck, opcheck_all};

@@ -202,6 +202,15 @@ impl Report {
         self.failures().next().is_none()
     }
 
+    /// How many functions had their gradients compared, over every op.
+    pub fn gradient_checks(&self) -> usize {
+        self.ops
+            .iter()
+            .flat_map(|op| &op.kernels)
+            .map(|k| k.gradient_checks)
+            .sum()
+    }
+
     /// How many warnings there are.
     pub fn warnings(&self) -> usize {
         self.ops.iter().map(|op| op.warnings.len()).sum()

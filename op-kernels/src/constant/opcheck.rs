@@ -2,24 +2,13 @@
 //! tensor) has no default the generic case could use, and why it skips
 //! `Placeholder`.
 
-use op_core::testing::{Case, Draw, OpCheckRegistration};
+use op_core::testing::{COMMON_TYPES, Case, Draw, OpCheckRegistration};
 use op_core::{DType, Result, inventory};
 
-/// The dtypes `Const` is drawn with (its one kernel takes any).
-const DTYPES: [DType; 8] = [
-    DType::F32,
-    DType::F64,
-    DType::I32,
-    DType::I64,
-    DType::Bool,
-    DType::String,
-    DType::F16,
-    DType::Complex64,
-];
-
-/// Const: a random tensor of a random dtype, and that dtype.
+/// Const: a random tensor of a random common dtype (its one kernel takes
+/// any), and that dtype.
 fn const_cases(d: &mut Draw<'_>) -> Result<Case> {
-    let dtype = *d.choose(&DTYPES).unwrap_or(&DType::F32);
+    let dtype = *d.choose(&COMMON_TYPES).unwrap_or(&DType::F32);
     let dims = d.dims(0..=3, 0..=3);
     let value = d.tensor(dtype, &dims)?.to_tensor_value()?;
     Ok(Case::new().attr("value", value).attr("dtype", dtype))
