@@ -23,6 +23,7 @@
 pub mod sin;
 
 use op_core::ndarray::ArrayViewD;
+use op_core::num_traits::Float;
 use op_core::{
     Code, Element, KernelConstruction, KernelContext, Result, Tensor, kernel, op, op_requires,
     register_op,
@@ -114,7 +115,7 @@ impl<T: Clippable> ClipKernel<T> {
     outputs("norm"),
     shape = "scalar"
 )]
-pub fn l2_norm<T: Element + num_traits::Float>(x: ArrayViewD<'_, T>) -> T {
+pub fn l2_norm<T: Element + Float>(x: ArrayViewD<'_, T>) -> T {
     x.iter().fold(T::zero(), |sum, v| sum + *v * *v).sqrt()
 }
 

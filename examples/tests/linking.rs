@@ -1,9 +1,14 @@
 //! The one way to be sure a kernel crate is linked: name it. This test
-//! binary calls `examples::link()` and `op_kernels::link()`, so it sees both
-//! crates' ops and kernels, and runs them as a user would.
+//! binary calls `examples::link()`, `op_kernels::link()` and
+//! `tiny_kernels::link()`, so it sees the three crates' ops and kernels,
+//! runs them as a user would, and its `require_linked!` of them is met.
 
 use examples::{ClipByValue, L2Norm};
 use op_core::{Code, OpCall, Registry, Tensor};
+
+// Every crate this binary names, required: the registry confirms each is
+// linked (`require_linked.rs` shows one that is not).
+op_core::require_linked!(examples, op_kernels, tiny_kernels);
 
 #[test]
 fn named_crates_are_linked_and_their_ops_run() {
@@ -107,4 +112,18 @@ fn running_ops_as_the_readme_shows() -> op_core::Result<()> {
     let y = example.run(vec![x])?;
     assert_eq!(y[0].as_slice::<f32>()?, [2.0, -6.0]);
     Ok(())
+}
+
+#[test]
+fn required_crates_that_are_named_are_linked_and_their_ops_run() {
+    tiny_kernels::link();
+    let registry = Registry::global();
+    assert_eq!(registry.unlinked(), []);
+    let linked: Vec<&str> = registry.linked_crates().collect();
+    for name in ["examples", "op_kernels", "tiny_kernels"] {
+        assert!(linked.contains(&name), "{name} in {linked:?}");
+    }
+    let x = Tensor::from_vec([2], vec![3.0f32, -1.0]).unwrap();
+    let y = tiny_kernels::Halve::call(&x).run().unwrap();
+    assert_eq!(y.as_slice::<f32>().unwrap(), [1.5, -0.5]);
 }

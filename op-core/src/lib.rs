@@ -9,7 +9,8 @@
 //!   kernel crate must be named to be linked.
 //! - [`runtime`]: [`Runtime`] selects and caches kernels, [`OpCall`] runs an
 //!   op by name, [`PreparedOp`] runs a cached kernel; panics in kernels,
-//!   their constructors and shape functions become errors.
+//!   their constructors and shape functions become errors, reported once,
+//!   in the error, with the panic's location (not printed to stderr).
 //! - [`mod@kernel`] and [`context`]: [`OpKernel`], [`KernelConstruction`] (what
 //!   a kernel sees when created) and [`KernelContext`] (inputs, outputs,
 //!   forwarding, while it runs).
@@ -23,6 +24,9 @@
 //!   n-dimensional arrays backed by ndarray.
 //! - `checkpoint` (the default feature `checkpoint`): saving and restoring
 //!   resources as safetensors files, with a checksum per tensor.
+//! - [`artifacts`]: the generated files describing a registry's ops (an
+//!   `ops.pbtxt`, a Markdown reference and a coverage matrix), written and
+//!   checked by `cargo xtask codegen` or a downstream crate's own tool.
 //! - [`testing`]: per-op contract tests (`opcheck`, with the `testing`
 //!   feature) and the input generators ops register for them.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
@@ -45,6 +49,7 @@
 #[doc(hidden)]
 pub mod __private;
 pub mod allocator;
+pub mod artifacts;
 #[cfg(feature = "checkpoint")]
 pub mod checkpoint;
 pub mod context;
@@ -92,6 +97,26 @@ pub use tensor::{Tensor, TensorIdentity};
 pub use half::{bf16, f16};
 pub use ndarray;
 pub use num_complex::Complex;
+/// Re-exported for kernels generic over their element type
+/// (`T: Element + op_core::num_traits::Float`), so that a kernel crate
+/// needs no dependency of its own on `num-traits`.
+///
+/// ```standalone_crate
+/// use op_core::ndarray::ArrayViewD;
+/// use op_core::num_traits::Float;
+/// use op_core::{Element, op};
+///
+/// /// The Euclidean norm of a tensor.
+/// #[op(types(f32, f64), outputs("norm"))]
+/// pub fn l2_norm<T: Element + Float>(x: ArrayViewD<'_, T>) -> T {
+///     x.iter().fold(T::zero(), |s, v| s + *v * *v).sqrt()
+/// }
+///
+/// let x = op_core::Tensor::from_vec([2], vec![3.0f32, 4.0])?;
+/// assert_eq!(L2Norm::call(&x).run()?.scalar_value::<f32>()?, 5.0);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub use num_traits;
 pub use op_spec;
 
 pub use op_macros::{gradient, kernel, op, op_def, register_op};

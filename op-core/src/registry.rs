@@ -16,8 +16,19 @@
 //! `op_kernels::link()`, which our kernel crate provides for this). Then
 //! [`Registry::global`] lists its ops and kernels; printing the registry
 //! (`println!("{}", Registry::global())`) shows what got linked.
+//!
+//! A program can also say which crates it expects, with
+//! [`require_linked!`](crate::require_linked)`(my_kernels)`. The check
+//! runs when the registry is built (on first use, so at startup): a
+//! required crate that submitted no op, kernel or gradient is listed by
+//! [`Registry::unlinked`], [`Registry::check`] and the registry's
+//! `Display`, and every op lookup ([`Registry::op`], so the first op the
+//! program runs) fails with a `FailedPrecondition` error that names the
+//! crate and says how to link it. A registration counts for the crate its
+//! `module_path` starts with; the macros record it, and a hand-written
+//! registration adds `.with_module_path(module_path!())`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
@@ -31,6 +42,9 @@ use crate::op_instance::{InputTypes, OpInstanceBuilder};
 use crate::shape_inference::{PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::{Error, Result};
+
+mod linking;
+pub use linking::{LinkRequirement, UnlinkedCrate};
 
 /// An op submitted to the registry.
 ///
@@ -65,6 +79,10 @@ pub struct OpRegistration {
     pub file: &'static str,
     /// The line where the op was declared (`line!()`).
     pub line: u32,
+    /// The module that declared it (`module_path!()`; empty when not
+    /// recorded): its first segment is the crate that
+    /// [`require_linked!`](crate::require_linked) counts it for.
+    pub module_path: &'static str,
 }
 
 /// A kernel submitted to the registry (TensorFlow's `REGISTER_KERNEL_BUILDER`).
@@ -111,6 +129,9 @@ pub struct KernelRegistration {
     pub file: &'static str,
     /// The line where the kernel was declared (`line!()`).
     pub line: u32,
+    /// The module that declared it (`module_path!()`; empty when not
+    /// recorded), as for [`OpRegistration::module_path`].
+    pub module_path: &'static str,
 }
 
 /// One type constraint of a kernel: attr `attr` must be `dtype`.
@@ -145,12 +166,19 @@ impl OpRegistration {
             shape_fn: None,
             file,
             line,
+            module_path: "",
         }
     }
 
     /// The same op with this shape function.
     pub const fn with_shape_fn(mut self, shape_fn: ShapeFn) -> Self {
         self.shape_fn = Some(shape_fn);
+        self
+    }
+
+    /// The same op, declared in module `module_path` (`module_path!()`).
+    pub const fn with_module_path(mut self, module_path: &'static str) -> Self {
+        self.module_path = module_path;
         self
     }
 }
@@ -178,7 +206,14 @@ impl KernelRegistration {
             create,
             file,
             line,
+            module_path: "",
         }
+    }
+
+    /// The same kernel, declared in module `module_path` (`module_path!()`).
+    pub const fn with_module_path(mut self, module_path: &'static str) -> Self {
+        self.module_path = module_path;
+        self
     }
 
     /// The same kernel, for nodes whose type attrs have these values.
@@ -358,6 +393,16 @@ pub struct Registry {
     ops: BTreeMap<String, OpEntry>,
     gradients: BTreeMap<&'static str, &'static GradientRegistration>,
     conflicts: Vec<Conflict>,
+    /// Kernels for ops nobody registered, by op name: named in the
+    /// `NotFound` error of a call to such an op (often a typo in the
+    /// kernel's `op = "..."`).
+    orphan_kernels: BTreeMap<&'static str, Vec<&'static KernelRegistration>>,
+    /// The crates that submitted registrations, valid or not.
+    crates: BTreeSet<&'static str>,
+    /// What `require_linked!` asked for, sorted by crate, then location.
+    requirements: Vec<&'static LinkRequirement>,
+    /// The required crates missing from `crates`.
+    unlinked: Vec<UnlinkedCrate>,
 }
 
 static GLOBAL: LazyLock<Arc<Registry>> = LazyLock::new(|| Arc::new(Registry::from_inventory()));
@@ -377,6 +422,7 @@ impl Registry {
             inventory::iter::<KernelRegistration>,
         )
         .with_gradients(inventory::iter::<GradientRegistration>)
+        .with_link_requirements(inventory::iter::<LinkRequirement>)
     }
 
     /// This registry with these gradients (and `not_differentiable`
@@ -388,8 +434,10 @@ impl Registry {
         let mut gradients: Vec<_> = gradients.into_iter().collect();
         gradients.sort_by_key(|g| (g.op, g.file, g.line));
         for gradient in gradients {
+            self.note_crate(gradient.module_path);
             self.add_gradient(gradient);
         }
+        self.find_unlinked();
         self
     }
 
@@ -458,6 +506,7 @@ impl Registry {
         let mut ops: Vec<_> = ops.into_iter().collect();
         ops.sort_by_key(|r| (r.name, r.file, r.line));
         for registration in ops {
+            registry.note_crate(registration.module_path);
             registry.add_op(registration);
         }
         let mut kernels: Vec<_> = kernels.into_iter().collect();
@@ -466,6 +515,7 @@ impl Registry {
             (k.op, k.device, dtypes, k.file, k.line, k.name)
         });
         for kernel in kernels {
+            registry.note_crate(kernel.module_path);
             registry.add_kernel(kernel);
         }
         registry
@@ -545,6 +595,10 @@ impl Registry {
                     kernel.op
                 ),
             );
+            self.orphan_kernels
+                .entry(kernel.op)
+                .or_default()
+                .push(kernel);
             return;
         };
         let def = entry.def.clone();
@@ -644,11 +698,23 @@ impl Registry {
     /// closest registered name and a hint about linking) if nobody
     /// registered it, a `FailedPrecondition` error if its registrations
     /// conflict.
+    ///
+    /// A kernel registered for an op that does not exist is a conflict
+    /// (listed by [`check`](Self::check)), but calling that op is still
+    /// `NotFound`: the op is what is missing, and the error names the
+    /// kernel as well.
     pub fn op(&self, name: &str) -> Result<&OpEntry> {
+        if !self.unlinked.is_empty() {
+            return Err(self.unlinked_error(name));
+        }
         let conflicts: Vec<&Conflict> = self
             .conflicts
             .iter()
-            .filter(|c| c.op == name && !c.kind.is_about_gradients())
+            .filter(|c| {
+                c.op == name
+                    && !c.kind.is_about_gradients()
+                    && c.kind != ConflictKind::KernelForUnknownOp
+            })
             .collect();
         if !conflicts.is_empty() {
             let lines: Vec<String> = conflicts.iter().map(|c| format!("\n  {c}")).collect();
@@ -658,16 +724,35 @@ impl Registry {
                 lines.concat()
             )));
         }
-        self.ops.get(name).ok_or_else(|| {
-            let hint = op_spec::suggest::closest(name, self.ops.keys().map(String::as_str))
-                .map(|n| format!("did you mean '{n}'? "))
-                .unwrap_or_default();
-            Error::not_found(format!(
-                "op {} is not registered: {hint}({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)",
-                quoted(name),
-                self.ops.len()
-            ))
-        })
+        self.ops.get(name).ok_or_else(|| self.not_registered(name))
+    }
+
+    /// The `NotFound` error for op `name`, which nobody registered.
+    #[cold]
+    fn not_registered(&self, name: &str) -> Error {
+        // "is not registered: did you mean 'X'? (...)", or with no
+        // suggestion "is not registered (...)": no colon before nothing.
+        let hint = op_spec::suggest::closest(name, self.ops.keys().map(String::as_str))
+            .map(|n| format!(": did you mean '{n}'?"))
+            .unwrap_or_default();
+        let kernels = match self.orphan_kernels.get(name) {
+            Some(kernels) => {
+                let listed: Vec<String> = kernels
+                    .iter()
+                    .map(|k| format!("{} ({}) at {}", k.name, k.describe(), k.location()))
+                    .collect();
+                format!(
+                    "; kernels registered for it, with no op: {}",
+                    listed.join(", ")
+                )
+            }
+            None => String::new(),
+        };
+        Error::not_found(format!(
+            "op {} is not registered{hint} ({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`){kernels}",
+            quoted(name),
+            self.ops.len()
+        ))
     }
 
     /// The output shapes of a node of op `op` with inputs of these dtypes
@@ -707,19 +792,27 @@ impl Registry {
         &self.conflicts
     }
 
-    /// `Ok` if there are no conflicts, otherwise a `FailedPrecondition`
-    /// error listing them all: call it in a test to catch registration
-    /// mistakes early.
+    /// `Ok` if there are no conflicts and every crate named by
+    /// [`require_linked!`](crate::require_linked) is linked, otherwise a
+    /// `FailedPrecondition` error listing every problem: call it in a test
+    /// (or first thing in `main`) to catch registration mistakes early.
     pub fn check(&self) -> Result<()> {
-        if self.conflicts.is_empty() {
+        let mut parts = Vec::new();
+        if !self.conflicts.is_empty() {
+            let lines: Vec<String> = self.conflicts.iter().map(|c| format!("\n  {c}")).collect();
+            parts.push(format!(
+                "{} registration conflict(s):{}",
+                self.conflicts.len(),
+                lines.concat()
+            ));
+        }
+        if !self.unlinked.is_empty() {
+            parts.push(self.describe_unlinked());
+        }
+        if parts.is_empty() {
             return Ok(());
         }
-        let lines: Vec<String> = self.conflicts.iter().map(|c| format!("\n  {c}")).collect();
-        Err(Error::failed_precondition(format!(
-            "{} registration conflict(s):{}",
-            self.conflicts.len(),
-            lines.concat()
-        )))
+        Err(Error::failed_precondition(parts.join("\n")))
     }
 
     /// The kernel of op `entry` for `node` on `device`.
@@ -834,7 +927,7 @@ fn describe_attrs(node: &OpInstance) -> String {
 
 impl fmt::Display for Registry {
     /// Lists every op with its source location, kernels and gradient, then
-    /// any conflicts.
+    /// any conflicts and any required crate that is not linked.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} op(s):", self.ops.len())?;
         for entry in self.ops.values() {
@@ -860,6 +953,9 @@ impl fmt::Display for Registry {
             for c in &self.conflicts {
                 writeln!(f, "  {c}")?;
             }
+        }
+        if !self.unlinked.is_empty() {
+            writeln!(f, "{}", self.describe_unlinked())?;
         }
         Ok(())
     }

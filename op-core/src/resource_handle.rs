@@ -27,8 +27,12 @@ use crate::resource::Resource;
 /// ```
 #[derive(Clone, Default)]
 pub struct ResourceHandle {
-    /// The device that holds the resource; kernels of other devices refuse
-    /// the handle.
+    /// The device that holds the resource (the runtime's device, for a
+    /// handle a kernel made); kernels of other devices refuse the handle.
+    /// It prints as TensorFlow's full device name,
+    /// `/job:localhost/replica:0/task:0/device:CPU:0`, the value of
+    /// TensorFlow's `ResourceHandleProto.device` and of a handle's
+    /// `.device` in Python.
     pub device: Device,
     /// The container of the resource in its device's resource manager.
     pub container: String,

@@ -726,8 +726,8 @@ pub(crate) fn run_contained(shape_fn: ShapeFn, c: &mut InferenceContext<'_>) -> 
     let node = c.node;
     match crate::unwind::catch_panic(|| shape_fn(c)) {
         Ok(result) => result,
-        Err(message) => Err(Error::internal(format!(
-            "{node}: the shape function panicked: {message}"
+        Err(panic) => Err(Error::internal(format!(
+            "{node}: the shape function panicked{panic}"
         ))),
     }
 }

@@ -12,8 +12,9 @@
 //! the others).
 //!
 //! A panic inside a block reaches the caller once every block has finished
-//! (the runtime turns it into an `Internal` error for that call); the pool's
-//! threads survive it, and the pool stays usable.
+//! (the runtime turns it into an `Internal` error for that call, with the
+//! panic's location, and prints nothing); the pool's threads survive it, and
+//! the pool stays usable.
 //!
 //! ```
 //! use op_core::threads::ThreadPool;
@@ -42,6 +43,7 @@ use std::sync::{Arc, LazyLock};
 
 use rayon::prelude::*;
 
+use crate::unwind::Containment;
 use crate::{Error, Result};
 
 /// The least work, in cycles, worth a block of its own (TensorFlow's
@@ -191,12 +193,14 @@ impl ThreadPool {
             return;
         };
         let block = total.div_ceil(blocks);
+        // A contained caller's blocks panic silently too, on any thread.
+        let containment = Containment::here();
         pool.install(|| {
             (0..blocks).into_par_iter().for_each(|b| {
                 let start = b * block;
                 let end = total.min(start + block);
                 if start < end {
-                    work(start..end);
+                    containment.run(|| work(start..end));
                 }
             });
         });
@@ -228,10 +232,11 @@ impl ThreadPool {
         // one line.
         let per_line = (64 / size_of::<T>().max(1)).max(1);
         let block = data.len().div_ceil(blocks).next_multiple_of(per_line);
+        let containment = Containment::here();
         pool.install(|| {
             data.par_chunks_mut(block)
                 .enumerate()
-                .for_each(|(b, chunk)| work(b * block, chunk));
+                .for_each(|(b, chunk)| containment.run(|| work(b * block, chunk)));
         });
     }
 }

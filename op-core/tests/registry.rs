@@ -110,6 +110,37 @@ fn with_extra(
 /// report it; that `op` cannot run and `Good` can.
 #[track_caller]
 fn assert_one_conflict(registry: Registry, kind: ConflictKind, op: &str, parts: &[&str]) {
+    let registry = assert_one_listed_conflict(registry, kind, op, parts);
+    let conflict = registry.conflicts()[0].clone();
+    let err = registry.op(op).unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_eq!(
+        err.message(),
+        format!(
+            "op '{op}' cannot run because its registrations conflict:\n  {}",
+            conflict.message
+        )
+    );
+
+    let runtime = Runtime::with_registry(Arc::new(registry));
+    let err = OpCall::new(op)
+        .input(Tensor::scalar(1.0f32))
+        .run_on(&runtime)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert_good_runs(&runtime);
+}
+
+/// Checks that `registry` has exactly one conflict, of `kind`, about op
+/// `op`, whose message contains `parts`, and that `check()` and the
+/// listing report it; returns the registry.
+#[track_caller]
+fn assert_one_listed_conflict(
+    registry: Registry,
+    kind: ConflictKind,
+    op: &str,
+    parts: &[&str],
+) -> Registry {
     let conflicts = registry.conflicts();
     assert_eq!(conflicts.len(), 1, "{conflicts:#?}");
     let conflict = &conflicts[0];
@@ -136,25 +167,14 @@ fn assert_one_conflict(registry: Registry, kind: ConflictKind, op: &str, parts: 
         listing.ends_with(&format!("1 conflict(s):\n  {}\n", conflict.message)),
         "{listing}"
     );
+    registry
+}
 
-    let err = registry.op(op).unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
-    assert_eq!(
-        err.message(),
-        format!(
-            "op '{op}' cannot run because its registrations conflict:\n  {}",
-            conflict.message
-        )
-    );
-
-    let runtime = Runtime::with_registry(Arc::new(registry));
-    let err = OpCall::new(op)
-        .input(Tensor::scalar(1.0f32))
-        .run_on(&runtime)
-        .unwrap_err();
-    assert_eq!(err.code(), Code::FailedPrecondition);
+/// Checks that `Good` runs on `runtime` for both of its types.
+#[track_caller]
+fn assert_good_runs(runtime: &Runtime) {
     for t in [Tensor::scalar(2.0f32), Tensor::scalar(2i32)] {
-        let out = OpCall::new("Good").input(&t).run_on(&runtime).unwrap();
+        let out = OpCall::new("Good").input(&t).run_on(runtime).unwrap();
         assert_eq!(out, [t]);
     }
 }
@@ -272,7 +292,7 @@ static FOR_NOBODY: KernelRegistration = kernel("Xyzzy", &[], &[], "xyzzy", 21);
 #[test]
 fn kernel_for_unknown_op_with_a_suggestion() {
     let registry = with_extra(&[], &[&FOR_UNKNOWN_OP]);
-    assert_one_conflict(
+    assert_one_listed_conflict(
         registry,
         ConflictKind::KernelForUnknownOp,
         "Gooood",
@@ -284,6 +304,45 @@ fn kernel_for_unknown_op_with_a_suggestion() {
     assert_eq!(
         registry.conflicts()[0].message,
         "kernel xyzzy (device='cpu') at bad.rs:21 is for op 'Xyzzy', which is not registered"
+    );
+}
+
+#[test]
+fn calling_an_op_that_only_a_kernel_names_is_not_found_with_the_suggestion() {
+    // The op is what is missing (often a typo in the kernel's `op = ".."`):
+    // NotFound with the closest op, not "registrations conflict".
+    let registry = with_extra(&[], &[&FOR_UNKNOWN_OP]);
+    let err = registry.op("Gooood").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err}");
+    assert_eq!(
+        err.message(),
+        "op 'Gooood' is not registered: did you mean 'Good'? (2 ops are registered; if it is \
+         defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)\
+         ; kernels registered for it, with no op: gooood (device='cpu'; T=float) at bad.rs:20"
+    );
+
+    let runtime = Runtime::with_registry(Arc::new(registry));
+    let err = OpCall::new("Gooood")
+        .input(Tensor::scalar(1.0f32))
+        .run_on(&runtime)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err}");
+    assert!(err.message().contains("did you mean 'Good'?"), "{err}");
+    assert_good_runs(&runtime);
+
+    // With no op close to its name: NotFound, naming the kernel.
+    let registry = with_extra(&[], &[&FOR_NOBODY]);
+    let err = registry.op("Xyzzy").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound, "{err}");
+    assert!(
+        err.message()
+            .starts_with("op 'Xyzzy' is not registered (2 ops"),
+        "{err}"
+    );
+    assert!(
+        err.message()
+            .ends_with("kernels registered for it, with no op: xyzzy (device='cpu') at bad.rs:21"),
+        "{err}"
     );
 }
 
@@ -478,6 +537,18 @@ fn unknown_op_is_not_found() {
          defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`)"
     );
     assert!(registry.get("Godo").is_none());
+}
+
+#[test]
+fn an_unknown_op_with_no_close_name_has_no_dangling_colon() {
+    let registry = with_extra(&[], &[]);
+    let err = registry.op("ZeroOut").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_eq!(
+        err.message(),
+        "op 'ZeroOut' is not registered (2 ops are registered; if it is defined in another \
+         crate, make sure that crate is linked, e.g. with `use that_crate as _;`)"
+    );
 }
 
 #[test]

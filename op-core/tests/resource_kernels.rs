@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use op_core::resource::{Resource, ResourceOpState};
 use op_core::{
@@ -473,4 +474,127 @@ fn dropping_a_runtime_frees_its_kernels_and_resources_though_this_thread_called_
         private_counter.upgrade().is_none(),
         "the kernel's resource is freed"
     );
+}
+
+/// Counts of `Probe`s made and dropped; only the test below makes them.
+static PROBES_MADE: AtomicUsize = AtomicUsize::new(0);
+static PROBES_DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// A resource whose drop is observable.
+struct Probe;
+
+impl Probe {
+    fn new() -> Probe {
+        PROBES_MADE.fetch_add(1, Ordering::SeqCst);
+        Probe
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        PROBES_DROPPED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Resource for Probe {
+    fn debug_string(&self) -> String {
+        "Probe".into()
+    }
+}
+
+/// Makes a `Probe` on first use, private to its kernel (no `shared_name`),
+/// and outputs an owning handle to it.
+#[register_op(
+    name = "Test>ProbeResource",
+    attrs("container: string = ''", "shared_name: string = ''"),
+    outputs("handle: resource"),
+    shape = "scalar"
+)]
+struct ProbeResource;
+
+struct ProbeKernel(ResourceOpState<Probe>);
+
+#[kernel(op = ProbeResource)]
+impl ProbeKernel {
+    fn new(c: &KernelConstruction<'_>) -> Result<Self> {
+        Ok(ProbeKernel(ResourceOpState::new(c, false)?))
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        self.0.set_handle_output(ctx, 0, || Ok(Probe::new()))
+    }
+}
+
+/// Calls `Test>ProbeResource` on `runtime` through the typed wrapper and
+/// through `OpCall`, each twice (a miss, then a hit of this thread's call
+/// cache), and drops the handles.
+fn call_probe_every_way(runtime: &Runtime) {
+    for _ in 0..2 {
+        let handle = ProbeResource::call().run_on(runtime).unwrap();
+        assert!(handle.scalar_value::<ResourceHandle>().unwrap().is_owning());
+        OpCall::new("Test>ProbeResource").run_on(runtime).unwrap();
+        OpCall::new("Test>ProbeResource")
+            .node_name("second_node")
+            .run_on(runtime)
+            .unwrap();
+    }
+}
+
+#[test]
+fn dropping_a_runtime_drops_its_kernels_private_resources_at_once_though_its_callers_live_on() {
+    let runtime = Arc::new(Runtime::new());
+    let (called, on_called) = std::sync::mpsc::channel();
+    let (release, on_release) = std::sync::mpsc::channel::<()>();
+    // A second thread calls the runtime, lets go of it, and stays alive
+    // (with its call cache) until after the runtime is gone.
+    let caller = std::thread::spawn({
+        let runtime = runtime.clone();
+        move || {
+            call_probe_every_way(&runtime);
+            drop(runtime);
+            called.send(()).unwrap();
+            on_release.recv_timeout(Duration::from_secs(60)).unwrap();
+        }
+    });
+    on_called.recv_timeout(Duration::from_secs(60)).unwrap();
+    call_probe_every_way(&runtime);
+    let made = PROBES_MADE.load(Ordering::SeqCst);
+    assert_eq!(made, 2, "one per node, whichever way it is called");
+    assert_eq!(
+        PROBES_DROPPED.load(Ordering::SeqCst),
+        0,
+        "their kernels hold them"
+    );
+
+    let runtime = Arc::into_inner(runtime).expect("the caller let go of it");
+    drop(runtime);
+    let dropped = PROBES_DROPPED.load(Ordering::SeqCst);
+    release.send(()).unwrap();
+    caller.join().unwrap();
+    assert_eq!(
+        dropped, made,
+        "dropped with the runtime, while both calling threads lived"
+    );
+}
+
+#[test]
+fn resource_handles_name_their_device_as_tensorflow_does() {
+    let runtime = Runtime::new();
+    let handles = [
+        create(1),
+        shared_counter(&runtime, "", "device_test", "shared"),
+        shared_counter(&runtime, "", "", "private"),
+    ];
+    for handle in &handles {
+        let handle: ResourceHandle = handle.scalar_value().unwrap();
+        assert_eq!(handle.device, op_core::Device::CPU);
+        // TensorFlow's `ResourceHandleProto.device` and `handle.device` in
+        // Python: the full name of the device that made the handle.
+        let full = "/job:localhost/replica:0/task:0/device:CPU:0";
+        assert_eq!(handle.device.to_string(), full);
+        assert!(
+            format!("{handle:?}").starts_with(&format!("ResourceHandle {{ device: {full}, ")),
+            "{handle:?}"
+        );
+    }
 }

@@ -25,8 +25,9 @@
 //! After an error, a macro still generates what it can (the other keys'
 //! code, or a stand-in op), so that one mistake is one error.
 //!
-//! The README's "Writing ops" section is the guide; the `op-kernels` crate
-//! and the `examples` crate use every form.
+//! The guide is the README's "Quickstart: your own op and kernel" section,
+//! with a part per macro and "Mistakes are compile errors"; the
+//! `op-kernels` crate and the `examples` crate use every form.
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -70,7 +71,9 @@ mod spec;
 /// or `shape_fn = my_fn` / a closure), and `wrapper = name`
 /// (also generate a snake_case function `name(...)`, like TensorFlow's
 /// Python wrapper; off by default because kernel functions often want that
-/// name).
+/// name: a kernel function of that name in the op's module is a compile
+/// error at `wrapper = name`, and any other item of that name hides the
+/// wrapper, as an item hides a glob import).
 ///
 /// Fields: each is an attr named after the field (or `#[attr(name = "T")]`),
 /// of the kind its type says (`i64` → `int`, `usize` → `int >= 0`, `f32` →
@@ -124,7 +127,10 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 /// attr `T`, `types(realnumbertype)` for a group, `types(K = [i32, i64], V
 /// = f32)` for a cross product of named attrs, one `types(...)` per
 /// explicit combination; `host_memory("arg", ...)`. The kernel's type
-/// parameters take the constrained attrs' types in order.
+/// parameters take the constrained attrs' types in order; a kernel without
+/// type parameters may be registered for one type only (it would run the
+/// same code for each). A kernel function's attrs parameter is its own
+/// op's: with `op = OpType`, `attrs: &OtherOp` is a compile error.
 ///
 /// A kernel function of a stateful op may take resources and return one:
 ///
@@ -348,6 +354,37 @@ pub fn op_def(input: TokenStream) -> TokenStream {
             let name = &op_def.name;
             let rt = &op_def.runtime;
             quote!({ #errors #rt::OpDefBuilder::new(#name) }).into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The crate docs send readers to README sections by their titles (in
+    /// double quotes): each must be a heading there, or the pointer leads
+    /// nowhere (it once named a "Writing ops" that did not exist).
+    #[test]
+    fn every_readme_section_the_crate_docs_name_exists() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let readme = std::fs::read_to_string(root.join("README.md")).expect("the README");
+        let headings: Vec<&str> = readme
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| l.trim_start_matches('#').trim())
+            .collect();
+        let docs: String = include_str!("lib.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//!"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let named: Vec<&str> = docs.split('"').skip(1).step_by(2).collect();
+        assert!(!named.is_empty(), "the crate docs name no README section");
+        for section in named {
+            let section = section.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                headings.contains(&section.as_str()),
+                "the crate docs name README section {section:?}, which the README lacks; its headings: {headings:#?}"
+            );
         }
     }
 }

@@ -171,24 +171,44 @@ impl OpSpec {
     /// problem becomes an error on the token its spec came from.
     pub fn check(&self) -> darling::Result<OpDef> {
         self.builder().build().map_err(|errors| {
-            darling::Error::multiple(
-                errors
-                    .errors()
-                    .iter()
-                    .map(|e| {
-                        let spec = match e.source {
-                            SpecSource::Attr(i) => &self.attrs[i],
-                            SpecSource::Input(i) => &self.inputs[i],
-                            SpecSource::Output(i) => &self.outputs[i],
-                            SpecSource::Doc => self.doc.as_ref().unwrap_or(&self.name),
-                            SpecSource::OpName => &self.name,
-                        };
-                        let (message, span) = describe(e, spec);
-                        darling::Error::custom(message).with_span(&span)
-                    })
-                    .collect(),
-            )
+            darling::Error::multiple(errors.errors().iter().map(|e| self.error(e)).collect())
         })
+    }
+
+    /// The errors of the registration besides those that only follow from
+    /// the attrs `broken`, which could not be declared (a field of a type
+    /// that holds no attr, already reported): an input that uses one, or
+    /// docs that describe one, are no second mistake. Each broken attr is
+    /// declared by a spec that fails, which the runtime's parser then
+    /// treats as it treats any broken attr spec.
+    pub fn check_besides(&self, broken: &[String]) -> Option<darling::Error> {
+        let mut with = self.clone();
+        with.attrs.extend(
+            broken
+                .iter()
+                .map(|name| Spanned::new(format!("{name}: ?"), self.name.span)),
+        );
+        let errors = with.builder().build().err()?;
+        let errors: Vec<darling::Error> = errors
+            .errors()
+            .iter()
+            .filter(|e| !matches!(e.source, SpecSource::Attr(i) if i >= self.attrs.len()))
+            .map(|e| self.error(e))
+            .collect();
+        (!errors.is_empty()).then(|| darling::Error::multiple(errors))
+    }
+
+    /// One problem, as an error on the token its spec came from.
+    fn error(&self, e: &SpecError) -> darling::Error {
+        let spec = match e.source {
+            SpecSource::Attr(i) => &self.attrs[i],
+            SpecSource::Input(i) => &self.inputs[i],
+            SpecSource::Output(i) => &self.outputs[i],
+            SpecSource::Doc => self.doc.as_ref().unwrap_or(&self.name),
+            SpecSource::OpName => &self.name,
+        };
+        let (message, span) = describe(e, spec);
+        darling::Error::custom(message).with_span(&span)
     }
 }
 
@@ -198,28 +218,67 @@ impl OpSpec {
     /// the most permissive one of its name, so that kernels and calls
     /// written against the op report nothing more. `None` when that
     /// still fails (a bad op name, a duplicate).
+    ///
+    /// A spec missing only its colon (`x T`) stands in as what the author
+    /// meant (`x: T`) when the op then builds, so that a call of the op
+    /// keeps its arguments.
     pub fn stand_in(&self) -> Option<(OpSpec, OpDef)> {
         let errors = self.builder().build().err()?;
-        let mut stand_in = self.clone();
-        for e in errors.errors() {
-            match e.source {
-                SpecSource::Attr(i) => stand_in.attrs[i] = stand_in_attr(&self.attrs[i])?,
-                SpecSource::Input(i) => stand_in.inputs[i] = stand_in_arg(&self.inputs[i])?,
-                SpecSource::Output(i) => stand_in.outputs[i] = stand_in_arg(&self.outputs[i])?,
-                SpecSource::Doc => stand_in.doc = None,
-                SpecSource::OpName => return None,
+        [true, false].into_iter().find_map(|meant| {
+            let stand = |spec: &Spanned, permissive: fn(&Spanned) -> Option<Spanned>| {
+                meant
+                    .then(|| colon_put_back(spec))
+                    .flatten()
+                    .or_else(|| permissive(spec))
+            };
+            let mut stand_in = self.clone();
+            for e in errors.errors() {
+                match e.source {
+                    SpecSource::Attr(i) => {
+                        stand_in.attrs[i] = stand(&self.attrs[i], stand_in_attr)?
+                    }
+                    SpecSource::Input(i) => {
+                        stand_in.inputs[i] = stand(&self.inputs[i], stand_in_arg)?
+                    }
+                    SpecSource::Output(i) => {
+                        stand_in.outputs[i] = stand(&self.outputs[i], stand_in_arg)?
+                    }
+                    SpecSource::Doc => stand_in.doc = None,
+                    SpecSource::OpName => return None,
+                }
             }
-        }
-        let def = stand_in.builder().build().ok()?;
-        Some((stand_in, def))
+            let def = stand_in.builder().build().ok()?;
+            Some((stand_in, def))
+        })
     }
 }
 
 /// The name before the `:` of an arg or attr spec, if it is one.
 fn spec_name(spec: &Spanned) -> Option<&str> {
-    let (name, _) = spec.text.split_once(':')?;
-    let name = name.trim();
-    syn::parse_str::<syn::Ident>(name).is_ok().then_some(name)
+    split_spec(&spec.text).map(|(name, _)| name)
+}
+
+/// An arg or attr spec's name and the rest after it: split at the `:`, or,
+/// when the colon is missing (`x float`, itself an error), at the space
+/// after the name.
+fn split_spec(text: &str) -> Option<(&str, &str)> {
+    let is_name = |name: &str| syn::parse_str::<syn::Ident>(name).is_ok();
+    if let Some((name, rest)) = text.split_once(':')
+        && is_name(name.trim())
+    {
+        return Some((name.trim(), rest));
+    }
+    let (name, rest) = text.trim_start().split_once(char::is_whitespace)?;
+    is_name(name).then_some((name, rest))
+}
+
+/// `x: T` for `x T`: a spec whose colon is missing, with it put back.
+fn colon_put_back(spec: &Spanned) -> Option<Spanned> {
+    let (name, rest) = split_spec(&spec.text)?;
+    let colon_missing = !spec.text.trim_start()[name.len()..]
+        .trim_start()
+        .starts_with(':');
+    colon_missing.then(|| Spanned::new(format!("{name}: {}", rest.trim_start()), spec.span))
 }
 
 /// `x: resource`: a stand-in arg, which the wrapper takes as any tensor
@@ -238,8 +297,7 @@ fn stand_in_arg(spec: &Spanned) -> Option<Spanned> {
 /// (which the wrapper takes as any `AttrValue`). An attr with a default
 /// keeps no stand-in but a type one.
 fn stand_in_attr(spec: &Spanned) -> Option<Spanned> {
-    let name = spec_name(spec)?;
-    let (_, rest) = spec.text.split_once(':')?;
+    let (name, rest) = split_spec(&spec.text)?;
     let kind = rest.split('=').next().unwrap_or_default().trim();
     let has_default = rest.contains('=');
     let is_type = (kind.starts_with('{') && !kind.contains('\'')) || kind.contains("type");
@@ -318,4 +376,73 @@ pub fn camel_case(snake: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_splits_at_its_colon_or_else_after_its_name() {
+        assert_eq!(split_spec("x: float"), Some(("x", " float")));
+        assert_eq!(
+            split_spec("T : type = DT_INT32"),
+            Some(("T", " type = DT_INT32"))
+        );
+        // A missing colon (its own error) still gives the name, so that the
+        // op's stand-in keeps the arg and its users report nothing more.
+        assert_eq!(split_spec("x float"), Some(("x", "float")));
+        assert_eq!(
+            split_spec("s string = 'a:b'"),
+            Some(("s", "string = 'a:b'"))
+        );
+        assert_eq!(split_spec("float"), None);
+        assert_eq!(split_spec("1x: float"), None);
+    }
+
+    #[test]
+    fn a_missing_colon_is_put_back() {
+        let put_back =
+            |text: &str| colon_put_back(&Spanned::new(text, Span::call_site())).map(|s| s.text);
+        assert_eq!(put_back("x T").as_deref(), Some("x: T"));
+        assert_eq!(put_back("N  int >= 1").as_deref(), Some("N: int >= 1"));
+        assert_eq!(put_back("x: T"), None);
+        assert_eq!(put_back("x : T"), None);
+        assert_eq!(put_back("float"), None);
+    }
+
+    /// The op that code using it is checked against, after the author's
+    /// spec failed: what they meant, when a colon was all that was missing.
+    #[test]
+    fn the_stand_in_of_a_spec_missing_its_colon_is_what_was_meant() {
+        let spec = OpSpec {
+            name: Spanned::new("Copy", Span::call_site()),
+            attrs: vec![Spanned::new("T: {float, int32}", Span::call_site())],
+            inputs: vec![Spanned::new("x T", Span::call_site())],
+            outputs: vec![Spanned::new("y: T", Span::call_site())],
+            doc: None,
+            flags: Flags::default(),
+        };
+        let (stand_in, def) = spec.stand_in().expect("a stand-in");
+        assert_eq!(stand_in.inputs[0].text, "x: T");
+        assert_eq!(def.inputs[0].ty, op_spec::ArgType::Attr("T".into()));
+        // When what was meant does not build either, the permissive one.
+        let spec = OpSpec {
+            inputs: vec![Spanned::new("x U", Span::call_site())],
+            ..spec
+        };
+        let (stand_in, _) = spec.stand_in().expect("a stand-in");
+        assert_eq!(stand_in.inputs[0].text, "x: resource");
+    }
+
+    #[test]
+    fn a_stand_in_keeps_an_arg_whose_colon_is_missing() {
+        let spec = Spanned::new("x float", Span::call_site());
+        assert_eq!(
+            stand_in_arg(&spec).map(|s| s.text),
+            Some("x: resource".into())
+        );
+        let spec = Spanned::new("T type", Span::call_site());
+        assert_eq!(stand_in_attr(&spec).map(|s| s.text), Some("T: type".into()));
+    }
 }

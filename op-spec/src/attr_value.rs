@@ -274,7 +274,9 @@ impl fmt::Display for ShapeValue {
 
 /// A tensor constant as an attr value: TensorFlow's `TensorProto`, with its
 /// value fields as they were written (the runtime turns it into a tensor).
-#[derive(Clone, Debug, PartialEq, Default)]
+///
+/// `Debug` shows `string_val` as strings (see [`AttrValue`]'s).
+#[derive(Clone, PartialEq, Default)]
 pub struct TensorValue {
     /// The element type. `None` only while parsing; a validated value has one.
     pub dtype: Option<DType>,
@@ -317,7 +319,9 @@ pub struct FuncValue {
 }
 
 /// The values of a list attr, all of one kind.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// `Debug` shows byte strings as strings (see [`AttrValue`]'s).
+#[derive(Clone, PartialEq)]
 pub enum ListValue {
     /// `list(string)`.
     String(Vec<Vec<u8>>),
@@ -394,7 +398,18 @@ impl ListValue {
 /// assert_eq!(v.to_string(), "int32");
 /// assert_eq!(AttrValue::from(vec![2i64, 3]).to_string(), "[2, 3]");
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+///
+/// `Debug` is the derived form, except that a byte string shows as a
+/// string: Rust's quoted `str` when it is UTF-8, else a byte string literal
+/// (`b"\xff"`). Two different values never print alike.
+///
+/// ```
+/// use op_spec::AttrValue;
+/// assert_eq!(format!("{:?}", AttrValue::from("apple")), r#"String("apple")"#);
+/// assert_eq!(format!("{:?}", AttrValue::String(vec![b'a', 0xff])), r#"String(b"a\xff")"#);
+/// assert_eq!(format!("{:?}", AttrValue::from(vec!["a", "b"])), r#"List(String(["a", "b"]))"#);
+/// ```
+#[derive(Clone, PartialEq)]
 pub enum AttrValue {
     /// A byte string.
     String(Vec<u8>),
@@ -483,6 +498,104 @@ impl From<Vec<&str>> for AttrValue {
         AttrValue::List(ListValue::String(
             v.into_iter().map(|s| s.as_bytes().to_vec()).collect(),
         ))
+    }
+}
+
+/// Byte strings in `Debug` output: a `str`'s `Debug` when they are UTF-8
+/// (`"apple"`), else a byte string literal (`b"a\xff"`), instead of the
+/// derived list of numbers. Distinct bytes print distinctly: tests compare
+/// values by their `Debug` text.
+struct DebugBytes<'a>(&'a [u8]);
+
+impl fmt::Debug for DebugBytes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match std::str::from_utf8(self.0) {
+            Ok(s) => fmt::Debug::fmt(s, f),
+            Err(_) => write!(f, "b\"{}\"", self.0.escape_ascii()),
+        }
+    }
+}
+
+/// A list of byte strings in `Debug` output, each as [`DebugBytes`].
+struct DebugByteList<'a>(&'a [Vec<u8>]);
+
+impl fmt::Debug for DebugByteList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|s| DebugBytes(s)))
+            .finish()
+    }
+}
+
+impl fmt::Debug for AttrValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttrValue::String(s) => f.debug_tuple("String").field(&DebugBytes(s)).finish(),
+            AttrValue::Int(v) => f.debug_tuple("Int").field(v).finish(),
+            AttrValue::Float(v) => f.debug_tuple("Float").field(v).finish(),
+            AttrValue::Bool(v) => f.debug_tuple("Bool").field(v).finish(),
+            AttrValue::Type(v) => f.debug_tuple("Type").field(v).finish(),
+            AttrValue::Shape(v) => f.debug_tuple("Shape").field(v).finish(),
+            AttrValue::Tensor(v) => f.debug_tuple("Tensor").field(v).finish(),
+            AttrValue::Func(v) => f.debug_tuple("Func").field(v).finish(),
+            AttrValue::List(v) => f.debug_tuple("List").field(v).finish(),
+        }
+    }
+}
+
+impl fmt::Debug for ListValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListValue::String(v) => f.debug_tuple("String").field(&DebugByteList(v)).finish(),
+            ListValue::Int(v) => f.debug_tuple("Int").field(v).finish(),
+            ListValue::Float(v) => f.debug_tuple("Float").field(v).finish(),
+            ListValue::Bool(v) => f.debug_tuple("Bool").field(v).finish(),
+            ListValue::Type(v) => f.debug_tuple("Type").field(v).finish(),
+            ListValue::Shape(v) => f.debug_tuple("Shape").field(v).finish(),
+            ListValue::Tensor(v) => f.debug_tuple("Tensor").field(v).finish(),
+            ListValue::Func(v) => f.debug_tuple("Func").field(v).finish(),
+        }
+    }
+}
+
+impl fmt::Debug for TensorValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Destructured, so that a field added later must be added here.
+        let TensorValue {
+            dtype,
+            shape,
+            version_number,
+            tensor_content,
+            half_val,
+            float_val,
+            double_val,
+            int_val,
+            string_val,
+            scomplex_val,
+            int64_val,
+            bool_val,
+            dcomplex_val,
+            uint32_val,
+            uint64_val,
+        } = self;
+        f.debug_struct("TensorValue")
+            .field("dtype", dtype)
+            .field("shape", shape)
+            .field("version_number", version_number)
+            // Raw element bytes, not text: numbers say more.
+            .field("tensor_content", tensor_content)
+            .field("half_val", half_val)
+            .field("float_val", float_val)
+            .field("double_val", double_val)
+            .field("int_val", int_val)
+            .field("string_val", &DebugByteList(string_val))
+            .field("scomplex_val", scomplex_val)
+            .field("int64_val", int64_val)
+            .field("bool_val", bool_val)
+            .field("dcomplex_val", dcomplex_val)
+            .field("uint32_val", uint32_val)
+            .field("uint64_val", uint64_val)
+            .finish()
     }
 }
 

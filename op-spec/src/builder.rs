@@ -231,8 +231,11 @@ impl Build<'_> {
             attrs: &attr_defs,
             broken: &broken,
         };
-        let inputs = self.parse_args(&reg.inputs, &scope, SpecSource::Input);
-        let outputs = self.parse_args(&reg.outputs, &scope, SpecSource::Output);
+        // Args left out of the op (their spec is broken, or uses a broken
+        // attr), whose docs are then no mistake of their own.
+        let mut missing_args = Vec::new();
+        let inputs = self.parse_args(&reg.inputs, &scope, SpecSource::Input, &mut missing_args);
+        let outputs = self.parse_args(&reg.outputs, &scope, SpecSource::Output, &mut missing_args);
 
         // Lists of tensors have at least one element unless the spec says otherwise.
         for arg in inputs.iter().chain(&outputs) {
@@ -271,8 +274,9 @@ impl Build<'_> {
         {
             op.is_stateful = true;
         }
+        let left_out: Vec<String> = broken.iter().cloned().chain(missing_args).collect();
         if let Some(doc) = &reg.doc
-            && let Err(unknown) = crate::doc::apply_doc(doc, &mut op)
+            && let Err(unknown) = crate::doc::apply_doc(doc, &mut op, &left_out)
         {
             self.error(
                 SpecSource::Doc,
@@ -289,6 +293,7 @@ impl Build<'_> {
         specs: &[String],
         scope: &AttrScope<'_>,
         source: fn(usize) -> SpecSource,
+        missing: &mut Vec<String>,
     ) -> Vec<Located<ArgDef, ArgSpans>> {
         let mut out = Vec::new();
         for (index, text) in specs.iter().enumerate() {
@@ -298,8 +303,11 @@ impl Build<'_> {
                     spans: parsed.spans,
                     index,
                 }),
-                Ok(None) => {}
-                Err(p) => self.problem(source(index), p),
+                Ok(None) => missing.extend(spec::leading_name(text)),
+                Err(p) => {
+                    missing.extend(spec::leading_name(text));
+                    self.problem(source(index), p);
+                }
             }
         }
         out

@@ -23,8 +23,10 @@ fn doc_name(line: &str) -> Option<(&str, &str)> {
 /// paragraph documents the input, output or attr of that name (continuation
 /// lines lose their common indent).
 ///
-/// Returns the first documented name that the op does not have.
-pub(crate) fn apply_doc(text: &str, op: &mut OpDef) -> Result<(), String> {
+/// Returns the first documented name that the op does not have, but for
+/// the `broken` attrs (whose own specs failed: their docs are not a second
+/// mistake).
+pub(crate) fn apply_doc(text: &str, op: &mut OpDef, broken: &[String]) -> Result<(), String> {
     let lines: Vec<&str> = text.split('\n').map(str::trim_end).collect();
     let mut l = 0;
     while l < lines.len() && lines[l].is_empty() {
@@ -90,6 +92,7 @@ pub(crate) fn apply_doc(text: &str, op: &mut OpDef) -> Result<(), String> {
             });
         match slot {
             Some(slot) => *slot = complete,
+            None if broken.iter().any(|b| b == name) => {}
             None => return Err(name.to_owned()),
         }
     }

@@ -17,6 +17,8 @@
 //!   exactly as TensorFlow's `REGISTER_OP` does and validates the result,
 //!   reporting every problem with the spec it came from and the column;
 //! - [`pbtxt`], which writes op definitions in TensorFlow's text format;
+//! - [`compat`], TensorFlow's backwards-compatibility rules between two
+//!   versions of an op;
 //! - the tables that the proc macros and the runtime must agree on: each
 //!   dtype's Rust element type ([`dtype::RUST_TYPES`]) and the names of the
 //!   runtime's library shape functions ([`shape_library::NAMES`]).
@@ -38,6 +40,7 @@ mod doc;
 mod spec;
 
 pub mod attr_value;
+pub mod compat;
 pub mod device;
 pub mod dtype;
 pub mod error;

@@ -1,5 +1,7 @@
 //! The op definition model: TensorFlow's `OpDef`, `OpDef.ArgDef` and `OpDef.AttrDef`.
 
+use std::fmt;
+
 use crate::DType;
 use crate::attr_value::{AttrType, AttrValue, ListValue};
 
@@ -191,8 +193,60 @@ pub struct Deprecation {
 /// The definition of an op: its interface, independent of any kernel.
 /// TensorFlow's `OpDef`.
 ///
-/// Build one from spec strings with [`crate::OpDefBuilder`]; print it in
-/// TensorFlow's text format with [`crate::pbtxt`].
+/// Build one from spec strings with [`crate::OpDefBuilder`]. It prints
+/// (`Display`) in TensorFlow's text format, as [`crate::pbtxt`] writes it:
+/// `{}` on one line (protobuf's `ShortDebugString`, for logs and
+/// messages), `{:#}` over indented lines, one field a line, as in
+/// TensorFlow's `ops.pbtxt` (protobuf's `DebugString`: the op's fields
+/// without an enclosing `op { }`, every line ending in a newline).
+///
+/// ```
+/// use op_spec::OpDefBuilder;
+///
+/// let op = OpDefBuilder::new("ZeroOut")
+///     .attr("T: {float, int32} = DT_INT32")
+///     .input("to_zero: T")
+///     .output("zeroed: T")
+///     .build()
+///     .unwrap();
+/// assert_eq!(
+///     op.to_string(),
+///     "name: \"ZeroOut\" \
+///      input_arg { name: \"to_zero\" type_attr: \"T\" } \
+///      output_arg { name: \"zeroed\" type_attr: \"T\" } \
+///      attr { name: \"T\" type: \"type\" default_value { type: DT_INT32 } \
+///      allowed_values { list { type: DT_FLOAT type: DT_INT32 } } }"
+/// );
+/// assert_eq!(
+///     format!("{op:#}"),
+///     r#"name: "ZeroOut"
+/// input_arg {
+///   name: "to_zero"
+///   type_attr: "T"
+/// }
+/// output_arg {
+///   name: "zeroed"
+///   type_attr: "T"
+/// }
+/// attr {
+///   name: "T"
+///   type: "type"
+///   default_value {
+///     type: DT_INT32
+///   }
+///   allowed_values {
+///     list {
+///       type: DT_FLOAT
+///       type: DT_INT32
+///     }
+///   }
+/// }
+/// "#
+/// );
+/// ```
+///
+/// `Debug` shows every field, string attr values as strings (see
+/// [`AttrValue`]).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct OpDef {
     /// The op's name, CamelCase, optionally namespaced (`Examples>SimpleHashTable`).
@@ -219,6 +273,18 @@ pub struct OpDef {
     pub allows_uninitialized_input: bool,
     /// The op communicates across devices.
     pub is_distributed_communication: bool,
+}
+
+impl fmt::Display for OpDef {
+    /// TensorFlow's text format: `{}` on one line, `{:#}` over indented
+    /// lines (see [`OpDef`]).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.write_str(&crate::pbtxt::op_def_to_string(self))
+        } else {
+            f.write_str(&crate::pbtxt::op_def_to_short_string(self))
+        }
+    }
 }
 
 impl OpDef {

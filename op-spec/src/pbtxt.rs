@@ -1,6 +1,8 @@
 //! TensorFlow's text format for op definitions: an `OpList` as in TensorFlow's
 //! `ops.pbtxt`, so that tools which read TensorFlow op registries read ours.
 //!
+//! [`parse_op_list`] and [`parse_op_def`] (in `pbtxt/read.rs`) read that text back.
+//!
 //! The output is what TensorFlow's C++ `TextFormat` prints for the same
 //! `OpDef`: fields in field-number order, proto3 defaults omitted, oneof
 //! members always printed, strings C-escaped, floats printed by the shortest
@@ -23,6 +25,9 @@ use std::fmt::Write as _;
 use crate::attr_value::{ListValue, ShapeValue, TensorValue};
 use crate::op_def::{ArgDef, ArgType, AttrDef};
 use crate::{AttrValue, OpDef};
+
+mod read;
+pub use read::{OpListError, parse_op_def, parse_op_list};
 
 /// Escapes bytes as C does, the way protobuf's `CEscape` writes strings:
 /// `\n`, `\r`, `\t`, `\"`, `\'`, `\\`, and three-digit octal for every other

@@ -228,6 +228,20 @@ fn parse_name(c: &mut Cursor<'_>, is_arg: bool) -> Result<Range<usize>> {
     c.skip_space();
     if !c.eat(":") {
         let found = c.rest_span();
+        let spaced = c.pos > name.end;
+        if spaced && c.peek().is_some_and(is_word) {
+            // `x float`: a name, a space, then what reads as the type; the
+            // colon between them is missing.
+            return Err(Problem::new(
+                found,
+                format!("expected ':' after the name '{}'", &c.s[name.clone()]),
+            )
+            .help(format!(
+                "a spec reads '<name>: <type>': write '{}: {}'",
+                &c.s[name],
+                c.rest().trim_end()
+            )));
+        }
         let mut p = if c.peek().is_some_and(is_word) && is_arg {
             Problem::new(
                 save..c.word_span().end,
@@ -717,11 +731,14 @@ pub(crate) fn parse_arg(spec: &str, scope: &AttrScope<'_>) -> Result<Option<Pars
     }))
 }
 
-/// The name at the start of an attr spec, if one can be read even though the
-/// spec is broken: used to avoid cascading errors.
+/// The name at the start of an attr or arg spec, if one can be read even
+/// though the spec is broken: used to avoid cascading errors.
+/// A name followed by a space and a word (`T type`, the colon missing)
+/// counts too: the spec's own error says so.
 pub(crate) fn leading_name(spec: &str) -> Option<String> {
     let mut c = Cursor { s: spec, pos: 0 };
     let span = c.eat_word(is_letter, is_word)?;
     c.skip_space();
-    c.eat(":").then(|| spec[span].to_owned())
+    let missing_colon = c.pos > span.end && c.peek().is_some_and(is_word);
+    (c.eat(":") || missing_colon).then(|| spec[span].to_owned())
 }

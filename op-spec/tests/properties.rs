@@ -4,6 +4,12 @@
 //!   (spacing, quoting, escapes, number bases, message brackets), parse to
 //!   the op that was generated; every attr and arg printed back with
 //!   `to_spec()` parses to the same op again, with the same text format.
+//! - Any list of valid ops, with docs, flags and deprecation, written in
+//!   text format (`pbtxt::op_list_to_string`) reads back
+//!   (`pbtxt::parse_op_list`) to the same ops.
+//! - The compatibility checker (`compat`) finds every op compatible with
+//!   itself, and names the rule when an attr is added without a default,
+//!   loses an allowed type or gets a higher minimum.
 //! - Arbitrary strings, and strings of spec-like tokens, never make the
 //!   builder panic, and every error points inside its spec.
 
@@ -939,6 +945,165 @@ proptest! {
         prop_assert_eq!(&text, &pbtxt::op_list_to_string([&rebuilt]));
         prop_assert_eq!(pbtxt::op_def_to_short_string(&op), pbtxt::op_def_to_short_string(&rebuilt));
         prop_assert_eq!(pbtxt::op_def_to_string(&op), pbtxt::op_def_to_string(&rebuilt));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The text format read back: `pbtxt::parse_op_list` inverts the writer.
+
+/// What the builder does not set from specs: docs, flags, deprecation.
+#[derive(Clone, Debug)]
+struct Extras {
+    summary: String,
+    description: String,
+    arg_docs: Vec<String>,
+    attr_docs: Vec<String>,
+    flags: [bool; 4],
+    deprecation: Option<(i32, String)>,
+}
+
+fn doc_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        "[a-z .]{1,12}",
+        any::<String>(),
+        r#"[a-z'"\\\n\té中😀\x00\x7f]{1,8}"#,
+    ]
+}
+
+fn extras() -> impl Strategy<Value = Extras> {
+    (
+        doc_text(),
+        doc_text(),
+        prop::collection::vec(doc_text(), 8),
+        prop::collection::vec(doc_text(), 8),
+        any::<[bool; 4]>(),
+        prop::option::of((any::<i32>(), doc_text())),
+    )
+        .prop_map(
+            |(summary, description, arg_docs, attr_docs, flags, deprecation)| Extras {
+                summary,
+                description,
+                arg_docs,
+                attr_docs,
+                flags,
+                deprecation,
+            },
+        )
+}
+
+/// The op of `g` built, with `e`'s docs, flags and deprecation.
+fn op_with_extras(g: &GenOp, e: &Extras) -> Result<OpDef, TestCaseError> {
+    let (builder, _) = specs_and_expected(g);
+    let mut op = builder.build().map_err(|err| {
+        TestCaseError::fail(format!("{}\nshould build:\n{err}", specs_of(&builder)))
+    })?;
+    op.summary = e.summary.clone();
+    op.description = e.description.clone();
+    for (arg, doc) in op.inputs.iter_mut().chain(&mut op.outputs).zip(&e.arg_docs) {
+        arg.description = doc.clone();
+    }
+    for (attr, doc) in op.attrs.iter_mut().zip(&e.attr_docs) {
+        attr.description = doc.clone();
+    }
+    op.is_commutative = e.flags[0];
+    op.is_aggregate = e.flags[1];
+    op.allows_uninitialized_input = e.flags[2];
+    op.is_distributed_communication = e.flags[3];
+    op.deprecation = e
+        .deprecation
+        .clone()
+        .map(|(version, explanation)| op_spec::Deprecation {
+            version,
+            explanation,
+        });
+    Ok(op)
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Any list of valid ops, with any docs, flags and deprecation, written
+    /// in text format reads back to the same ops, which write the same text.
+    #[test]
+    fn op_lists_read_back_what_was_written(ops in prop::collection::vec((gen_op(), extras()), 0..4)) {
+        let ops: Vec<OpDef> = ops
+            .iter()
+            .map(|(g, e)| op_with_extras(g, e))
+            .collect::<Result<_, _>>()?;
+        let text = pbtxt::op_list_to_string(&ops);
+        let read = match pbtxt::parse_op_list(&text) {
+            Ok(read) => read,
+            Err(e) => return Err(TestCaseError::fail(format!("{e}\nin:\n{text}"))),
+        };
+        prop_assert_eq!(read.len(), ops.len());
+        for (got, want) in read.iter().zip(&ops) {
+            assert_same_op(got, want, &text)?;
+            // One op's fields alone read back too.
+            let alone = pbtxt::parse_op_def(&pbtxt::op_def_to_string(want))
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            assert_same_op(&alone, want, &text)?;
+        }
+        prop_assert_eq!(pbtxt::op_list_to_string(&read), text);
+        // And what was read is the same op to the compatibility checker.
+        for (op, back) in ops.iter().zip(&read) {
+            let violations = op_spec::compat::check(op, back);
+            prop_assert!(violations.is_empty(), "{:?}", violations);
+        }
+    }
+
+    /// On any valid op: adding an attr is compatible with a default and
+    /// breaks exactly one rule without; dropping an allowed type or raising
+    /// a minimum breaks its rule, on that attr.
+    #[test]
+    fn generated_ops_change_compatibly_or_name_the_rule(g in gen_op(), pick in any::<prop::sample::Index>()) {
+        use op_spec::compat::{self, Rule, Subject};
+        let (builder, _) = specs_and_expected(&g);
+        let Ok(op) = builder.build() else {
+            return Err(TestCaseError::fail(specs_of(&builder)));
+        };
+        prop_assert!(compat::check(&op, &op).is_empty());
+
+        let mut added = op.clone();
+        let mut fresh = AttrDef::new("zz_fresh", AttrType::scalar(AttrKind::Int));
+        fresh.default_value = Some(AttrValue::Int(0));
+        added.attrs.push(fresh);
+        prop_assert!(compat::check(&op, &added).is_empty());
+        added.attrs.last_mut().unwrap().default_value = None;
+        let got: Vec<_> = compat::check(&op, &added).into_iter().map(|v| (v.rule, v.subject)).collect();
+        prop_assert_eq!(got, vec![(Rule::AttrAddedWithoutDefault, Subject::Attr("zz_fresh".into()))]);
+
+        if op.attrs.is_empty() {
+            return Ok(());
+        }
+        let i = pick.index(op.attrs.len());
+        let name = op.attrs[i].name.clone();
+        let mut narrowed = op.clone();
+        let attr = &mut narrowed.attrs[i];
+        let expected = match (&mut attr.allowed_values, &mut attr.minimum) {
+            (Some(ListValue::Type(types)), _) if !types.is_empty() => {
+                let dropped = types[0];
+                types.retain(|t| *t != dropped);
+                Rule::AllowedValuesNarrowed
+            }
+            (_, Some(min)) if *min < i64::MAX => {
+                *min += 1;
+                Rule::MinimumRaised
+            }
+            (_, None) if attr.ty == AttrType::scalar(AttrKind::Int) || attr.ty.is_list => {
+                attr.minimum = Some(i64::MIN);
+                Rule::MinimumRaised
+            }
+            _ => return Ok(()),
+        };
+        let got = compat::check(&op, &narrowed);
+        prop_assert!(
+            got.iter().any(|v| v.rule == expected && v.subject == Subject::Attr(name.clone())),
+            "{:?} on {} not in {:?}", expected, name, got
+        );
+        // Widening back is compatible.
+        let back: Vec<_> = compat::check(&narrowed, &op).into_iter().filter(|v| v.subject == Subject::Attr(name.clone())).collect();
+        prop_assert!(back.is_empty(), "{:?}", back);
     }
 }
 

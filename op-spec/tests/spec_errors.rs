@@ -550,6 +550,13 @@ fn bad_attr_names() {
         SpecSource::Attr(0),
         2..5,
         "expected ':' after the name 'x'",
+        Some("a spec reads '<name>: <type>': write 'x: int'"),
+    );
+    check(
+        &attr_err("x-int"),
+        SpecSource::Attr(0),
+        1..5,
+        "expected ':' after the name 'x'",
         Some("a spec reads '<name>: <type>'"),
     );
     check(
@@ -577,6 +584,21 @@ fn bad_input_and_output_names() {
         0..7,
         "invalid input and output name 'myInput'",
         Some(&format!("{rule}: try 'my_input'")),
+    );
+    // A missing colon is not a bad name: the fix is the colon.
+    check(
+        &input_err("x float"),
+        SpecSource::Input(0),
+        2..7,
+        "expected ':' after the name 'x'",
+        Some("a spec reads '<name>: <type>': write 'x: float'"),
+    );
+    check(
+        &input_err("values  N * float"),
+        SpecSource::Input(0),
+        8..17,
+        "expected ':' after the name 'values'",
+        Some("a spec reads '<name>: <type>': write 'values: N * float'"),
     );
     check(
         &input_err(" x: float"),
@@ -961,6 +983,27 @@ fn a_broken_attr_gives_one_error() {
         "expected ')' to close 'list('",
         None,
     );
+    // An attr whose colon is missing is broken too, and so are the docs
+    // that describe it: one error for the one mistake.
+    let errs = errors(
+        OpDefBuilder::new("Op")
+            .attr("T type")
+            .input("x: T")
+            .output("y: T")
+            .doc("Copies x.\n\nT: the type.\nx: the input."),
+    );
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].source, SpecSource::Attr(0));
+    assert_eq!(errs[0].message, "expected ':' after the name 'T'");
+    // So are the docs of an arg whose own spec is broken.
+    let errs = errors(
+        OpDefBuilder::new("Op")
+            .input("x float")
+            .output("y: float")
+            .doc("Copies x.\n\nx: the input.\ny: the copy."),
+    );
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!(errs[0].source, SpecSource::Input(0));
     // But a name that no attr spec starts with is still unknown.
     let errs = errors(
         OpDefBuilder::new("Op")

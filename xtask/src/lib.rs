@@ -3,6 +3,8 @@
 //! The commands live here as library modules, so that they are tested
 //! without spawning processes; `main.rs` only parses the command line.
 
+pub mod codegen;
+pub mod compat;
 pub mod opcheck;
 pub mod opdef;
 pub mod tensorflow;

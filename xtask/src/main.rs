@@ -24,6 +24,12 @@ enum Command {
     /// (text format, on stdout).
     #[command(long_about = OPDEF_HELP)]
     Opdef,
+    /// Writes docs/ops/ (ops.pbtxt, reference.md, coverage.md) from the
+    /// registered ops; with --check, fails if the committed files are stale.
+    Codegen(xtask::codegen::Args),
+    /// Checks that the registered ops are backwards compatible with the golden
+    /// compat/ops.golden.pbtxt (TensorFlow's rules); --bless rewrites it.
+    Compat(xtask::compat::Args),
     /// Checks against a real TensorFlow (installed from PyPI into a venv).
     #[command(subcommand)]
     Tensorflow(Tensorflow),
@@ -105,6 +111,11 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Command::Codegen(args) => xtask::codegen::main(&args),
+        Command::Compat(args) => {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+            xtask::compat::main(root.expect("xtask lives in the workspace"), &args)
         }
         Command::Opdef => {
             let stdin = io::stdin().lock();

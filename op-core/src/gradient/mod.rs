@@ -306,6 +306,10 @@ pub struct GradientRegistration {
     pub file: &'static str,
     /// The line where the gradient was declared (`line!()`).
     pub line: u32,
+    /// The module that declared it (`module_path!()`; empty when not
+    /// recorded): its first segment is the crate that
+    /// [`require_linked!`](crate::require_linked) counts it for.
+    pub module_path: &'static str,
 }
 
 impl GradientRegistration {
@@ -322,6 +326,7 @@ impl GradientRegistration {
             functions: Some(GradientFunctions { eager, symbolic }),
             file,
             line,
+            module_path: "",
         }
     }
 
@@ -333,7 +338,15 @@ impl GradientRegistration {
             functions: None,
             file,
             line,
+            module_path: "",
         }
+    }
+
+    /// The same registration, declared in module `module_path`
+    /// (`module_path!()`).
+    pub const fn with_module_path(mut self, module_path: &'static str) -> Self {
+        self.module_path = module_path;
+        self
     }
 
     /// `file:line`, for messages.
@@ -382,6 +395,7 @@ macro_rules! not_differentiable {
     ($($op:literal),+ $(,)?) => {$(
         $crate::inventory::submit! {
             $crate::gradient::GradientRegistration::not_differentiable($op, file!(), line!())
+                .with_module_path(module_path!())
         }
     )+};
 }

@@ -287,8 +287,8 @@ impl Runtime {
         let kernel = match catch_panic(|| (registration.create)(&construction)) {
             Ok(Ok(kernel)) => kernel,
             Ok(Err(error)) => return Err(error.with_context(frame())),
-            Err(message) => {
-                return Err(Error::internal(format!("panicked: {message}")).with_context(frame()));
+            Err(panic) => {
+                return Err(Error::internal(format!("panicked{panic}")).with_context(frame()));
             }
         };
         let prepared = Arc::new(PreparedOp {

@@ -173,8 +173,8 @@ impl PreparedOp {
         match result {
             Ok(Ok(())) => {}
             Ok(Err(error)) => return Err(error.with_context(self.context_frame())),
-            Err(message) => {
-                return Err(Error::internal(format!("kernel panicked: {message}"))
+            Err(panic) => {
+                return Err(Error::internal(format!("kernel panicked{panic}"))
                     .with_context(self.context_frame()));
             }
         }
@@ -215,9 +215,9 @@ impl PreparedOp {
         let inferred = match catch_panic(|| shape_fn(&mut c)) {
             Ok(Ok(())) => c.output_shapes(),
             Ok(Err(e)) => return Err(rejected(e)),
-            Err(message) => {
+            Err(panic) => {
                 return Err(Error::internal(format!(
-                    "the op's shape function panicked on input shapes {}: {message}",
+                    "the op's shape function panicked on input shapes {}{panic}",
                     shapes.join(", ")
                 ))
                 .with_context(self.context_frame()));

@@ -14,3 +14,22 @@ pub fn assert_contains(error: &Error, parts: &[&str]) {
         );
     }
 }
+
+/// Asserts that `message` is `{before} at {file}:{line}:{column}: {after}`:
+/// a contained panic's report, with the location of the panic in `file`.
+#[track_caller]
+pub fn assert_panicked_at(message: &str, before: &str, file: &str, after: &str) {
+    let located = message
+        .strip_prefix(before)
+        .and_then(|rest| rest.strip_prefix(" at "))
+        .and_then(|rest| rest.strip_prefix(file))
+        .and_then(|rest| rest.strip_prefix(':'))
+        .and_then(|rest| rest.strip_suffix(after))
+        .and_then(|rest| rest.strip_suffix(": "));
+    let line_and_column: Option<Vec<u32>> =
+        located.and_then(|lc| lc.split(':').map(|n| n.parse().ok()).collect());
+    assert!(
+        matches!(line_and_column.as_deref(), Some([_, _])),
+        "expected {before:?} at {file}:LINE:COLUMN: {after:?}, got {message:?}"
+    );
+}

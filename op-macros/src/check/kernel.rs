@@ -9,6 +9,7 @@ use super::error;
 use super::kernel_fn::kernel_fn_signature;
 use super::signature::{FnSignature, check_plain_signature, check_result_output, is_context_param};
 use super::types::{TypeCombos, type_combos};
+use crate::dtypes;
 use crate::parse::{KernelArgs, OpRef};
 use crate::runtime_path::RuntimePath;
 
@@ -82,6 +83,7 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
     check_no_const_generics(body.generics(), &mut errors);
     if let Some(types) = &types {
         errors.handle(check_type_params_match_types(body.generics(), types));
+        errors.handle(check_generic_for_several_types(&body, types));
     }
     errors.finish()?;
     Ok(CheckedKernel {
@@ -204,6 +206,68 @@ fn check_type_params_match_types(
         ),
     };
     Err(error(span, message))
+}
+
+/// A kernel without type parameters runs the same code for every type it
+/// is registered for, so one registered for several types would read an
+/// `f32` kernel's tensors as `i32` too (an error at run time, on the first
+/// call of the other type). One type is TensorFlow's `ZeroOutInt32Op`; for
+/// several, the kernel is generic (a kernel that never reads elements can
+/// take `<T>` and ignore it).
+fn check_generic_for_several_types(body: &KernelBody, types: &TypeCombos) -> darling::Result<()> {
+    if body.generics().type_params().next().is_some() || types.combos.len() < 2 {
+        return Ok(());
+    }
+    let mut listed: Vec<String> = types
+        .combos
+        .iter()
+        .map(|combo| {
+            let names: Vec<&str> = combo.iter().map(|(d, _)| dtypes::rust_name(*d)).collect();
+            one_or_tuple(&names)
+        })
+        .collect();
+    let count = listed.len();
+    if count > 4 {
+        listed.truncate(3);
+        listed.push("...".to_owned());
+    }
+    let unit = if types.attrs.len() > 1 {
+        "type combination"
+    } else {
+        "type"
+    };
+    let params: Vec<String> = match types.attrs.as_slice() {
+        [_] => vec!["T: Element".to_owned()],
+        attrs => (0..attrs.len()).map(|i| format!("T{i}: Element")).collect(),
+    };
+    let params = params.join(", ");
+    let (span, name, generic) = match body {
+        KernelBody::Fn { item, .. } => (
+            item.sig.ident.span(),
+            format!("`{}`", item.sig.ident),
+            format!("`fn {}<{params}>(..)`", item.sig.ident),
+        ),
+        KernelBody::Impl { item } => (
+            item.self_ty.span(),
+            format!("`{}`", body.name()),
+            format!("`impl<{params}> {}<..>`", body.name()),
+        ),
+    };
+    Err(error(
+        span,
+        format!(
+            "`types(...)` registers this kernel for {count} {unit}s ({}), but {name} is not generic, so each of them would run the same code: make it generic over the element type, {generic} (one instantiation per {unit}), or list one {unit}",
+            listed.join(", "),
+        ),
+    ))
+}
+
+/// `a`, or `(a, b)` for a combination of several attrs' types.
+fn one_or_tuple(names: &[&str]) -> String {
+    match names {
+        [one] => (*one).to_owned(),
+        _ => format!("({})", names.join(", ")),
+    }
 }
 
 /// The method `name` of a kernel impl, which the generated `OpKernel`

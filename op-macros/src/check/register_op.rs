@@ -65,7 +65,12 @@ pub fn register_op(
             stand_in: spec.stand_in().map(|(spec, def)| Box::new(op(spec, def))),
         }),
         (before_spec, def, shape_fn) => {
-            let errors = [before_spec.err(), def.err(), shape_fn.clone().err()];
+            let spec_errors = if fields.broken.is_empty() {
+                def.err()
+            } else {
+                spec.check_besides(&fields.broken)
+            };
+            let errors = [before_spec.err(), spec_errors, shape_fn.clone().err()];
             Err(darling::Error::multiple(errors.into_iter().flatten().collect()).into())
         }
     }
@@ -93,12 +98,14 @@ fn check_named_fields(item: &syn::ItemStruct, errors: &mut darling::error::Accum
     }
 }
 
-/// What the fields declare: the attr fields, their specs, and their doc
-/// comments (`name: text`, for the op's doc).
+/// What the fields declare: the attr fields, their specs, their doc
+/// comments (`name: text`, for the op's doc), and the attrs of the fields
+/// whose errors were reported (no spec could be made of them).
 struct AttrFields {
     fields: Vec<AttrField>,
     specs: Vec<SpannedText>,
     docs: Vec<String>,
+    broken: Vec<String>,
 }
 
 /// Each named field is an attr of the kind its type says, with its
@@ -108,6 +115,7 @@ fn attr_fields(item: &mut syn::ItemStruct, errors: &mut darling::error::Accumula
         fields: Vec::new(),
         specs: Vec::new(),
         docs: Vec::new(),
+        broken: Vec::new(),
     };
     for field in item.fields.iter_mut() {
         let Some(ident) = field.ident.clone() else {
@@ -119,19 +127,29 @@ fn attr_fields(item: &mut syn::ItemStruct, errors: &mut darling::error::Accumula
             .map(|(o, _)| o)
             .unwrap_or_default();
         let (attr_name, name_span) = attr_name(&ident, &options);
-        if is_generic_param(&field.ty, &item.generics) {
+        let spec = if is_generic_param(&field.ty, &item.generics) {
             // Already reported: the struct cannot be generic.
-        } else if let Some(spec) = errors.handle(typed_attr_spec(
-            (&attr_name, name_span),
-            &field.ty,
-            &field.ty,
-            &options,
-        )) {
-            out.specs.push(spec);
-        }
-        if let Some(doc) = doc_comment(&field.attrs) {
-            out.docs
-                .push(format!("{attr_name}: {}", doc.text.replace('\n', "\n  ")));
+            None
+        } else {
+            errors.handle(typed_attr_spec(
+                (&attr_name, name_span),
+                &field.ty,
+                &field.ty,
+                &options,
+            ))
+        };
+        // A field whose attr could not be declared keeps its docs out of
+        // the op's: they would describe an attr the op lacks, a second
+        // error for the one mistake.
+        match spec {
+            Some(spec) => {
+                out.specs.push(spec);
+                if let Some(doc) = doc_comment(&field.attrs) {
+                    out.docs
+                        .push(format!("{attr_name}: {}", doc.text.replace('\n', "\n  ")));
+                }
+            }
+            None => out.broken.push(attr_name.clone()),
         }
         out.fields.push(AttrField {
             ident,

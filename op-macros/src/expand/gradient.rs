@@ -45,6 +45,7 @@ pub fn gradient(g: &CheckedGradient) -> TokenStream {
                     ::core::file!(),
                     ::core::line!(),
                 )
+                .with_module_path(::core::module_path!())
             }
         };
     }

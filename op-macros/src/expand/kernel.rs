@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use super::adapter::adapter;
 use super::registration::{KernelRegistration, kernel_name, kernel_registration};
 use super::turbofish;
+use super::wrapper::kernel_fn_marker;
 use crate::check::{CheckedKernel, FnSignature, KernelBody, Param, ReturnValue};
 use crate::dtypes;
 use crate::parse::OpRef;
@@ -87,6 +88,9 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
                 };
             });
         }
+        if let Some(attrs_ty) = kernel_fn.attrs_ty() {
+            checks.extend(attrs_check(path, &op_text, attrs_ty, k.body.generics()));
+        }
         if let ReturnValue::Stored(ty) = &kernel_fn.returns.value
             && dtypes::type_args(ty, &["Arc"]).is_some()
         {
@@ -114,6 +118,68 @@ fn op_checks(k: &CheckedKernel) -> TokenStream {
     quote!(#(#checks)*)
 }
 
+/// A kernel is created with its own op's attrs, parsed from the node: the
+/// attrs of another op would be read from attrs the node does not have
+/// ("no attr named 'lo'", at run time). So `attrs: &OtherOp` is a compile
+/// error on the author's type, by a trait that only the op's type
+/// implements (so an alias or another path to the op passes). None when
+/// the type names the function's own generics, which an item outside the
+/// function cannot see.
+fn attrs_check(
+    op: &syn::Path,
+    op_text: &str,
+    attrs_ty: &syn::Type,
+    generics: &syn::Generics,
+) -> Option<TokenStream> {
+    if mentions_generics(attrs_ty, generics) {
+        return None;
+    }
+    let attrs_text = quote!(#attrs_ty).to_string().replace(' ', "");
+    let message = format!(
+        "a kernel of op `{op_text}` takes that op's attrs, `attrs: &{op_text}`, not `&{attrs_text}`"
+    );
+    let label = format!("expected `{op_text}`, the op in `#[kernel(op = {op_text})]`");
+    let note = format!(
+        "the kernel is created with the attrs of each `{op_text}` node it runs: write `attrs: &{op_text}` (a kernel of another op names that op in `#[kernel(op = ...)]`)"
+    );
+    // The impl carries the op's span, so rustc's "the trait `OpOfThisKernel`
+    // is implemented for `ZeroOut`" points at `op = ZeroOut`.
+    let implemented = quote_spanned! {op.span()=>
+        impl OpOfThisKernel for #op {}
+    };
+    Some(quote_spanned! {attrs_ty.span()=>
+        const _: () = {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait OpOfThisKernel {
+                const OK: () = ();
+            }
+            #implemented
+            <#attrs_ty as OpOfThisKernel>::OK
+        };
+    })
+}
+
+/// Whether `ty` names one of `generics`' parameters (a type or lifetime).
+fn mentions_generics(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    let names: Vec<String> = generics
+        .params
+        .iter()
+        .map(|p| match p {
+            syn::GenericParam::Type(t) => t.ident.to_string(),
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+            syn::GenericParam::Const(c) => c.ident.to_string(),
+        })
+        .collect();
+    fn walk(tokens: TokenStream, names: &[String]) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+            _ => false,
+        })
+    }
+    !names.is_empty() && walk(quote!(#ty), &names)
+}
+
 /// `#[kernel]`: the item, compile-time checks against the op, and one
 /// registration per type combination.
 pub fn kernel(k: &CheckedKernel) -> TokenStream {
@@ -128,7 +194,24 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
             let name = format_ident!("__kernel_adapter");
             let attrs_ty = attrs_type(signature);
             let adapter = adapter(&name, &item.sig, signature, &attrs_ty, rt);
-            (quote!(#item), adapter)
+            // The marker that a wrapper of the function's name, in this
+            // module, finds: see `wrapper::kernel_fn_marker`.
+            let marker = kernel_fn_marker(&item.sig.ident);
+            // A kernel function named like a wrapper hides it: our error,
+            // at the wrapper, without rustc's warning at the function
+            // (which it gives for a public wrapper).
+            let item = quote! {
+                #[allow(hidden_glob_reexports)]
+                #item
+                #[doc(hidden)]
+                #[allow(non_camel_case_types, dead_code)]
+                struct #marker {}
+                #[allow(dead_code)]
+                impl #marker {
+                    const HIDES_A_WRAPPER: bool = true;
+                }
+            };
+            (item, adapter)
         }
         KernelBody::Impl { item } => (quote!(#item), op_kernel_impl(item, rt)),
     };

@@ -67,6 +67,7 @@ pub fn op_registration(op: &CheckedOp) -> TokenStream {
                     ::core::file!(),
                     ::core::line!(),
                 )
+                .with_module_path(::core::module_path!())
             }
         }
     });
@@ -79,6 +80,7 @@ pub fn op_registration(op: &CheckedOp) -> TokenStream {
                 ::core::line!(),
             )
             #with_shape_fn
+            .with_module_path(::core::module_path!())
         }
         #not_differentiable
     }
@@ -135,6 +137,7 @@ pub fn kernel_registration(k: &KernelRegistration<'_>, rt: &RuntimePath) -> Toke
             )
             .with_constraints(&[#(#constraints),*])
             .with_host_memory(&[#(#host_memory),*])
+            .with_module_path(::core::module_path!())
         }
     }
 }

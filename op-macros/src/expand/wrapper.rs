@@ -3,7 +3,7 @@
 
 use op_spec::{ArgType, AttrDef, AttrKind, ListValue, OpDef};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::{ident, one_or_tuple};
 use crate::check::CheckedOp;
@@ -269,44 +269,59 @@ pub fn wrapper(op: &CheckedOp) -> TokenStream {
 
     let doc = wrapper_doc(def, &required, &optional);
     let call_doc = format!(
-        "A pending call of op `{name}`: set optional attrs, then [`run`](Self::run). Made by [`{ty}::call`]."
+        "A pending call of op `{name}`: set optional attrs, then [`run`](Self::run). Made by [`{ty}::call`]({}::call).",
+        if op.wrapper.is_some() {
+            format!("super::{ty}")
+        } else {
+            ty.to_string()
+        },
     );
+    // With a snake_case wrapper, the call type and the wrapper live in a
+    // module of their own, glob-imported (`use __ZeroOut_call::*`): an item
+    // of the wrapper's name then hides it, as any item hides a glob import,
+    // instead of rustc's "defined multiple times" and the errors of every
+    // use that resolves to the wrong one. A kernel function of that name is
+    // reported by `wrapper_hidden_by_kernel_check`, once, with the fix.
+    // Inside the module every item is `pub`, and the glob import has the
+    // op's visibility.
+    let module = op.wrapper.as_ref().map(|_| format_ident!("__{}_call", ty));
+    let item_vis = match &module {
+        Some(_) => quote!(pub),
+        None => quote!(#vis),
+    };
+    let call_path = match &module {
+        Some(m) => quote!(#m::#call_ty),
+        None => quote!(#call_ty),
+    };
     let snake = op.wrapper.as_ref().map(|w| {
         quote! {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]
-            #vis fn #w(#(#params),*) -> #call_ty {
-                #ty::call(#(#args),*)
+            #item_vis fn #w(#(#params),*) -> #call_ty {
+                #call_ty::<#rt::Tensor>::__new(#(#args),*)
             }
         }
     });
-    quote! {
+    let call_items = quote! {
         #[doc = #call_doc]
         #[must_use = "an op call does nothing until `run()`"]
-        #vis struct #call_ty<V = #rt::Tensor> {
+        #item_vis struct #call_ty<V = #rt::Tensor> {
             call: #rt::OpCall<'static, V>,
         }
 
-        // One argument per input of the op: as many as its OpDef has
-        // (TensorFlow's ResourceApplyAdam has ten), which the author does
-        // not choose.
-        #[allow(clippy::too_many_arguments)]
-        impl #ty {
-            #[doc = #doc]
-            #vis fn call(#(#params),*) -> #call_ty {
-                Self::call_with::<#rt::Tensor>(#(#args),*)
-            }
-
-            /// The same call on an executor's values `V` (a graph builder's
-            /// outputs, say): run it with `run_on(&executor)`.
-            #vis fn call_with<V>(#(#value_params),*) -> #call_ty<V> {
+        impl<V> #call_ty<V> {
+            /// The call with these inputs and required attrs, not yet run:
+            /// what the op's `call_with` returns.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments)]
+            #item_vis fn __new(#(#value_params),*) -> Self {
                 #call_ty { call: #rt::OpCall::with_values(#name) #(#setup)* }
             }
         }
 
         impl #call_ty {
             /// Runs the op on the global runtime ([`op_core::Runtime::global`]).
-            #vis fn run(self) -> #rt::Result<#tensor_out_ty> {
+            #item_vis fn run(self) -> #rt::Result<#tensor_out_ty> {
                 self.run_on(#rt::Runtime::global())
             }
         }
@@ -315,16 +330,92 @@ pub fn wrapper(op: &CheckedOp) -> TokenStream {
             #(#setters)*
 
             /// Names the node (in errors, and a graph node's name).
-            #vis fn node_name(mut self, name: &'static str) -> Self {
+            #item_vis fn node_name(mut self, name: &'static str) -> Self {
                 self.call = self.call.node_name(name);
                 self
             }
 
             /// Runs (or records) the op on `executor`: the eager runtime,
             /// a tape, a graph builder.
-            #vis fn run_on<E: #rt::Executor<Value = V>>(self, executor: &E) -> #rt::Result<#out_ty> #finish
+            #item_vis fn run_on<E: #rt::Executor<Value = V>>(self, executor: &E) -> #rt::Result<#out_ty> #finish
         }
 
         #snake
+    };
+    let call_items = match (&module, &op.wrapper) {
+        (Some(module), Some(w)) => {
+            let check = wrapper_hidden_by_kernel_check(op, w);
+            quote! {
+                #[allow(non_snake_case)]
+                mod #module {
+                    #call_items
+                }
+                #[allow(unused_imports)]
+                #vis use #module::*;
+                #check
+            }
+        }
+        _ => call_items,
+    };
+    quote! {
+        #call_items
+
+        // One argument per input of the op: as many as its OpDef has
+        // (TensorFlow's ResourceApplyAdam has ten), which the author does
+        // not choose.
+        #[allow(clippy::too_many_arguments)]
+        impl #ty {
+            #[doc = #doc]
+            #vis fn call(#(#params),*) -> #call_path {
+                Self::call_with::<#rt::Tensor>(#(#args),*)
+            }
+
+            /// The same call on an executor's values `V` (a graph builder's
+            /// outputs, say): run it with `run_on(&executor)`.
+            #vis fn call_with<V>(#(#value_params),*) -> #call_path<V> {
+                #call_path::<V>::__new(#(#args),*)
+            }
+        }
+    }
+}
+
+/// The name of the marker a kernel function leaves beside itself, in the
+/// type namespace (where it clashes with nothing the author writes): a
+/// wrapper of the same name in the same module finds it there.
+pub fn kernel_fn_marker(function: &syn::Ident) -> syn::Ident {
+    let name = function.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    format_ident!("__opkit_kernel_fn_{}", name)
+}
+
+/// A kernel function named like the wrapper, in the op's module, hides the
+/// wrapper (a glob import). Each kernel function leaves a marker type
+/// beside itself (`kernel_fn_marker`, `HIDES_A_WRAPPER = true`); the op
+/// glob-imports a stand-in of the same name (`false`), which the marker,
+/// an item, hides when they share a module, and which a kernel elsewhere
+/// (a child module's `use super::*` included) leaves in place. So the
+/// constant is true exactly when the two collide, and the error is ours,
+/// on the author's `wrapper = ...`.
+fn wrapper_hidden_by_kernel_check(op: &CheckedOp, w: &syn::Ident) -> TokenStream {
+    let marker = kernel_fn_marker(w);
+    let module = format_ident!("__{}_wrapper_name", op.ident);
+    let message = format!(
+        "the wrapper `{w}` of op `{}` (`wrapper = {w}`) has the name of the kernel function `{w}` in this module, which would hide it: rename the kernel function (a kernel may have any name, as in `{w}_kernel`), or name the wrapper otherwise (`wrapper = ...`)",
+        op.def.name
+    );
+    quote_spanned! {w.span()=>
+        #[allow(non_snake_case)]
+        mod #module {
+            #[allow(non_camel_case_types, dead_code)]
+            pub struct #marker {}
+            impl #marker {
+                pub const HIDES_A_WRAPPER: bool = false;
+            }
+        }
+        #[allow(unused_imports)]
+        use #module::*;
+        const _: () = if #marker::HIDES_A_WRAPPER {
+            ::core::panic!(#message)
+        };
     }
 }
