@@ -42,6 +42,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use op_core::testing::GradientComparison;
 use op_core::{DType, Error, ResourceHandle, Result, Runtime, Tensor, bf16, f16};
 use op_kernels::variable::Var;
 
@@ -213,6 +214,37 @@ where
     Ok(GradientCheck {
         theoretical,
         numeric,
+    })
+}
+
+/// [`compute_gradient`] as the gradient checker of op-core's per-op
+/// contract tests: the largest difference relative to the entries
+/// ([`GradientCheck::max_relative_error`]) and where it is.
+///
+/// ```
+/// use op_core::testing::GradientChecker;
+/// use op_core::{OpCall, Tensor};
+/// # op_kernels::link();
+///
+/// let checker = op_autodiff::checker::opcheck_gradients;
+/// let x = Tensor::from_vec([2], vec![0.5f64, -1.0])?;
+/// let sin = |xs: &[Tensor]| Ok(OpCall::new("Sin").input(&xs[0]).run()?.remove(0));
+/// let comparison = checker.compare(&sin, &[x])?;
+/// assert!(comparison.max_error < 1e-8, "{}", comparison.detail);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+///
+/// With the `testing` feature of op-core, `op_core::testing::opcheck("Op")
+/// .gradient_checker(op_autodiff::checker::opcheck_gradients)` compares
+/// every registered gradient it reaches with this.
+pub fn opcheck_gradients(
+    f: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+    xs: &[Tensor],
+) -> Result<GradientComparison> {
+    let check = compute_gradient(f, xs)?;
+    Ok(GradientComparison {
+        max_error: check.max_relative_error(),
+        detail: check.to_string(),
     })
 }
 

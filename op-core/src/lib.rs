@@ -27,6 +27,8 @@
 //! - [`artifacts`]: the generated files describing a registry's ops (an
 //!   `ops.pbtxt`, a Markdown reference and a coverage matrix), written and
 //!   checked by `cargo xtask codegen` or a downstream crate's own tool.
+//! - [`testing`]: per-op contract tests (`opcheck`, with the `testing`
+//!   feature) and the input generators ops register for them.
 //! - [`Error`] and [`Code`]: errors with TensorFlow's status codes, and the
 //!   [`op_requires!`] and [`op_requires_ok!`] macros for early returns.
 //!
@@ -68,6 +70,7 @@ pub mod shape;
 pub mod shape_inference;
 pub mod symbolic;
 pub mod tensor;
+pub mod testing;
 pub mod threads;
 mod unwind;
 

@@ -64,6 +64,9 @@ pub struct ThreadPool {
     /// `None` for a pool of one thread.
     pool: Option<rayon::ThreadPool>,
     threads: usize,
+    /// The least work worth a block ([`MIN_COST_PER_SHARD`] unless a test
+    /// lowered it with [`with_min_cost_per_shard`](Self::with_min_cost_per_shard)).
+    min_cost_per_shard: usize,
 }
 
 impl std::fmt::Debug for ThreadPool {
@@ -113,6 +116,7 @@ impl ThreadPool {
         Ok(ThreadPool {
             pool: Some(pool),
             threads,
+            min_cost_per_shard: MIN_COST_PER_SHARD,
         })
     }
 
@@ -121,7 +125,28 @@ impl ThreadPool {
         ThreadPool {
             pool: None,
             threads: 1,
+            min_cost_per_shard: MIN_COST_PER_SHARD,
         }
+    }
+
+    /// The same pool, splitting work of at least `cycles` cycles per block
+    /// (at least 1) instead of [`MIN_COST_PER_SHARD`]: with 1, even a
+    /// two-element call is split. For tests: a kernel's small inputs then
+    /// go through the same split as large ones, so that a result that
+    /// depends on the split (`op_core::testing`'s thread check) shows on
+    /// inputs small enough to check quickly.
+    ///
+    /// ```
+    /// use op_core::threads::ThreadPool;
+    ///
+    /// let pool = ThreadPool::new(2)?.with_min_cost_per_shard(1);
+    /// assert_eq!(pool.num_blocks(4, 1), 4);
+    /// assert_eq!(ThreadPool::new(2)?.num_blocks(4, 1), 1);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn with_min_cost_per_shard(mut self, cycles: usize) -> ThreadPool {
+        self.min_cost_per_shard = cycles.max(1);
+        self
     }
 
     /// The pool shared by runtimes that were not given one: one thread per
@@ -142,7 +167,7 @@ impl ThreadPool {
         if self.threads == 1 || total < 2 {
             return 1;
         }
-        let blocks = total.saturating_mul(cost_per_unit.max(1)) / MIN_COST_PER_SHARD;
+        let blocks = total.saturating_mul(cost_per_unit.max(1)) / self.min_cost_per_shard;
         blocks
             .min(self.threads * BLOCKS_PER_THREAD)
             .min(total)

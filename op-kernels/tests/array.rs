@@ -754,6 +754,18 @@ fn tile_repeats_a_tensor_along_each_dimension() -> op_core::Result<()> {
 }
 
 #[test]
+fn tile_of_nothing_by_huge_multiples_is_empty() -> op_core::Result<()> {
+    // Each tiled dimension fits, their product does not, yet the output
+    // has no elements (opcheck found the copy's view overflowing).
+    op_kernels::link();
+    let empty = Tensor::zeros(DType::F32, [2, 1, 0])?;
+    let y = Tile::call(&empty, i32s(&[i32::MAX, i32::MAX, i32::MAX])).run()?;
+    let max = i32::MAX as usize;
+    assert_eq!(y.dims(), [2 * max, max, 0]);
+    Ok(())
+}
+
+#[test]
 fn tile_rejects_negative_multiples_and_the_wrong_count() {
     assert_invalid(
         run("Tile", vec![iota(&[2, 2]), i32s(&[1, -1])]),

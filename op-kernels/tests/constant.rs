@@ -146,6 +146,24 @@ fn placeholder_with_default_passes_its_input_through_without_a_copy() {
 }
 
 #[test]
+fn placeholder_with_default_refuses_a_default_its_shape_attr_does_not_allow() {
+    // The kernel refuses what the shape function refuses (opcheck found it
+    // passing such a default through).
+    let run = |dims: &[usize], shape: &[i64]| {
+        let x = Tensor::zeros(DType::F32, dims).unwrap();
+        PlaceholderWithDefault::call(x, ShapeValue::from_sizes(shape)).run()
+    };
+    for (dims, shape) in [(&[2, 3][..], &[-1, 4][..]), (&[2, 3], &[1]), (&[], &[-1])] {
+        let err = run(dims, shape).unwrap_err();
+        assert_eq!(err.code(), op_core::Code::InvalidArgument, "{err}");
+        assert!(err.message().contains("which the shape attr"), "{err}");
+    }
+    assert_eq!(run(&[2, 3], &[-1, 3]).unwrap().dims(), [2, 3]);
+    let any = PlaceholderWithDefault::call(Tensor::scalar(1.0f32), ShapeValue::unknown_rank());
+    assert_eq!(any.run().unwrap().dims(), [0usize; 0]);
+}
+
+#[test]
 fn placeholder_with_default_shape_checks_the_default_against_the_shape_attr() {
     op_kernels::link();
     let t = |shape: &[i64]| {

@@ -5,5 +5,6 @@
 
 pub mod codegen;
 pub mod compat;
+pub mod opcheck;
 pub mod opdef;
 pub mod tensorflow;

@@ -33,6 +33,9 @@ enum Command {
     /// Checks against a real TensorFlow (installed from PyPI into a venv).
     #[command(subcommand)]
     Tensorflow(Tensorflow),
+    /// Runs the per-op contract tests on every registered op (or `--op NAME`)
+    /// and prints what was checked, failures and warnings.
+    Opcheck(xtask::opcheck::Args),
 }
 
 #[derive(Subcommand)]
@@ -83,6 +86,7 @@ Example:
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Opcheck(args) => xtask::opcheck::main(&args),
         Command::Tensorflow(command) => {
             // The workspace root: xtask's manifest is one level below it.
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -104,7 +104,10 @@ impl StridedView {
             }
             match (dims.last_mut(), strides.last_mut()) {
                 (Some(last_d), Some(last_s)) if *last_s == s.saturating_mul(d) => {
-                    *last_d *= d;
+                    // Only a view with no elements (another dimension 0)
+                    // has dimensions whose product overflows: it copies
+                    // nothing, so a saturated size is as good.
+                    *last_d = last_d.saturating_mul(d);
                     *last_s = s;
                 }
                 _ => {

@@ -46,6 +46,8 @@
 //!   functions (TensorFlow's `MakeShapeFromShapeTensor`).
 //! - `cpu.rs`: writing a kernel's output block by block over the runtime's
 //!   intra-op threads.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws valid index
+//!   inputs (shapes, permutations, boxes, paddings) for its contract tests.
 //!
 //! # Kernels and dtypes
 //!
@@ -75,6 +77,7 @@ mod grad;
 mod index;
 mod list_diff;
 mod math;
+mod opcheck;
 mod ops;
 mod reshape;
 mod shape_ops;

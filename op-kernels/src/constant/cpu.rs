@@ -74,8 +74,38 @@ impl PlaceholderKernel {
 }
 
 /// `PlaceholderWithDefault` when not fed: the default, passed through
-/// without a copy.
+/// without a copy, if it has a shape the `shape` attr allows (the shape
+/// function rejects any other, so the kernel does too).
+pub struct PlaceholderWithDefaultKernel {
+    shape: ShapeValue,
+}
+
 #[kernel(op = PlaceholderWithDefault)]
-fn placeholder_with_default(ctx: &mut KernelContext<'_>) -> Result<()> {
-    super::super::identity::forward(ctx, 0, 0)
+impl PlaceholderWithDefaultKernel {
+    fn new(ctx: &KernelConstruction<'_>) -> Result<Self> {
+        Ok(PlaceholderWithDefaultKernel {
+            shape: ctx.get_attr("shape")?,
+        })
+    }
+
+    fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
+        let dims = ctx.input(0)?.dims();
+        let fits = self.shape.unknown_rank
+            || (self.shape.dims.len() == dims.len()
+                && self
+                    .shape
+                    .dims
+                    .iter()
+                    .zip(dims)
+                    .all(|(want, &have)| want.size == -1 || want.size == have as i64));
+        if !fits {
+            let message = format!(
+                "input 'input' has shape {}, which the shape attr {} does not allow",
+                ctx.input(0)?.shape(),
+                self.shape
+            );
+            return Err(ctx.error(Code::InvalidArgument, message));
+        }
+        super::super::identity::forward(ctx, 0, 0)
+    }
 }

@@ -18,9 +18,12 @@
 //! - `cpu.rs`: their CPU kernels, for every dtype.
 //! - `grad.rs`: `PlaceholderWithDefault`'s gradient (its input's, passed
 //!   through); `Const` is not differentiable.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws `Const`, and why
+//!   it skips `Placeholder`.
 
 mod cpu;
 mod grad;
+mod opcheck;
 mod ops;
 
 pub use cpu::{ConstKernel, PlaceholderKernel};

@@ -120,11 +120,14 @@
 //!   guide's 15 dtype pairs.
 //! - `client.rs`: the typed API, [`SimpleHashTableHandle`] (with its
 //!   checkpoint support).
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws tables, keys and
+//!   values for the ops' contract tests.
 
 mod client;
 mod cpu;
 mod element;
 mod flat_table;
+mod opcheck;
 mod ops;
 mod resource;
 

@@ -556,24 +556,43 @@ op_core::not_differentiable!(
 
 // ---- The gradients of the gradient ops (second derivatives) ----
 
+/// `x` in input `index`'s shape. The unary gradient ops take `y` and `dy`
+/// of one element count whatever their shapes (`[3]` and `[1,3]`, as
+/// TensorFlow's kernels do) and pair them element by element, so their
+/// gradients pair them the same way: a value of one input's shape is
+/// reshaped to the other's. Nothing is added where both shapes are
+/// statically the same or not fully known (then they are the same in every
+/// graph the ops' gradients build).
+fn in_shape_of<V: Value>(g: &Gradient<'_, V>, x: V, index: usize) -> Result<V> {
+    let (have, want) = (g.shape_of(&x)?, g.input_shape(index)?);
+    let known = |s: &PartialShape| s.0.as_ref().is_some_and(|d| d.iter().all(Option::is_some));
+    if have == want || !known(&have) || !known(&want) {
+        return Ok(x);
+    }
+    let shape = shape_value(g, &g.input(index), &want)?;
+    Reshape::call_with(x, shape).run_on(g)
+}
+
 /// `z = 0.5 * b / conj(a)`: `-conj(grad / a) * z` and `0.5 * grad / a`.
 #[op_core::gradient(op = SqrtGrad)]
 fn sqrt_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
     let ga = RealDiv::call_with(g.grad(0)?, g.input(0)).run_on(g)?;
     let minus_conj = neg(g, conj(g, ga.clone())?)?;
     let grad_a = mul(g, minus_conj, g.output(0))?;
-    Ok([Some(grad_a), Some(scale(g, 0.5, ga)?)])
+    let grad_b = in_shape_of(g, scale(g, 0.5, ga)?, 1)?;
+    Ok([Some(grad_a), Some(grad_b)])
 }
 
 /// `z = -0.5 * b * conj(a)^3`: `-1.5 * conj(grad) * b * conj(a)^2` and
 /// `RsqrtGrad(conj(a), grad)`.
 #[op_core::gradient(op = RsqrtGrad)]
 fn rsqrt_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
-    let (a, b, grad) = (conj(g, g.input(0))?, g.input(1), g.grad(0)?);
+    let (a, grad) = (conj(g, g.input(0))?, g.grad(0)?);
+    let b = in_shape_of(g, g.input(1), 0)?;
     let cg = conj(g, grad.clone())?;
     let squared = Square::call_with(a.clone()).run_on(g)?;
     let grad_a = mul(g, mul(g, scale(g, -1.5, cg)?, b)?, squared)?;
-    let grad_b = RsqrtGrad::call_with(a, grad).run_on(g)?;
+    let grad_b = in_shape_of(g, RsqrtGrad::call_with(a, grad).run_on(g)?, 1)?;
     Ok([Some(grad_a), Some(grad_b)])
 }
 
@@ -581,9 +600,10 @@ fn rsqrt_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
 /// `TanhGrad(conj(a), grad)`.
 #[op_core::gradient(op = TanhGrad)]
 fn tanh_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
-    let (a, b, grad) = (conj(g, g.input(0))?, conj(g, g.input(1))?, g.grad(0)?);
+    let (a, grad) = (conj(g, g.input(0))?, g.grad(0)?);
+    let b = conj(g, in_shape_of(g, g.input(1), 0)?)?;
     let grad_a = mul(g, mul(g, times(g, grad.clone(), -2.0)?, b)?, a.clone())?;
-    let grad_b = TanhGrad::call_with(a, grad).run_on(g)?;
+    let grad_b = in_shape_of(g, TanhGrad::call_with(a, grad).run_on(g)?, 1)?;
     Ok([Some(grad_a), Some(grad_b)])
 }
 
@@ -591,11 +611,12 @@ fn tanh_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
 /// and `SigmoidGrad(conj(a), grad)`.
 #[op_core::gradient(op = SigmoidGrad)]
 fn sigmoid_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
-    let (a, b, grad) = (conj(g, g.input(0))?, conj(g, g.input(1))?, g.grad(0)?);
+    let (a, grad) = (conj(g, g.input(0))?, g.grad(0)?);
+    let b = conj(g, in_shape_of(g, g.input(1), 0)?)?;
     let gb = mul(g, grad.clone(), b)?;
     let twice = mul(g, scale(g, 2.0, gb.clone())?, a.clone())?;
     let grad_a = Sub::call_with(gb, twice).run_on(g)?;
-    let grad_b = SigmoidGrad::call_with(a, grad).run_on(g)?;
+    let grad_b = in_shape_of(g, SigmoidGrad::call_with(a, grad).run_on(g)?, 1)?;
     Ok([Some(grad_a), Some(grad_b)])
 }
 
@@ -603,10 +624,11 @@ fn sigmoid_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
 /// `ReciprocalGrad(conj(a), grad)`.
 #[op_core::gradient(op = ReciprocalGrad)]
 fn reciprocal_grad_grad<V: Value>(g: &Gradient<'_, V>) -> Result<[Option<V>; 2]> {
-    let (a, b, grad) = (conj(g, g.input(0))?, g.input(1), g.grad(0)?);
+    let (a, grad) = (conj(g, g.input(0))?, g.grad(0)?);
+    let b = in_shape_of(g, g.input(1), 0)?;
     let cg = conj(g, grad.clone())?;
     let grad_a = mul(g, mul(g, times(g, cg, -2.0)?, b)?, a.clone())?;
-    let grad_b = ReciprocalGrad::call_with(a, grad).run_on(g)?;
+    let grad_b = in_shape_of(g, ReciprocalGrad::call_with(a, grad).run_on(g)?, 1)?;
     Ok([Some(grad_a), Some(grad_b)])
 }
 

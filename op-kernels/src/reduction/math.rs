@@ -15,7 +15,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use op_core::threads::ThreadPool;
+use op_core::threads::{MIN_COST_PER_SHARD, ThreadPool};
 use op_core::{Element, bf16, f16};
 
 use super::axes::{Pass, ReductionPlan};
@@ -374,11 +374,24 @@ pub fn reduce_pass<X: Copy, A: Accumulate, Y, R: Reducer>(
     }
 }
 
+/// A long reduction into few outputs is split into at most this many
+/// blocks of rows, each reduced into a partial result.
+const MAX_ROW_BLOCKS: usize = 64;
+
+/// Rows are split only when the output spans fewer cache lines than this
+/// (else the output elements alone give enough blocks).
+const ROW_SPLIT_LINES: usize = 16;
+
 /// One whole pass of `R` over `input` into `output` (`pass.outputs()`
 /// elements), split over `threads`: by output elements when there are
-/// enough of them, else by rows of the reduced axis into partial results
-/// that are then combined (a full reduction to one value still uses every
-/// thread).
+/// enough of them, else by blocks of rows of the reduced axis into partial
+/// results that are then combined in order (a full reduction to one value
+/// still uses every thread).
+///
+/// Which of the two, and the blocks of rows, follow from the pass alone,
+/// never from the number of threads, which only decides how many blocks
+/// run at once: a float sum associates the same way, so gives the same
+/// bits, on any number of threads (opcheck checks 1 against 4).
 fn run_pass<X, A, Y, R>(
     threads: &ThreadPool,
     input: &[X],
@@ -396,22 +409,28 @@ fn run_pass<X, A, Y, R>(
     if outputs == 0 {
         return;
     }
-    // `shard_slice` splits the output in whole cache lines: with fewer
-    // lines than threads, split the rows instead.
+    // `shard_slice` splits the output in whole cache lines: with few of
+    // them, split the rows instead, in blocks each worth a shard of work.
     let lines = outputs.div_ceil((64 / size_of::<Y>().max(1)).max(1));
-    let row_blocks = threads.num_blocks(pass.reduced, outputs);
-    if lines >= threads.num_threads() || row_blocks <= 1 {
+    let per_block = MIN_COST_PER_SHARD
+        .div_ceil(outputs)
+        .max(pass.reduced.div_ceil(MAX_ROW_BLOCKS))
+        .max(1);
+    let row_blocks = pass.reduced.div_ceil(per_block);
+    if lines >= ROW_SPLIT_LINES || row_blocks <= 1 {
         threads.shard_slice(output, pass.reduced.max(1), |start, block| {
             reduce_pass::<X, A, Y, R>(input, pass, 0..pass.reduced, start, block, &load, &finish);
         });
         return;
     }
-    let per_block = pass.reduced.div_ceil(row_blocks);
     let partials: Vec<OnceLock<Vec<A>>> = (0..row_blocks).map(|_| OnceLock::new()).collect();
     // One unit per block, each worth a block of its own.
     threads.shard(row_blocks, usize::MAX / row_blocks, |blocks| {
         for b in blocks {
-            let rows = b * per_block..pass.reduced.min((b + 1) * per_block);
+            // `row_blocks` rounds up, so no block starts past the end;
+            // the bound keeps that true whatever the sizes.
+            let first = pass.reduced.min(b * per_block);
+            let rows = first..pass.reduced.min((b + 1) * per_block);
             let mut partial = vec![R::identity::<A>(); outputs];
             reduce_pass::<X, A, A, R>(input, pass, rows, 0, &mut partial, &load, |a| a);
             let _ = partials[b].set(partial);
@@ -436,7 +455,7 @@ fn run_pass<X, A, Y, R>(
 /// round once, at the end.
 ///
 /// ```
-/// use op_core::threads::ThreadPool;
+/// use op_core::threads::{MIN_COST_PER_SHARD, ThreadPool};
 /// use op_kernels::reduction::{ReductionPlan, SumReducer, reduce_into};
 ///
 /// // [[1, 2, 3], [4, 5, 6]] summed over axis 0.
@@ -499,6 +518,45 @@ mod tests {
             [1.0, 2.0, f32::NAN],
         ] {
             assert!(fold_run::<f32, f32, MaxReducer>(&values, &|x| x).is_nan());
+        }
+    }
+
+    #[test]
+    fn rows_split_into_blocks_are_each_reduced_once() {
+        // 100_000 rows into one output: 64 blocks of 1563, the last short.
+        let pool = ThreadPool::new(4).unwrap();
+        let plan = ReductionPlan::new(&[100_000], &[0], false).unwrap();
+        let input: Vec<i64> = (1..=100_000).collect();
+        let mut out = [0i64];
+        reduce_into::<i64, SumReducer>(&pool, &input, &plan, &mut out);
+        assert_eq!(out, [5_000_050_000]);
+    }
+
+    #[test]
+    fn a_float_sum_gives_the_same_bits_on_any_number_of_threads() {
+        // Values whose sum rounds differently in every grouping.
+        let input: Vec<f32> = (0..200_003)
+            .map(|i| ((i * 7919) % 1000) as f32 * 1.37e-3 - 0.61)
+            .collect();
+        for (dims, axes) in [
+            (vec![200_003], vec![0]),
+            (vec![3, 66_667, 1], vec![1]),
+            (vec![200_003, 1], vec![0]),
+        ] {
+            let dims: Vec<usize> = dims;
+            let n: usize = dims.iter().product();
+            let plan = ReductionPlan::new(&dims, &axes, false).unwrap();
+            let mut results = Vec::new();
+            for threads in [1, 2, 3, 4, 7] {
+                let pool = ThreadPool::new(threads).unwrap();
+                let mut out = vec![0.0f32; plan.output_dims.iter().product()];
+                reduce_into::<f32, SumReducer>(&pool, &input[..n], &plan, &mut out);
+                results.push(out.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+            }
+            assert!(
+                results.windows(2).all(|w| w[0] == w[1]),
+                "{dims:?}: {results:?}"
+            );
         }
     }
 

@@ -24,8 +24,11 @@
 //! `[outer, reduced, inner]` (one pass; a reduction over separated runs of
 //! axes, as axes 0 and 2 of four, takes one pass per run). A pass is split
 //! over the runtime's intra-op threads by output elements, or, when there
-//! are too few of them (a sum of everything), by rows of the reduced axis
-//! into partial results that are combined at the end. Contiguous runs are
+//! are too few of them (a sum of everything), by blocks of rows of the
+//! reduced axis into partial results that are combined at the end, in
+//! order. The split follows from the shape alone, never from the number of
+//! threads, so a float sum gives the same bits on any number of threads
+//! (which opcheck checks). Contiguous runs are
 //! summed in eight independent lanes, which vectorizes and rounds less than
 //! one long chain. `half` and `bfloat16` accumulate in `f32` and round once
 //! at the end, so their results may be more exact than TensorFlow's (whose
@@ -44,6 +47,7 @@
 //! - `math.rs`: the engine over slices ([`reduce_into`], [`reduce_pass`])
 //!   and the reducers, shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws a valid scan axis.
 //! - `grad.rs`: the gradients of the four reductions ([`reduced_shape`]:
 //!   the shape a reduction keeps its dims in) and of the two scans.
 //!
@@ -57,6 +61,7 @@ mod axes;
 mod cpu;
 mod grad;
 mod math;
+mod opcheck;
 mod ops;
 
 pub use axes::{Pass, ReductionPlan, normalize_axis};

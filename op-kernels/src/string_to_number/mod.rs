@@ -6,9 +6,11 @@
 //! - `math.rs`: the conversion of one string, [`parse`], shared by every
 //!   kernel.
 //! - `cpu.rs`: the CPU kernel.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws strings of numbers.
 
 mod cpu;
 mod math;
+mod opcheck;
 mod ops;
 
 pub use math::parse;

@@ -37,9 +37,12 @@
 //!   [`momentum`] and [`adam`], over [`Real`], for every device's kernels.
 //! - `cpu.rs`: the CPU kernels: the checks, the locks, and the slice
 //!   functions split over the intra-op pool.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws variables, slots
+//!   and hyperparameters for the ops' contract tests.
 
 mod cpu;
 mod math;
+mod opcheck;
 mod ops;
 
 pub use math::{AdamParams, MomentumParams, Real, adam, gradient_descent, momentum};

@@ -73,10 +73,13 @@
 //! - `client.rs`: the typed API, [`Variable`] (with its checkpoint support).
 //! - `grad.rs`: `ReadVariableOp`'s gradient, which reaches the variable's
 //!   handle; `VarIsInitializedOp` is not differentiable.
+//! - `opcheck.rs`: how opcheck (`op_core::testing`) draws variables for the
+//!   ops' contract tests.
 
 mod client;
 mod cpu;
 mod grad;
+mod opcheck;
 mod ops;
 mod resource;
 
