@@ -19,5 +19,6 @@
 //! error type that the whole framework shares.
 
 pub mod model;
+mod schema;
 
 pub use model::Model;
