@@ -6,6 +6,29 @@
 //! operator-code index is in range, every shape is non-negative, and every
 //! constant buffer holds exactly the bytes its tensor needs. Code that takes a
 //! [`Model`] never checks the file again.
+//!
+//! [`Model::from_bytes`] reads a file (`read.rs`), [`Model::to_bytes`] writes
+//! one (`write.rs`), and [`Model::validate`] is the one list of the rules both
+//! hold a model to (`check.rs`); `options.rs` translates builtin options both
+//! ways.
+//!
+//! ```
+//! use op_lite::Model;
+//! use op_lite::model::BuiltinOperator;
+//!
+//! let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sin_custom.tflite"))?;
+//! let model = Model::from_bytes(&bytes)?;
+//! let sin = &model.operator_codes[1];
+//! assert_eq!(sin.builtin, BuiltinOperator::CUSTOM);
+//! assert_eq!(sin.custom_name.as_deref(), Some("Sin"));
+//! assert_eq!(Model::from_bytes(&model.to_bytes()?)?, model);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod check;
+mod options;
+mod read;
+mod write;
 
 use op_core::DType;
 
@@ -276,7 +299,10 @@ pub enum BuiltinOptions {
         activation: Activation,
     },
     /// `FULLY_CONNECTED` (the default weights format only).
-    FullyConnected { activation: Activation, keep_num_dims: bool },
+    FullyConnected {
+        activation: Activation,
+        keep_num_dims: bool,
+    },
     /// `SOFTMAX`.
     Softmax { beta: f32 },
     /// `RESHAPE`: the new shape, when given as an option rather than an
@@ -302,7 +328,10 @@ pub enum BuiltinOptions {
     /// `GATHER`.
     Gather { axis: i32, batch_dims: i32 },
     /// `CAST`: the types, when the file gives them.
-    Cast { in_type: Option<DType>, out_type: Option<DType> },
+    Cast {
+        in_type: Option<DType>,
+        out_type: Option<DType>,
+    },
     /// `BATCH_MATMUL`.
     BatchMatMul { adj_x: bool, adj_y: bool },
     /// `GELU`.
