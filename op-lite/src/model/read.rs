@@ -476,3 +476,6 @@ fn check_metadata(root: &fb::Model<'_>, buffers: usize) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
