@@ -7,7 +7,7 @@ use op_core::DType;
 use op_lite::Model;
 use op_lite::model::{
     Activation, Buffer, BuiltinOperator, BuiltinOptions, Operator, OperatorCode, Padding,
-    Quantization, Signature, Subgraph, TensorInfo,
+    Quantization, Signature, Subgraph, TensorInfo, encode_strings,
 };
 use proptest::prelude::*;
 
@@ -39,22 +39,6 @@ const CODES: [i32; 14] = [0, 3, 4, 9, 18, 22, 32, 41, 42, 66, 126, 127, 128, 150
 /// Options union types this crate does not parse (from `schema.fbs`, and
 /// past its end).
 const UNPARSED: [u8; 12] = [3, 4, 6, 7, 12, 22, 24, 26, 33, 52, 127, 255];
-
-/// TensorFlow Lite's string encoding: count, offsets, bytes.
-fn encode_strings(items: &[String]) -> Vec<u8> {
-    let header = 4 * (items.len() + 2);
-    let mut data = (items.len() as i32).to_le_bytes().to_vec();
-    let mut offset = header;
-    for item in items {
-        data.extend((offset as i32).to_le_bytes());
-        offset += item.len();
-    }
-    data.extend((offset as i32).to_le_bytes());
-    for item in items {
-        data.extend(item.as_bytes());
-    }
-    data
-}
 
 fn quantization(shape: Vec<usize>) -> impl Strategy<Value = Option<Quantization>> {
     let rank = shape.len();
@@ -89,7 +73,7 @@ fn tensor() -> impl Strategy<Value = (TensorInfo, Option<Vec<u8>>)> {
             let count: usize = shape.iter().product();
             let data = match (dtype, dtype.size_of()) {
                 (DType::String, _) => prop::collection::vec(".{0,4}", count)
-                    .prop_map(|items| encode_strings(&items))
+                    .prop_map(|items| encode_strings(&items).unwrap())
                     .boxed(),
                 (_, Some(size)) => prop::collection::vec(any::<u8>(), count * size).boxed(),
                 (_, None) => Just(Vec::new()).boxed(),

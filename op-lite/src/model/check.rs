@@ -355,29 +355,59 @@ fn check_string_buffer(data: &[u8], count: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The constant data of a string tensor holding `items`, in TensorFlow
+/// Lite's encoding (`string_util.h`): the count as an `i32`, `count + 1`
+/// offsets from the start of the data (the last one its length), then the
+/// bytes. `None` when the data would pass the 2 GiB that `i32` offsets
+/// reach.
+///
+/// ```
+/// use op_lite::model::encode_strings;
+/// let data = encode_strings(&["ab", "c"]).unwrap();
+/// assert_eq!(data.len(), 4 + 3 * 4 + 3);
+/// assert_eq!(&data[..8], &[2, 0, 0, 0, 16, 0, 0, 0]);
+/// assert_eq!(&data[16..], b"abc");
+/// ```
+pub fn encode_strings<S: AsRef<[u8]>>(items: &[S]) -> Option<Vec<u8>> {
+    let header = items.len().checked_add(2)?.checked_mul(4)?;
+    let bytes = items
+        .iter()
+        .try_fold(0usize, |sum, item| sum.checked_add(item.as_ref().len()))?;
+    let total = header
+        .checked_add(bytes)
+        .filter(|&total| i32::try_from(total).is_ok())?;
+    let mut data = Vec::with_capacity(total);
+    data.extend((items.len() as i32).to_le_bytes());
+    let mut offset = header;
+    for item in items {
+        data.extend((offset as i32).to_le_bytes());
+        offset += item.as_ref().len();
+    }
+    data.extend((offset as i32).to_le_bytes());
+    for item in items {
+        data.extend(item.as_ref());
+    }
+    Some(data)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn strings(items: &[&str]) -> Vec<u8> {
-        let header = 4 * (items.len() + 2);
-        let mut data = (items.len() as i32).to_le_bytes().to_vec();
-        let mut offset = header;
-        for item in items {
-            data.extend((offset as i32).to_le_bytes());
-            offset += item.len();
-        }
-        data.extend((offset as i32).to_le_bytes());
-        for item in items {
-            data.extend(item.as_bytes());
-        }
-        data
+        encode_strings(items).unwrap()
     }
 
     #[test]
     fn string_buffers_in_tensorflow_lites_encoding_pass() {
         assert_eq!(check_string_buffer(&strings(&["ab", "", "cde"]), 3), Ok(()));
         assert_eq!(check_string_buffer(&strings(&[]), 0), Ok(()));
+        let items = [vec![0xff_u8, 0], vec![]];
+        assert_eq!(
+            check_string_buffer(&encode_strings(&items).unwrap(), 2),
+            Ok(()),
+            "bytes, not only UTF-8"
+        );
     }
 
     #[test]

@@ -30,6 +30,8 @@ mod options;
 mod read;
 mod write;
 
+pub use check::encode_strings;
+
 use op_core::DType;
 
 /// A whole model: operator codes, subgraphs and the buffers their constant

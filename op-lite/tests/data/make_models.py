@@ -30,11 +30,11 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import ai_edge_litert
 import numpy as np
 import tensorflow as tf
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from importlib.metadata import version
+from litert_invoke import invoke
 from tensorflow.lite.python import schema_py_generated as schema
 from tensorflow.lite.python import util as tflite_util
 
@@ -68,14 +68,7 @@ def litert(model_bytes):
 def run_litert(name, model_bytes, inputs):
     """Runs the model in LiteRT on `inputs` and saves both as .npy."""
     interpreter = litert(model_bytes)
-    (input_detail,) = interpreter.get_input_details()
-    (output_detail,) = interpreter.get_output_details()
-    if list(input_detail["shape"]) != list(inputs.shape):
-        interpreter.resize_tensor_input(input_detail["index"], inputs.shape)
-    interpreter.allocate_tensors()
-    interpreter.set_tensor(input_detail["index"], inputs)
-    interpreter.invoke()
-    output = interpreter.get_tensor(output_detail["index"])
+    output = invoke(interpreter, inputs)
     np.save(os.path.join(HERE, name + ".input.npy"), inputs)
     np.save(os.path.join(HERE, name + ".output.npy"), output)
     ops = sorted({op["op_name"] for op in interpreter._get_ops_details()})
@@ -206,7 +199,6 @@ def main():
     save("cnn", convert(cnn, cnn.__call__), rng.uniform(-2, 8, (1, 12, 12, 3)).astype(np.float32))
     mlp = Mlp(rng)
     save("mlp", convert(mlp, mlp.__call__), rng.uniform(-2, 2, (3, 6)).astype(np.float32))
-    assert ai_edge_litert is not None
 
 
 if __name__ == "__main__":
