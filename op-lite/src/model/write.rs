@@ -85,6 +85,28 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Writes the model as [`Model::to_bytes`] does, but with every
+    /// non-empty buffer after the flatbuffer (each at a 16-byte-aligned
+    /// offset that its `offset` and `size` fields name), the layout that
+    /// `to_bytes` and TensorFlow use for models past 2 GiB: for testing
+    /// readers of large models on small ones.
+    ///
+    /// ```
+    /// use op_lite::Model;
+    ///
+    /// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cnn.tflite"))?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let after = model.to_bytes_with_buffers_after()?;
+    /// assert_eq!(Model::from_bytes(&after)?, model);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_bytes_with_buffers_after(&self) -> Result<Vec<u8>> {
+        self.validate()?;
+        write(self, Placement::After)
+    }
+}
+
 /// Where buffer data goes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum Placement {

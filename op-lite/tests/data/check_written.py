@@ -2,8 +2,9 @@
 ai-edge-litert) loads the files op-lite's writer writes.
 
 For each converted model beside this script, op-lite reads it and writes it
-back (`cargo run -p op-lite --example tflite_round_trip`); LiteRT then loads
-the written file and runs it on the model's fixed input (NAME.input.npy).
+back (`cargo run -p op-lite --example tflite_round_trip`), with its buffers
+inside the flatbuffer and again after it (the layout of models past 2 GiB);
+LiteRT then loads the written file and runs it on the model's fixed input (NAME.input.npy).
 For the builtin models its output must equal, bit for bit, what LiteRT
 computed from TensorFlow's own file (NAME.output.npy); for the custom Sin
 model, LiteRT must fail with its unresolved-custom-op error, as it does on
@@ -30,11 +31,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILTIN_MODELS = ["sin_builtin", "cnn", "mlp"]
 
 
-def round_trip(name, out_dir):
+def round_trip(name, out_dir, buffers_after=False):
     source = os.path.join(HERE, name + ".tflite")
-    written = os.path.join(out_dir, name + ".tflite")
+    written = os.path.join(out_dir, name + ("_buffers_after" if buffers_after else "") + ".tflite")
+    flags = ["--buffers-after"] if buffers_after else []
     subprocess.run(
-        ["cargo", "run", "-q", "-p", "op-lite", "--example", "tflite_round_trip", "--", source, written],
+        ["cargo", "run", "-q", "-p", "op-lite", "--example", "tflite_round_trip", "--", *flags, source, written],
         check=True,
     )
     return written
@@ -48,8 +50,9 @@ def main():
     print(f"LiteRT (ai-edge-litert) {version('ai-edge-litert')}")
     failures = 0
     with tempfile.TemporaryDirectory() as out_dir:
-        for name in BUILTIN_MODELS:
-            written = round_trip(name, out_dir)
+        for name, buffers_after in [(n, after) for n in BUILTIN_MODELS for after in (False, True)]:
+            written = round_trip(name, out_dir, buffers_after)
+            layout = "buffers after the flatbuffer" if buffers_after else "buffers inside"
             inputs = np.load(os.path.join(HERE, name + ".input.npy"))
             expected = np.load(os.path.join(HERE, name + ".output.npy"))
             for resolver, label in [
@@ -63,7 +66,7 @@ def main():
                     same = same and np.array_equal(output, expected)
                 diff = float(np.max(np.abs(output - expected)))
                 print(
-                    f"{name}: LiteRT ran the written file with {label}: output {list(output.shape)}, "
+                    f"{name} ({layout}): LiteRT ran the written file with {label}: output {list(output.shape)}, "
                     f"{'identical to' if same else 'DIFFERENT from'} the converter's file "
                     f"(max |diff| to {name}.output.npy {diff:.3g})"
                 )
