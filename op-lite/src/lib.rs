@@ -21,3 +21,17 @@
 pub mod model;
 
 pub use model::Model;
+pub mod arena;
+pub mod interpreter;
+pub mod kernel;
+pub mod resolver;
+
+pub use interpreter::Interpreter;
+pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
+pub use resolver::{MutableOpResolver, OpResolver};
+
+/// What the exported macros name; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use op_core::DType;
+}
