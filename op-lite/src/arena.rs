@@ -137,7 +137,7 @@ pub fn check(requests: &[Request], plan: &ArenaPlan) -> Result<()> {
         if r.size == 0 {
             continue;
         }
-        if plan.offsets[i] % ALIGNMENT != 0 || ends[i] > plan.size {
+        if !plan.offsets[i].is_multiple_of(ALIGNMENT) || ends[i] > plan.size {
             return broken(format!(
                 "request {i} at {} (size {}) is unaligned or past the arena's {} bytes",
                 plan.offsets[i], r.size, plan.size

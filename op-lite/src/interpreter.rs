@@ -103,15 +103,17 @@ pub struct Interpreter {
     /// The constants, and the initial values of variables, each at an
     /// offset aligned to [`ALIGNMENT`].
     constants: AlignedBytes,
-    /// Each variable tensor and the offset of its initial value in
-    /// `constants` (`None`: zeros).
-    variables: Vec<(usize, Option<usize>)>,
+    variables: VariableInits,
     arena: AlignedBytes,
     /// One borrow flag per tensor for the node being invoked.
     borrows: Vec<Cell<u8>>,
     /// Whether the last `allocate_tensors` holds: no resize since, no panic.
     ready: bool,
 }
+
+/// Each variable tensor and the offset of its initial value in the
+/// constants block (`None`: zeros).
+type VariableInits = Vec<(usize, Option<usize>)>;
 
 /// One operator of the subgraph and its kernel.
 struct Node {
@@ -1011,7 +1013,7 @@ fn copy_constants(
     model: &Model,
     subgraph: &Subgraph,
     tensors: &mut [TensorSlot],
-) -> Result<(AlignedBytes, Vec<(usize, Option<usize>)>)> {
+) -> Result<(AlignedBytes, VariableInits)> {
     let overflow = || Error::resource_exhausted("the model's constants overflow the address space");
     let has_value = |t: usize| {
         let info = &subgraph.tensors[t];

@@ -274,6 +274,9 @@ fn one_add() -> ModelBuilder {
     b
 }
 
+/// A change that breaks a model.
+type Breaking = fn(&mut op_lite::Model);
+
 /// The message of the error `Interpreter::new` gives after `breaking` the
 /// one-ADD model.
 fn construction_error(breaking: impl FnOnce(&mut op_lite::Model)) -> String {
@@ -286,7 +289,7 @@ fn construction_error(breaking: impl FnOnce(&mut op_lite::Model)) -> String {
 #[test]
 fn malformed_subgraphs_are_errors_naming_the_node_and_the_tensor() {
     assert!(Interpreter::new(&one_add().build(), &resolver()).is_ok());
-    let cases: [(fn(&mut op_lite::Model), &str); 10] = [
+    let cases: [(Breaking, &str); 10] = [
         (
             |m| m.subgraphs.clear(),
             "InvalidArgument: the model has no subgraphs",
@@ -675,7 +678,7 @@ fn write_input_invoke(ctx: &mut InvokeContext<'_>) -> Result<()> {
 
 #[test]
 fn a_tensor_is_borrowed_for_the_invoke_and_conflicting_borrows_are_errors() {
-    let cases: [(fn(&mut InvokeContext<'_>) -> Result<()>, &str); 3] = [
+    let cases: [(op_lite::kernel::InvokeFn, &str); 3] = [
         (
             read_then_write_invoke,
             "input 0 ('state') is already read as an input in this invoke",
@@ -713,7 +716,7 @@ fn reshape_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
     let shape = ctx.constant_input::<i32>(1)?;
     lite_ensure!(
         ctx,
-        shape.as_ptr() as usize % op_lite::arena::ALIGNMENT == 0
+        (shape.as_ptr() as usize).is_multiple_of(op_lite::arena::ALIGNMENT)
     );
     let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
     ctx.set_output_shape(0, &dims)

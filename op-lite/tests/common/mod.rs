@@ -198,9 +198,9 @@ fn binary_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
     ctx.set_output_shape(0, shape)
 }
 
-fn binary_invoke(ctx: &mut InvokeContext<'_>, f: fn(f32, f32) -> f32) -> Result<()> {
-    let (a, b) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
-    let out = ctx.output_mut::<f32>(0)?;
+/// `out = f(a, b)` elementwise, `b` of `a`'s length or one element.
+#[inline]
+fn binary(f: impl Fn(f32, f32) -> f32, a: &[f32], b: &[f32], out: &mut [f32]) {
     if let [b] = b {
         for (o, a) in out.iter_mut().zip(a) {
             *o = f(*a, *b);
@@ -210,7 +210,6 @@ fn binary_invoke(ctx: &mut InvokeContext<'_>, f: fn(f32, f32) -> f32) -> Result<
             *o = f(*a, *b);
         }
     }
-    Ok(())
 }
 
 pub fn add(a: f32, b: f32) -> f32 {
@@ -221,12 +220,31 @@ pub fn mul(a: f32, b: f32) -> f32 {
     a * b
 }
 
+/// The test ADD's arithmetic: what its invoke calls, and the benchmark's
+/// baseline calls directly.
+#[inline(never)]
+pub fn add_into(a: &[f32], b: &[f32], out: &mut [f32]) {
+    binary(add, a, b, out);
+}
+
+/// The test MUL's arithmetic.
+#[inline(never)]
+pub fn mul_into(a: &[f32], b: &[f32], out: &mut [f32]) {
+    binary(mul, a, b, out);
+}
+
+fn binary_invoke(ctx: &mut InvokeContext<'_>, f: fn(&[f32], &[f32], &mut [f32])) -> Result<()> {
+    let (a, b) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
+    f(a, b, ctx.output_mut::<f32>(0)?);
+    Ok(())
+}
+
 fn add_invoke(ctx: &mut InvokeContext<'_>) -> Result<()> {
-    binary_invoke(ctx, add)
+    binary_invoke(ctx, add_into)
 }
 
 fn mul_invoke(ctx: &mut InvokeContext<'_>) -> Result<()> {
-    binary_invoke(ctx, mul)
+    binary_invoke(ctx, mul_into)
 }
 
 /// The test's float ADD.
