@@ -38,7 +38,7 @@ fn main() {
 fn ready_interpreter() -> Interpreter {
     let mut interpreter = Interpreter::new(&add_chain(NODES, LEN), &resolver()).unwrap();
     interpreter.allocate_tensors().unwrap();
-    interpreter.set_input(0, &[0.5; LEN]).unwrap();
+    interpreter.set_input(0, &[0.5f32; LEN]).unwrap();
     interpreter
 }
 

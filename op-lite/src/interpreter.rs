@@ -106,7 +106,10 @@ pub struct Interpreter {
     variables: VariableInits,
     arena: AlignedBytes,
     /// One borrow flag per tensor for the node being invoked.
-    borrows: Vec<Cell<u8>>,
+    borrows: Vec<Cell<u64>>,
+    /// The number of node invokes so far: each one's borrow flags are
+    /// told from earlier ones' by it.
+    generation: u64,
     /// Whether the last `allocate_tensors` holds: no resize since, no panic.
     ready: bool,
 }
@@ -167,7 +170,7 @@ impl Interpreter {
                 operator.inputs.len(),
                 operator.outputs.len(),
             );
-            let kernel = contain(id, || op.init(&ctx)).map_err(|e| e.error)?;
+            let kernel = contain(id, || op.init(&ctx))?;
             nodes.push(Node {
                 builtin_options: operator.builtin_options.clone(),
                 inputs: operator.inputs.clone(),
@@ -203,6 +206,7 @@ impl Interpreter {
             variables,
             arena: AlignedBytes::zeroed(0)?,
             borrows: Vec::new(),
+            generation: 0,
             ready: false,
         })
     }
@@ -265,7 +269,7 @@ impl Interpreter {
                 constants,
             );
             let kernel = &mut node.kernel;
-            contain(id, || kernel.prepare(&mut ctx)).map_err(|e| e.error)?;
+            contain(id, || kernel.prepare(&mut ctx))?;
 
             for (k, (&t, spec)) in node.outputs.iter().zip(&node.output_specs).enumerate() {
                 let slot = &mut self.tensors[t];
@@ -386,45 +390,56 @@ impl Interpreter {
             constants,
             arena,
             borrows,
+            generation,
             ready,
             ..
         } = self;
         let arena_bytes = arena.as_mut_slice();
-        for (index, node) in nodes.iter_mut().enumerate() {
+        // One unwinding guard for all the nodes, and `current` to tell
+        // which node panicked: a guard per node costs time on every node.
+        let mut current = 0;
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
+            for (index, node) in nodes.iter_mut().enumerate() {
+                current = index;
+                *generation += 1;
+                let id = NodeId {
+                    index,
+                    op: &node.op,
+                    phase: Phase::Invoke,
+                };
+                let info = NodeInfo::new(
+                    id,
+                    &node.builtin_options,
+                    &node.inputs,
+                    &node.outputs,
+                    tensors,
+                );
+                let mut ctx = InvokeContext::new(
+                    info,
+                    &node.temporaries,
+                    constants.as_slice(),
+                    ArenaView::new(&mut *arena_bytes),
+                    borrows,
+                    *generation,
+                );
+                // Every slice the context hands out dies with the call.
+                if let Err(error) = node.kernel.invoke(&mut ctx) {
+                    return Err(id.frame_error(error));
+                }
+            }
+            Ok(())
+        }));
+        outcome.unwrap_or_else(|payload| {
+            // The kernel's state is suspect: prepare again before running.
+            *ready = false;
+            let node = &nodes[current];
             let id = NodeId {
-                index,
+                index: current,
                 op: &node.op,
                 phase: Phase::Invoke,
             };
-            let info = NodeInfo::new(
-                id,
-                &node.builtin_options,
-                &node.inputs,
-                &node.outputs,
-                tensors,
-            );
-            let mut ctx = InvokeContext::new(
-                info,
-                &node.temporaries,
-                constants.as_slice(),
-                ArenaView::new(&mut *arena_bytes),
-                borrows,
-            );
-            let kernel = &mut node.kernel;
-            let result = contain(id, || kernel.invoke(&mut ctx));
-            // Every slice the context handed out died with the call.
-            let used = node.inputs.iter().flatten().chain(&node.outputs);
-            for &t in used.chain(&node.temporaries) {
-                borrows[t].set(0);
-            }
-            if let Err(failure) = result {
-                if failure.panicked {
-                    *ready = false;
-                }
-                return Err(failure.error);
-            }
-        }
-        Ok(())
+            Err(panic_error(id, payload.as_ref()))
+        })
     }
 
     /// Changes input `i`'s shape; the next
@@ -1082,41 +1097,29 @@ fn check_disjoint(index: usize, node: &Node, tensors: &[TensorSlot]) -> Result<(
     Ok(())
 }
 
-/// A kernel phase's failure: its error, framed with the node, and whether
-/// it was a panic.
-struct Failure {
-    error: Error,
-    panicked: bool,
+/// Runs one phase of a kernel (init or prepare), turning its error into a
+/// framed one and a panic into an `Internal` error naming the node.
+fn contain<T>(id: NodeId<'_>, phase: impl FnOnce() -> Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(phase)) {
+        Ok(result) => result.map_err(|error| id.frame_error(error)),
+        Err(payload) => Err(panic_error(id, payload.as_ref())),
+    }
 }
 
-/// Runs one phase of a kernel, turning its error into a framed one and a
-/// panic into an `Internal` error naming the node. No allocation unless it
-/// fails.
-fn contain<T>(id: NodeId<'_>, phase: impl FnOnce() -> Result<T>) -> Result<T, Failure> {
-    match catch_unwind(AssertUnwindSafe(phase)) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(Failure {
-            error: id.frame_error(error),
-            panicked: false,
-        }),
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("(a panic without a message)");
-            let phase = match id.phase {
-                Phase::Init => "init",
-                Phase::Prepare => "prepare",
-                Phase::Invoke => "invoke",
-            };
-            Err(Failure {
-                error: id.frame_error(Error::internal(format!(
-                    "the kernel of node {} ({}) panicked in {phase}: {message}",
-                    id.index, id.op
-                ))),
-                panicked: true,
-            })
-        }
-    }
+/// The `Internal` error for a kernel's panic, with the panic's message.
+fn panic_error(id: NodeId<'_>, payload: &(dyn std::any::Any + Send)) -> Error {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(a panic without a message)");
+    let phase = match id.phase {
+        Phase::Init => "init",
+        Phase::Prepare => "prepare",
+        Phase::Invoke => "invoke",
+    };
+    id.frame_error(Error::internal(format!(
+        "the kernel of node {} ({}) panicked in {phase}: {message}",
+        id.index, id.op
+    )))
 }

@@ -300,16 +300,15 @@ impl<'a> NodeInfo<'a> {
         self.id.error(message)
     }
 
+    #[inline]
     pub(crate) fn input_slot(&self, i: usize) -> Result<(usize, &'a TensorSlot)> {
         match self.inputs.get(i) {
             Some(Some(t)) => Ok((*t, &self.tensors[*t])),
-            Some(None) => Err(self.error(format_args!(
-                "input {i} is an omitted optional input; check has_input({i}) first"
-            ))),
-            None => Err(self.out_of_range(Role::Input, i, self.inputs.len())),
+            _ => Err(self.bad_input(i)),
         }
     }
 
+    #[inline]
     pub(crate) fn output_slot(&self, i: usize) -> Result<(usize, &'a TensorSlot)> {
         match self.outputs.get(i) {
             Some(&t) => Ok((t, &self.tensors[t])),
@@ -317,6 +316,20 @@ impl<'a> NodeInfo<'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn bad_input(&self, i: usize) -> Error {
+        if i < self.inputs.len() {
+            self.error(format_args!(
+                "input {i} is an omitted optional input; check has_input({i}) first"
+            ))
+        } else {
+            self.out_of_range(Role::Input, i, self.inputs.len())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
     fn out_of_range(&self, role: Role, i: usize, count: usize) -> Error {
         let plural = if count == 1 { "" } else { "s" };
         self.error(format_args!(
@@ -327,18 +340,24 @@ impl<'a> NodeInfo<'a> {
     }
 
     /// Fails unless `slot` holds `T`s.
+    #[inline]
     fn check_dtype<T: ArenaElement>(&self, role: Role, i: usize, slot: &TensorSlot) -> Result<()> {
         if slot.dtype == T::DTYPE {
             Ok(())
         } else {
-            Err(self.error(format_args!(
-                "{} {i} ({}) has dtype {}, not {}",
-                role.name(),
-                quoted(&slot.name),
-                slot.dtype,
-                T::DTYPE
-            )))
+            Err(self.wrong_dtype(role, i, slot, T::DTYPE))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn wrong_dtype(&self, role: Role, i: usize, slot: &TensorSlot, wanted: DType) -> Error {
+        self.error(format_args!(
+            "{} {i} ({}) has dtype {}, not {wanted}",
+            role.name(),
+            quoted(&slot.name),
+            slot.dtype
+        ))
     }
 }
 
@@ -428,7 +447,13 @@ impl<'a> PrepareContext<'a> {
         let (_, slot) = self.input_slot(i)?;
         self.check_dtype::<T>(Role::Input, i, slot)?;
         let bytes = self.constant_input_bytes(i)?;
-        typed(bytes).map_err(|e| self.info.id.frame_error(e))
+        bytemuck::try_cast_slice(bytes).or_else(|e| match bytes {
+            [] => Ok(&[]),
+            _ => Err(self.info.id.frame_error(Error::internal(format!(
+                "a constant's bytes do not hold {}s: {e}",
+                T::DTYPE
+            )))),
+        })
     }
 
     /// The bytes of input `i`, a constant of the model.
@@ -491,46 +516,45 @@ impl<'a> ArenaView<'a> {
         }
     }
 
-    fn check_range(&self, offset: usize, len: usize) -> Result<()> {
-        match offset.checked_add(len) {
-            Some(end) if end <= self.len => Ok(()),
-            _ => Err(Error::internal(format!(
-                "bytes {offset}..+{len} are outside the arena of {} bytes",
-                self.len
-            ))),
-        }
+    #[inline]
+    fn in_range(&self, offset: usize, len: usize) -> bool {
+        offset.checked_add(len).is_some_and(|end| end <= self.len)
     }
 
-    /// The bytes `offset..offset + len`, shared.
+    /// The bytes `offset..offset + len`, shared; `None` outside the arena.
     ///
     /// # Safety
     ///
     /// No mutable reference to any of these bytes may be live during `'a`.
-    unsafe fn shared(&self, offset: usize, len: usize) -> Result<&'a [u8]> {
-        self.check_range(offset, len)?;
-        // SAFETY: the range is inside the arena (checked above), which this
+    #[inline]
+    unsafe fn shared(&self, offset: usize, len: usize) -> Option<&'a [u8]> {
+        // SAFETY: the range is inside the arena (checked first), which this
         // view borrows mutably for 'a, so no one outside the view touches
         // it; the caller guarantees no mutable slice of it is live.
-        Ok(unsafe { std::slice::from_raw_parts(self.base.add(offset), len) })
+        self.in_range(offset, len)
+            .then(|| unsafe { std::slice::from_raw_parts(self.base.add(offset), len) })
     }
 
-    /// The bytes `offset..offset + len`, mutable.
+    /// The bytes `offset..offset + len`, mutable; `None` outside the arena.
     ///
     /// # Safety
     ///
     /// No other reference to any of these bytes may be live during `'a`.
-    unsafe fn exclusive(&self, offset: usize, len: usize) -> Result<&'a mut [u8]> {
-        self.check_range(offset, len)?;
+    #[inline]
+    unsafe fn exclusive(&self, offset: usize, len: usize) -> Option<&'a mut [u8]> {
         // SAFETY: as in `shared`, and the caller guarantees that no other
         // slice of the range is live.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.base.add(offset), len) })
+        self.in_range(offset, len)
+            .then(|| unsafe { std::slice::from_raw_parts_mut(self.base.add(offset), len) })
     }
 }
 
-/// A tensor's borrow state during one node's invoke.
-const FREE: u8 = 0;
-const SHARED: u8 = 1;
-const EXCLUSIVE: u8 = 2;
+/// A tensor's borrow state during one node's invoke, in the low two bits of
+/// its flag; the rest of the flag is the invoke's generation, so that flags
+/// of earlier invokes read as free without being reset.
+const FREE: u64 = 0;
+const SHARED: u64 = 1;
+const EXCLUSIVE: u64 = 2;
 
 /// What [`LiteNode::invoke`](super::LiteNode::invoke) gets: typed slices
 /// of its inputs, outputs, temporaries and variables, in planned memory.
@@ -559,7 +583,10 @@ pub struct InvokeContext<'a> {
     temporaries: &'a [usize],
     constants: &'a [u8],
     arena: ArenaView<'a>,
-    borrows: &'a [Cell<u8>],
+    borrows: &'a [Cell<u64>],
+    /// This invoke's generation: unique to it among the interpreter's
+    /// invokes of any node.
+    generation: u64,
 }
 
 impl<'a> Deref for InvokeContext<'a> {
@@ -571,12 +598,15 @@ impl<'a> Deref for InvokeContext<'a> {
 }
 
 impl<'a> InvokeContext<'a> {
+    /// The context of one node's invoke. `generation` must differ from
+    /// that of every earlier context over the same `borrows`.
     pub(crate) fn new(
         info: NodeInfo<'a>,
         temporaries: &'a [usize],
         constants: &'a [u8],
         arena: ArenaView<'a>,
-        borrows: &'a [Cell<u8>],
+        borrows: &'a [Cell<u64>],
+        generation: u64,
     ) -> InvokeContext<'a> {
         InvokeContext {
             info,
@@ -584,6 +614,7 @@ impl<'a> InvokeContext<'a> {
             constants,
             arena,
             borrows,
+            generation,
         }
     }
 
@@ -591,46 +622,36 @@ impl<'a> InvokeContext<'a> {
     ///
     /// Fails when the input is omitted, out of range, of another dtype, or
     /// a variable taken with [`variable_mut`](Self::variable_mut).
+    #[inline]
     pub fn input<T: ArenaElement>(&self, i: usize) -> Result<&'a [T]> {
-        let (_, slot) = self.input_slot(i)?;
+        let (t, slot) = self.input_slot(i)?;
         self.check_dtype::<T>(Role::Input, i, slot)?;
-        typed(self.input_bytes(i)?).map_err(|e| self.info.id.frame_error(e))
+        self.typed(self.read(t, slot, Role::Input, i)?)
     }
 
     /// Input `i`'s bytes, whatever its dtype.
+    #[inline]
     pub fn input_bytes(&self, i: usize) -> Result<&'a [u8]> {
         let (t, slot) = self.input_slot(i)?;
-        match slot.place {
-            Place::Constant(offset) => Ok(&self.constants[offset..offset + slot.bytes]),
-            Place::Arena(offset) => {
-                self.borrow(t, SHARED, Role::Input, i, slot)?;
-                // SAFETY: tensor t is now marked shared for the rest of the
-                // invoke, so this context hands out no mutable slice of it;
-                // every other tensor of the node that overlaps it in the
-                // arena is read-only (checked by `allocate_tensors` for every
-                // node); and the flags are reset only after the invoke, when
-                // the slices (bounded by 'a) are dead.
-                unsafe { self.arena.shared(offset, slot.bytes) }
-                    .map_err(|e| self.info.id.frame_error(e))
-            }
-            Place::Nowhere => Ok(&[]),
-        }
+        self.read(t, slot, Role::Input, i)
     }
 
     /// Output `i`'s elements, to write.
     ///
     /// Fails when the output is out of range, of another dtype, or already
     /// taken in this invoke.
+    #[inline]
     pub fn output_mut<T: ArenaElement>(&mut self, i: usize) -> Result<&'a mut [T]> {
-        let (_, slot) = self.output_slot(i)?;
+        let (t, slot) = self.output_slot(i)?;
         self.check_dtype::<T>(Role::Output, i, slot)?;
-        typed_mut(self.output_bytes_mut(i)?).map_err(|e| self.info.id.frame_error(e))
+        self.typed_mut(self.write(t, slot, Role::Output, i)?)
     }
 
     /// Output `i`'s bytes, to write, whatever its dtype.
+    #[inline]
     pub fn output_bytes_mut(&mut self, i: usize) -> Result<&'a mut [u8]> {
         let (t, slot) = self.output_slot(i)?;
-        self.exclusive_bytes(t, slot, Role::Output, i)
+        self.write(t, slot, Role::Output, i)
     }
 
     /// The elements of input `i`, a variable tensor of the model, to read
@@ -647,8 +668,7 @@ impl<'a> InvokeContext<'a> {
                 quoted(&slot.name)
             )));
         }
-        typed_mut(self.exclusive_bytes(t, slot, Role::Input, i)?)
-            .map_err(|e| self.info.id.frame_error(e))
+        self.typed_mut(self.write(t, slot, Role::Input, i)?)
     }
 
     /// The number of temporaries prepare requested.
@@ -663,18 +683,21 @@ impl<'a> InvokeContext<'a> {
 
     /// Temporary `k`'s elements (`k` as
     /// [`PrepareContext::add_temporary`] returned it).
+    #[inline]
     pub fn temporary_mut<T: ArenaElement>(&mut self, k: usize) -> Result<&'a mut [T]> {
-        let (_, slot) = self.temporary_slot(k)?;
+        let (t, slot) = self.temporary_slot(k)?;
         self.check_dtype::<T>(Role::Temporary, k, slot)?;
-        typed_mut(self.temporary_bytes_mut(k)?).map_err(|e| self.info.id.frame_error(e))
+        self.typed_mut(self.write(t, slot, Role::Temporary, k)?)
     }
 
     /// Temporary `k`'s bytes.
+    #[inline]
     pub fn temporary_bytes_mut(&mut self, k: usize) -> Result<&'a mut [u8]> {
         let (t, slot) = self.temporary_slot(k)?;
-        self.exclusive_bytes(t, slot, Role::Temporary, k)
+        self.write(t, slot, Role::Temporary, k)
     }
 
+    #[inline]
     fn temporary_slot(&self, k: usize) -> Result<(usize, &'a TensorSlot)> {
         match self.temporaries.get(k) {
             Some(&t) => Ok((t, &self.info.tensors[t])),
@@ -682,76 +705,120 @@ impl<'a> InvokeContext<'a> {
         }
     }
 
-    fn exclusive_bytes(
-        &self,
-        t: usize,
-        slot: &TensorSlot,
-        role: Role,
-        i: usize,
-    ) -> Result<&'a mut [u8]> {
-        match slot.place {
+    /// The bytes of tensor `t` (the node's `role` `i`), shared.
+    #[inline]
+    fn read(&self, t: usize, slot: &TensorSlot, role: Role, i: usize) -> Result<&'a [u8]> {
+        let constants = self.constants;
+        let bytes = match slot.place {
             Place::Arena(offset) => {
-                self.borrow(t, EXCLUSIVE, role, i, slot)?;
+                self.borrow(t, SHARED, role, i)?;
+                // SAFETY: tensor t is now marked shared for the rest of the
+                // invoke, so this context hands out no mutable slice of it;
+                // every other tensor of the node that overlaps it in the
+                // arena is read-only (checked by `allocate_tensors` for every
+                // node); and the next invoke has another generation, when the
+                // slices (bounded by 'a) are dead.
+                unsafe { self.arena.shared(offset, slot.bytes) }
+            }
+            Place::Constant(offset) => constants.get(offset..offset.saturating_add(slot.bytes)),
+            Place::Nowhere => Some(&[][..]),
+        };
+        bytes.ok_or_else(|| self.misplaced(slot))
+    }
+
+    /// The bytes of tensor `t` (the node's `role` `i`), mutable.
+    #[inline]
+    fn write(&self, t: usize, slot: &TensorSlot, role: Role, i: usize) -> Result<&'a mut [u8]> {
+        let bytes = match slot.place {
+            Place::Arena(offset) => {
+                self.borrow(t, EXCLUSIVE, role, i)?;
                 // SAFETY: tensor t was free and is now marked exclusive for
                 // the rest of the invoke, so this context hands out no other
                 // slice of it; no other tensor of the node overlaps a
                 // writable one in the arena (checked by `allocate_tensors`
-                // for every node); and the flags are reset only after the
-                // invoke, when the slices (bounded by 'a) are dead.
+                // for every node); and the next invoke has another
+                // generation, when the slices (bounded by 'a) are dead.
                 unsafe { self.arena.exclusive(offset, slot.bytes) }
-                    .map_err(|e| self.info.id.frame_error(e))
             }
-            Place::Nowhere if slot.bytes == 0 => Ok(&mut []),
-            _ => Err(self.error(format_args!(
-                "{} {i} ({}) is not writable memory",
-                role.name(),
-                quoted(&slot.name)
-            ))),
-        }
+            Place::Nowhere if slot.bytes == 0 => Some(&mut [][..]),
+            _ => None,
+        };
+        bytes.ok_or_else(|| self.misplaced(slot))
     }
 
-    /// Marks tensor `t` borrowed as `how`, or fails if that conflicts with
-    /// how it is already borrowed.
-    fn borrow(&self, t: usize, how: u8, role: Role, i: usize, slot: &TensorSlot) -> Result<()> {
+    /// Marks tensor `t` borrowed as `how` for this invoke, or fails if that
+    /// conflicts with how it is already borrowed.
+    #[inline]
+    fn borrow(&self, t: usize, how: u64, role: Role, i: usize) -> Result<()> {
         let flag = &self.borrows[t];
-        match (flag.get(), how) {
-            (FREE, _) | (SHARED, SHARED) => {
-                flag.set(how);
-                Ok(())
-            }
-            (current, _) => {
-                let state = if current == SHARED {
-                    "read as an input"
-                } else {
-                    "taken for writing"
-                };
-                Err(self.error(format_args!(
-                    "{} {i} ({}) is already {state} in this invoke",
-                    role.name(),
-                    quoted(&slot.name)
-                )))
-            }
+        let current = flag.get();
+        let state = if current >> 2 == self.generation {
+            current & 3
+        } else {
+            FREE
+        };
+        if state == FREE || (state == SHARED && how == SHARED) {
+            flag.set(self.generation << 2 | how);
+            Ok(())
+        } else {
+            Err(self.conflict(t, state, role, i))
         }
     }
-}
 
-/// `bytes` as `T`s: aligned by the arena's planning, whole by the tensor's
-/// size; an error otherwise (a bug in the planner, not in the kernel).
-fn typed<T: ArenaElement>(bytes: &[u8]) -> Result<&[T]> {
-    if bytes.is_empty() {
-        return Ok(&[]);
+    #[cold]
+    #[inline(never)]
+    fn conflict(&self, t: usize, state: u64, role: Role, i: usize) -> Error {
+        let how = if state == SHARED {
+            "read as an input"
+        } else {
+            "taken for writing"
+        };
+        self.error(format_args!(
+            "{} {i} ({}) is already {how} in this invoke",
+            role.name(),
+            quoted(&self.info.tensors[t].name)
+        ))
     }
-    bytemuck::try_cast_slice(bytes)
-        .map_err(|e| Error::internal(format!("a tensor's bytes do not hold {}s: {e}", T::DTYPE)))
-}
 
-/// `bytes` as `T`s, mutable: see [`typed`].
-fn typed_mut<T: ArenaElement>(bytes: &mut [u8]) -> Result<&mut [T]> {
-    if bytes.is_empty() {
-        return Ok(&mut []);
+    /// A tensor whose planned bytes are not there: a bug of the planner.
+    #[cold]
+    #[inline(never)]
+    fn misplaced(&self, slot: &TensorSlot) -> Error {
+        self.info.id.frame_error(Error::internal(format!(
+            "tensor {} ({} bytes at {:?}) is outside the memory planned for it",
+            quoted(&slot.name),
+            slot.bytes,
+            slot.place
+        )))
     }
-    bytemuck::try_cast_slice_mut(bytes)
-        .map_err(|e| Error::internal(format!("a tensor's bytes do not hold {}s: {e}", T::DTYPE)))
+
+    /// `bytes` as `T`s: aligned by the arena's planning and whole by the
+    /// tensor's size, or an internal error (a bug, not the kernel's).
+    #[inline]
+    fn typed<T: ArenaElement>(&self, bytes: &'a [u8]) -> Result<&'a [T]> {
+        if bytes.is_empty() {
+            return Ok(&[]);
+        }
+        bytemuck::try_cast_slice(bytes).map_err(|e| self.not_elements::<T>(e))
+    }
+
+    /// `bytes` as `T`s, mutable: see [`typed`](Self::typed).
+    #[inline]
+    fn typed_mut<T: ArenaElement>(&self, bytes: &'a mut [u8]) -> Result<&'a mut [T]> {
+        if bytes.is_empty() {
+            return Ok(&mut []);
+        }
+        bytemuck::try_cast_slice_mut(bytes).map_err(|e| self.not_elements::<T>(e))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn not_elements<T: ArenaElement>(&self, e: bytemuck::PodCastError) -> Error {
+        self.info.id.frame_error(Error::internal(format!(
+            "a tensor's bytes do not hold {}s: {e}",
+            T::DTYPE
+        )))
+    }
 }
 
 /// The node and op, without the options.
