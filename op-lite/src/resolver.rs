@@ -3,10 +3,11 @@
 //!
 //! [`OpResolver`] is TensorFlow Lite's interface of the same name: find a
 //! registration by builtin code and version, or by custom name and version.
-//! [`MutableOpResolver`] is the one to fill: [`add_builtin`]
-//! (MutableOpResolver::add_builtin) (which overrides an earlier
-//! registration of the same builtin) and [`add_custom`]
-//! (MutableOpResolver::add_custom), each for all versions or a range.
+//! [`MutableOpResolver`] is the one to fill:
+//! [`add_builtin`](MutableOpResolver::add_builtin) (which overrides an
+//! earlier registration of the same builtin) and
+//! [`add_custom`](MutableOpResolver::add_custom), each for all versions or
+//! a range.
 //!
 //! The interpreter resolves every operator when it is built, and reports
 //! what is missing in TensorFlow Lite's words ([`missing_op_error`]), with

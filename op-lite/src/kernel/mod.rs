@@ -52,7 +52,7 @@
 //! resolver.add_custom("Sin", FnOp::new(sin_prepare, sin_eval));
 //! ```
 //!
-//! The crate's front page runs that resolver on a model.
+//! The [crate's front page](crate) runs it on a model.
 
 mod context;
 mod ensure;
