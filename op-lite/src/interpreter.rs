@@ -327,17 +327,7 @@ impl Interpreter {
         let mut requests = Vec::new();
         let mut planned = Vec::new();
         for (t, slot) in self.tensors.iter_mut().enumerate() {
-            let size = byte_size(slot.dtype, &slot.shape)
-                .ok()
-                .flatten()
-                .ok_or_else(|| {
-                    Error::invalid_argument(format!(
-                        "tensor {t} ({}) of shape {:?} and dtype {} is larger than the address space",
-                        quoted(&slot.name),
-                        slot.shape,
-                        slot.dtype
-                    ))
-                })?;
+            let size = sized(t, &slot.name, slot.dtype, &slot.shape)?;
             if slot.kind.constant {
                 continue;
             }
@@ -775,6 +765,17 @@ fn check_dtype(dtype: DType, what: impl FnOnce() -> String) -> Result<()> {
     )))
 }
 
+/// The size in bytes of tensor `t`, or an error naming it when the size
+/// overflows. Only called for dtypes with a size.
+fn sized(t: usize, name: &str, dtype: DType, shape: &[usize]) -> Result<usize> {
+    byte_size(dtype, shape).ok().flatten().ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "tensor {t} ({}) of shape {shape:?} and dtype {dtype} is larger than the address space",
+            quoted(name)
+        ))
+    })
+}
+
 /// The tensor table of `subgraph`, checked: dtypes the arena can hold, no
 /// quantization, buffers in range and of the right size, sizes that fit.
 fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> {
@@ -791,16 +792,7 @@ fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> 
                 q.zero_point
             )));
         }
-        let bytes = byte_size(info.dtype, &info.shape)
-            .ok()
-            .flatten()
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "{} of shape {:?} is larger than the address space",
-                    what(),
-                    info.shape
-                ))
-            })?;
+        let bytes = sized(t, &info.name, info.dtype, &info.shape)?;
         let buffer = model.buffers.get(info.buffer).ok_or_else(|| {
             Error::invalid_argument(format!(
                 "{} names buffer {}, but the model has {}",

@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{ModelBuilder, add, add_chain, mul, resolver};
+use common::{ModelBuilder, add, add_chain, mul, resolver, resolver_of};
 use op_core::{Code, DType, Error, Result};
 use op_lite::kernel::{
     FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext, TemporaryLifetime,
@@ -87,17 +87,9 @@ impl Drop for ProbeNode {
 }
 
 fn probe_chain() -> (op_lite::Model, MutableOpResolver, Arc<Counts>) {
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[2]);
-    let t = b.f32("t", &[2]);
-    let y = b.f32("y", &[2]);
-    b.custom("Probe", &[x], &[t]);
-    b.custom("Probe", &[t], &[y]);
-    b.input(x).output(y);
+    let model = ModelBuilder::chain(&["Probe", "Probe"], &[2]).build();
     let counts = Arc::new(Counts::default());
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("Probe", Probe(counts.clone()));
-    (b.build(), resolver, counts)
+    (model, resolver_of("Probe", Probe(counts.clone())), counts)
 }
 
 #[test]
@@ -333,8 +325,8 @@ fn malformed_subgraphs_are_errors_naming_the_node_and_the_tensor() {
         ),
         (
             |m| m.subgraphs[0].tensors[0].shape = vec![usize::MAX, 2],
-            "InvalidArgument: tensor 0 ('x') of shape [18446744073709551615, 2] is larger than \
-             the address space",
+            "InvalidArgument: tensor 0 ('x') of shape [18446744073709551615, 2] and dtype float is \
+             larger than the address space",
         ),
     ];
     for (breaking, expected) in cases {
@@ -384,13 +376,7 @@ fn same_shape_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
 }
 
 fn picky_model() -> (op_lite::Model, MutableOpResolver) {
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[1]);
-    let t = b.f32("t", &[1]);
-    let y = b.f32("y", &[1]);
-    b.custom("Sin", &[x], &[t]);
-    b.custom("Picky", &[t], &[y]);
-    b.input(x).output(y);
+    let b = ModelBuilder::chain(&["Sin", "Picky"], &[1]);
     let mut resolver = resolver();
     resolver.add_custom("Picky", FnOp::new(same_shape_prepare, picky_invoke));
     (b.build(), resolver)
@@ -496,8 +482,7 @@ fn flexbuffer_map(build: impl FnOnce(&mut flexbuffers::MapBuilder<'_>)) -> Vec<u
 
 #[test]
 fn custom_options_are_read_as_typed_values_at_init() {
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("Scale", Scale);
+    let resolver = resolver_of("Scale", Scale);
     let options = flexbuffer_map(|m| {
         m.push("alpha", 2.5f32);
         m.push("negate", true);
@@ -510,8 +495,7 @@ fn custom_options_are_read_as_typed_values_at_init() {
 
 #[test]
 fn a_custom_option_of_the_wrong_type_or_missing_names_the_option_the_type_and_the_node() {
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("Scale", Scale);
+    let resolver = resolver_of("Scale", Scale);
     let options = flexbuffer_map(|m| m.push("alpha", "two"));
     let err = Interpreter::new(&scale_model(options), &resolver).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
@@ -545,13 +529,8 @@ fn a_custom_option_of_the_wrong_type_or_missing_names_the_option_the_type_and_th
 
 #[test]
 fn a_panic_in_prepare_is_contained_too() {
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[1]);
-    let y = b.f32("y", &[1]);
-    b.custom("Bad", &[x], &[y]);
-    b.input(x).output(y);
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("Bad", FnOp::new(panicking_prepare, picky_invoke));
+    let b = ModelBuilder::unary("Bad", &[1]);
+    let resolver = resolver_of("Bad", FnOp::new(panicking_prepare, picky_invoke));
     let mut interpreter = Interpreter::new(&b.build(), &resolver).unwrap();
     let err = interpreter.allocate_tensors().unwrap_err();
     assert_eq!(err.code(), Code::Internal);
@@ -588,13 +567,7 @@ fn counter_invoke(ctx: &mut InvokeContext<'_>) -> Result<()> {
 
 #[test]
 fn persistent_temporaries_keep_their_values_between_invokes_and_scratch_ones_are_planned() {
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[3]);
-    let t = b.f32("t", &[3]);
-    let y = b.f32("y", &[3]);
-    b.custom("Counter", &[x], &[t]);
-    b.custom("Sin", &[t], &[y]);
-    b.input(x).output(y);
+    let b = ModelBuilder::chain(&["Counter", "Sin"], &[3]);
     let mut resolver = resolver();
     resolver.add_custom("Counter", FnOp::new(counter_prepare, counter_invoke));
     let mut interpreter = allocated(&b.build(), &resolver);
@@ -821,8 +794,7 @@ fn omitted_optional_inputs_and_out_of_range_indices_are_reported_to_the_kernel()
             version: 1,
         });
     b.input(x).output(y);
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("Optional", FnOp::new(optional_prepare, copy_invoke));
+    let resolver = resolver_of("Optional", FnOp::new(optional_prepare, copy_invoke));
     let mut interpreter = allocated(&b.build(), &resolver);
     interpreter.set_input(0, &[1.0f32, 2.0]).unwrap();
     interpreter.invoke().unwrap();
@@ -834,13 +806,8 @@ fn an_output_dtype_the_arena_cannot_hold_is_rejected_at_prepare() {
     fn to_string_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
         ctx.set_output_dtype(0, DType::String)
     }
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[2]);
-    let y = b.f32("y", &[2]);
-    b.custom("ToString", &[x], &[y]);
-    b.input(x).output(y);
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("ToString", FnOp::new(to_string_prepare, copy_invoke));
+    let b = ModelBuilder::unary("ToString", &[2]);
+    let resolver = resolver_of("ToString", FnOp::new(to_string_prepare, copy_invoke));
     let mut interpreter = Interpreter::new(&b.build(), &resolver).unwrap();
     let err = interpreter.allocate_tensors().unwrap_err();
     assert_eq!(err.code(), Code::Unimplemented);
@@ -857,11 +824,7 @@ fn an_output_dtype_the_arena_cannot_hold_is_rejected_at_prepare() {
 
 #[test]
 fn strict_resizing_changes_only_the_dimensions_the_signature_leaves_open() {
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[1, 3]);
-    let y = b.f32("y", &[1, 3]);
-    b.custom("Sin", &[x], &[y]);
-    b.input(x).output(y);
+    let mut b = ModelBuilder::unary("Sin", &[1, 3]);
     b.model_mut().subgraphs[0].tensors[0].shape_signature = Some(vec![-1, 3]);
     let mut interpreter = Interpreter::new(&b.build(), &resolver()).unwrap();
     interpreter.resize_input_tensor_strict(0, &[4, 3]).unwrap();
@@ -1027,13 +990,8 @@ fn lite_ensure_returns_into_any_error_that_converts_from_the_framework_s() {
     fn prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
         check(ctx).map_err(|Mine(e)| e)
     }
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[1]);
-    let y = b.f32("y", &[1]);
-    b.custom("Seven", &[x], &[y]);
-    b.input(x).output(y);
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_custom("Seven", FnOp::new(prepare, copy_invoke));
+    let b = ModelBuilder::unary("Seven", &[1]);
+    let resolver = resolver_of("Seven", FnOp::new(prepare, copy_invoke));
     let err = Interpreter::new(&b.build(), &resolver)
         .unwrap()
         .allocate_tensors()

@@ -62,12 +62,8 @@ fn a_misspelt_registration_is_named_as_the_closest() {
 
 #[test]
 fn sin_alone_resizes_with_its_input() {
-    let mut b = ModelBuilder::new();
-    let x = b.f32("x", &[1]);
-    let y = b.f32("y", &[1]);
-    b.custom("Sin", &[x], &[y]);
-    b.input(x).output(y);
-    let mut interpreter = Interpreter::new(&b.build(), &resolver()).unwrap();
+    let model = ModelBuilder::unary("Sin", &[1]).build();
+    let mut interpreter = Interpreter::new(&model, &resolver()).unwrap();
     interpreter.resize_input_tensor(0, &[2, 3]).unwrap();
     interpreter.allocate_tensors().unwrap();
     assert_eq!(interpreter.output_shape(0).unwrap(), [2, 3]);

@@ -32,26 +32,12 @@
 macro_rules! lite_ensure {
     ($ctx:expr, $cond:expr $(,)?) => {
         if !$cond {
-            return ::core::result::Result::Err(::core::convert::From::from($ctx.error(
-                ::core::format_args!(
-                    "{}:{} {} was not true.",
-                    ::core::file!(),
-                    ::core::line!(),
-                    ::core::stringify!($cond)
-                ),
-            )));
+            $crate::__lite_fail!($ctx, "{} was not true.", ::core::stringify!($cond));
         }
     };
     ($ctx:expr, $cond:expr, $($format:tt)+) => {
         if !$cond {
-            return ::core::result::Result::Err(::core::convert::From::from($ctx.error(
-                ::core::format_args!(
-                    "{}:{} {}",
-                    ::core::file!(),
-                    ::core::line!(),
-                    ::core::format_args!($($format)+)
-                ),
-            )));
+            $crate::__lite_fail!($ctx, $($format)+);
         }
     };
 }
@@ -75,17 +61,14 @@ macro_rules! lite_ensure_eq {
         match (&$a, &$b) {
             (a, b) => {
                 if !(*a == *b) {
-                    return ::core::result::Result::Err(::core::convert::From::from($ctx.error(
-                        ::core::format_args!(
-                            "{}:{} {} != {} ({:?} != {:?})",
-                            ::core::file!(),
-                            ::core::line!(),
-                            ::core::stringify!($a),
-                            ::core::stringify!($b),
-                            a,
-                            b
-                        ),
-                    )));
+                    $crate::__lite_fail!(
+                        $ctx,
+                        "{} != {} ({:?} != {:?})",
+                        ::core::stringify!($a),
+                        ::core::stringify!($b),
+                        a,
+                        b
+                    );
                 }
             }
         }
@@ -112,17 +95,14 @@ macro_rules! lite_ensure_types_eq {
             (a, b) => {
                 let (a, b): (&$crate::__private::DType, &$crate::__private::DType) = (a, b);
                 if *a != *b {
-                    return ::core::result::Result::Err(::core::convert::From::from($ctx.error(
-                        ::core::format_args!(
-                            "{}:{} {} != {} ({} != {})",
-                            ::core::file!(),
-                            ::core::line!(),
-                            ::core::stringify!($a),
-                            ::core::stringify!($b),
-                            a,
-                            b
-                        ),
-                    )));
+                    $crate::__lite_fail!(
+                        $ctx,
+                        "{} != {} ({} != {})",
+                        ::core::stringify!($a),
+                        ::core::stringify!($b),
+                        a,
+                        b
+                    );
                 }
             }
         }
@@ -147,19 +127,33 @@ macro_rules! lite_ensure_near {
             (a, b, epsilon) => {
                 // Written so that a NaN on either side fails.
                 if !((*a - *b).abs() <= *epsilon) {
-                    return ::core::result::Result::Err(::core::convert::From::from($ctx.error(
-                        ::core::format_args!(
-                            "{}:{} {} not near {} ({} != {})",
-                            ::core::file!(),
-                            ::core::line!(),
-                            ::core::stringify!($a),
-                            ::core::stringify!($b),
-                            a,
-                            b
-                        ),
-                    )));
+                    $crate::__lite_fail!(
+                        $ctx,
+                        "{} not near {} ({} != {})",
+                        ::core::stringify!($a),
+                        ::core::stringify!($b),
+                        a,
+                        b
+                    );
                 }
             }
         }
+    };
+}
+
+/// Returns the context's error for a failed check, its message prefixed
+/// with the source location as TensorFlow Lite's are. Not part of the API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lite_fail {
+    ($ctx:expr, $($format:tt)+) => {
+        return ::core::result::Result::Err(::core::convert::From::from($ctx.error(
+            ::core::format_args!(
+                "{}:{} {}",
+                ::core::file!(),
+                ::core::line!(),
+                ::core::format_args!($($format)+)
+            ),
+        )))
     };
 }

@@ -111,6 +111,25 @@ impl ModelBuilder {
         })
     }
 
+    /// A node of `code` reading `inputs` and writing `outputs`.
+    fn coded(
+        &mut self,
+        code: OperatorCode,
+        inputs: &[usize],
+        outputs: &[usize],
+        custom_options: Vec<u8>,
+    ) -> usize {
+        let opcode_index = self.opcode(code);
+        self.node(Operator {
+            opcode_index,
+            inputs: inputs.iter().map(|&t| Some(t)).collect(),
+            outputs: outputs.to_vec(),
+            intermediates: vec![],
+            builtin_options: BuiltinOptions::None,
+            custom_options,
+        })
+    }
+
     /// A node of a custom op (version 1) with custom options.
     pub fn custom_with(
         &mut self,
@@ -119,19 +138,12 @@ impl ModelBuilder {
         outputs: &[usize],
         options: Vec<u8>,
     ) -> usize {
-        let opcode_index = self.opcode(OperatorCode {
+        let code = OperatorCode {
             builtin: BuiltinOperator::CUSTOM,
             custom_name: Some(name.into()),
             version: 1,
-        });
-        self.node(Operator {
-            opcode_index,
-            inputs: inputs.iter().map(|&t| Some(t)).collect(),
-            outputs: outputs.to_vec(),
-            intermediates: vec![],
-            builtin_options: BuiltinOptions::None,
-            custom_options: options,
-        })
+        };
+        self.coded(code, inputs, outputs, options)
     }
 
     /// A node of a custom op (version 1) without options.
@@ -147,19 +159,39 @@ impl ModelBuilder {
         inputs: &[usize],
         outputs: &[usize],
     ) -> usize {
-        let opcode_index = self.opcode(OperatorCode {
+        let code = OperatorCode {
             builtin: op,
             custom_name: None,
             version,
-        });
-        self.node(Operator {
-            opcode_index,
-            inputs: inputs.iter().map(|&t| Some(t)).collect(),
-            outputs: outputs.to_vec(),
-            intermediates: vec![],
-            builtin_options: BuiltinOptions::None,
-            custom_options: Vec::new(),
-        })
+        };
+        self.coded(code, inputs, outputs, Vec::new())
+    }
+
+    /// A model of one custom op `name` from float input `x` to output `y`,
+    /// both of `shape`.
+    pub fn unary(name: &str, shape: &[usize]) -> ModelBuilder {
+        ModelBuilder::chain(&[name], shape)
+    }
+
+    /// A model of custom ops applied one after the other, from float input
+    /// `x` through `t1`, `t2`... to output `y`, all of `shape`.
+    pub fn chain(names: &[&str], shape: &[usize]) -> ModelBuilder {
+        let mut b = ModelBuilder::new();
+        let x = b.f32("x", shape);
+        b.input(x);
+        let mut previous = x;
+        for (k, name) in names.iter().enumerate() {
+            let tensor = if k + 1 == names.len() {
+                "y".to_string()
+            } else {
+                format!("t{}", k + 1)
+            };
+            let t = b.f32(&tensor, shape);
+            b.custom(name, &[previous], &[t]);
+            previous = t;
+        }
+        b.output(previous);
+        b
     }
 
     /// Adds an operator as given; returns the node's index.
@@ -318,6 +350,13 @@ pub fn add_chain(n: usize, len: usize) -> Model {
     }
     b.output(previous);
     b.build()
+}
+
+/// A resolver with one custom op.
+pub fn resolver_of(name: &str, op: impl op_lite::LiteOp + 'static) -> op_lite::MutableOpResolver {
+    let mut resolver = op_lite::MutableOpResolver::new();
+    resolver.add_custom(name, op);
+    resolver
 }
 
 /// A resolver with the test's ADD and MUL as builtins and `Sin` as a
