@@ -12,7 +12,7 @@ use op_core::{Code, DType, Error, Result};
 use op_lite::kernel::{
     FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext, TemporaryLifetime,
 };
-use op_lite::model::{BuiltinOperator, Operator, Quantization};
+use op_lite::model::{BuiltinOperator, Quantization};
 use op_lite::{Interpreter, MutableOpResolver, lite_ensure};
 use proptest::prelude::*;
 
@@ -708,21 +708,7 @@ fn prepare_reads_constant_inputs_from_aligned_memory() {
     let padding = b.with_data("padding", DType::U8, &[3], &[1, 2, 3]);
     let shape = b.with_data("shape", DType::I32, &[2], bytemuck::cast_slice(&[2i32, 3]));
     let y = b.f32("y", &[6]);
-    b.node(Operator {
-        opcode_index: 0,
-        inputs: vec![Some(x), Some(shape), None, Some(padding)],
-        outputs: vec![y],
-        intermediates: vec![],
-        builtin_options: op_lite::model::BuiltinOptions::None,
-        custom_options: vec![],
-    });
-    b.model_mut()
-        .operator_codes
-        .push(op_lite::model::OperatorCode {
-            builtin: BuiltinOperator::RESHAPE,
-            custom_name: None,
-            version: 1,
-        });
+    b.builtin(BuiltinOperator::RESHAPE, 1, &[x, shape, padding], &[y]);
     b.input(x).output(y);
     let mut resolver = MutableOpResolver::new();
     resolver.add_builtin(
@@ -778,21 +764,7 @@ fn omitted_optional_inputs_and_out_of_range_indices_are_reported_to_the_kernel()
     let mut b = ModelBuilder::new();
     let x = b.f32("x", &[2]);
     let y = b.f32("y", &[2]);
-    b.node(Operator {
-        opcode_index: 0,
-        inputs: vec![Some(x), None, Some(x)],
-        outputs: vec![y],
-        intermediates: vec![],
-        builtin_options: op_lite::model::BuiltinOptions::None,
-        custom_options: vec![],
-    });
-    b.model_mut()
-        .operator_codes
-        .push(op_lite::model::OperatorCode {
-            builtin: BuiltinOperator::CUSTOM,
-            custom_name: Some("Optional".into()),
-            version: 1,
-        });
+    b.custom_optional("Optional", &[Some(x), None, Some(x)], &[y]);
     b.input(x).output(y);
     let resolver = resolver_of("Optional", FnOp::new(optional_prepare, copy_invoke));
     let mut interpreter = allocated(&b.build(), &resolver);

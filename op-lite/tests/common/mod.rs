@@ -115,14 +115,14 @@ impl ModelBuilder {
     fn coded(
         &mut self,
         code: OperatorCode,
-        inputs: &[usize],
+        inputs: Vec<Option<usize>>,
         outputs: &[usize],
         custom_options: Vec<u8>,
     ) -> usize {
         let opcode_index = self.opcode(code);
         self.node(Operator {
             opcode_index,
-            inputs: inputs.iter().map(|&t| Some(t)).collect(),
+            inputs,
             outputs: outputs.to_vec(),
             intermediates: vec![],
             builtin_options: BuiltinOptions::None,
@@ -138,12 +138,19 @@ impl ModelBuilder {
         outputs: &[usize],
         options: Vec<u8>,
     ) -> usize {
-        let code = OperatorCode {
-            builtin: BuiltinOperator::CUSTOM,
-            custom_name: Some(name.into()),
-            version: 1,
-        };
-        self.coded(code, inputs, outputs, options)
+        let inputs = inputs.iter().map(|&t| Some(t)).collect();
+        self.coded(custom_code(name), inputs, outputs, options)
+    }
+
+    /// A node of a custom op (version 1) with optional inputs (`None`:
+    /// omitted).
+    pub fn custom_optional(
+        &mut self,
+        name: &str,
+        inputs: &[Option<usize>],
+        outputs: &[usize],
+    ) -> usize {
+        self.coded(custom_code(name), inputs.to_vec(), outputs, Vec::new())
     }
 
     /// A node of a custom op (version 1) without options.
@@ -164,6 +171,7 @@ impl ModelBuilder {
             custom_name: None,
             version,
         };
+        let inputs = inputs.iter().map(|&t| Some(t)).collect();
         self.coded(code, inputs, outputs, Vec::new())
     }
 
@@ -208,6 +216,15 @@ impl ModelBuilder {
 
     pub fn build(&self) -> Model {
         self.model.clone()
+    }
+}
+
+/// The code of the custom op `name`, version 1.
+fn custom_code(name: &str) -> OperatorCode {
+    OperatorCode {
+        builtin: BuiltinOperator::CUSTOM,
+        custom_name: Some(name.into()),
+        version: 1,
     }
 }
 
