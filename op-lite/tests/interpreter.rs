@@ -975,3 +975,66 @@ fn lite_ensure_returns_into_any_error_that_converts_from_the_framework_s() {
     );
     assert_eq!(err.context(), ["Node number 0 (Seven) failed to prepare."]);
 }
+
+/// Fails `lite_ensure_types_eq!` on a float input.
+fn wants_int_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+    op_lite::lite_ensure_types_eq!(ctx, ctx.input_dtype(0)?, DType::I32);
+    Ok(())
+}
+
+/// Fails `lite_ensure_near!` unless its input has about one element.
+fn near_one_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+    let len = ctx.input_len(0)? as f64;
+    op_lite::lite_ensure_near!(ctx, len, 1.0, 0.5);
+    Ok(())
+}
+
+#[test]
+fn the_ensure_macros_name_the_condition_and_both_values() {
+    let cases: [(op_lite::kernel::PrepareFn, &str); 2] = [
+        (
+            wants_int_prepare,
+            " ctx.input_dtype(0)? != DType::I32 (float != int32)",
+        ),
+        (near_one_prepare, " len not near 1.0 (3 != 1)"),
+    ];
+    for (prepare, expected) in cases {
+        let model = ModelBuilder::unary("Check", &[3]).build();
+        let resolver = resolver_of("Check", FnOp::new(prepare, copy_invoke));
+        let err = Interpreter::new(&model, &resolver)
+            .unwrap()
+            .allocate_tensors()
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        assert!(
+            err.message().starts_with("op-lite/tests/interpreter.rs:"),
+            "{err}"
+        );
+        assert!(err.message().ends_with(expected), "{err}");
+        assert_eq!(err.context(), ["Node number 0 (Check) failed to prepare."]);
+    }
+}
+
+/// Panics in init.
+struct PanicsInInit;
+
+impl LiteOp for PanicsInInit {
+    fn init(&self, _ctx: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
+        panic!("no state for you")
+    }
+}
+
+#[test]
+fn a_panic_in_init_fails_construction_with_an_internal_error() {
+    let model = ModelBuilder::unary("Init", &[1]).build();
+    let err = Interpreter::new(&model, &resolver_of("Init", PanicsInInit)).unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert_eq!(
+        err.message(),
+        "the kernel of node 0 (Init) panicked in init: no state for you"
+    );
+    assert_eq!(
+        err.context(),
+        ["Node number 0 (Init) failed to initialize."]
+    );
+}
