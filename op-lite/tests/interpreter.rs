@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{ModelBuilder, add, add_chain, mul, resolver, resolver_of};
+use common::{ModelBuilder, add, add_chain, assert_close, mul, resolver, resolver_of};
 use op_core::{Code, DType, Error, Result};
 use op_lite::kernel::{
     FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext, TemporaryLifetime,
@@ -401,7 +401,7 @@ fn a_kernel_error_in_invoke_is_an_error_framed_with_the_node() {
     // An error is not a panic: the interpreter stays ready.
     interpreter.set_input(0, &[1.0f32]).unwrap();
     interpreter.invoke().unwrap();
-    assert_eq!(interpreter.output::<f32>(0).unwrap(), [1.0f32.sin()]);
+    assert_close(interpreter.output::<f32>(0).unwrap(), &[1.0f32.sin()]);
 }
 
 #[test]
@@ -424,7 +424,7 @@ fn a_panicking_kernel_is_contained_and_reported_as_internal_naming_the_node() {
     interpreter.allocate_tensors().unwrap();
     interpreter.set_input(0, &[0.5f32]).unwrap();
     interpreter.invoke().unwrap();
-    assert_eq!(interpreter.output::<f32>(0).unwrap(), [0.5f32.sin()]);
+    assert_close(interpreter.output::<f32>(0).unwrap(), &[0.5f32.sin()]);
 }
 
 /// Panics in prepare.
@@ -576,7 +576,7 @@ fn persistent_temporaries_keep_their_values_between_invokes_and_scratch_ones_are
         interpreter.set_input(0, &xs).unwrap();
         interpreter.invoke().unwrap();
         let expected: Vec<f32> = xs.iter().map(|x| (x * x + count as f32).sin()).collect();
-        assert_eq!(interpreter.output::<f32>(0).unwrap(), expected);
+        assert_close(interpreter.output::<f32>(0).unwrap(), &expected);
     }
     // x, y and the counter persist, t lives across both nodes, the scratch
     // at node 0: all five are live at node 0, 64 bytes each.
@@ -586,7 +586,7 @@ fn persistent_temporaries_keep_their_values_between_invokes_and_scratch_ones_are
     interpreter.allocate_tensors().unwrap();
     interpreter.set_input(0, &[2.0f32]).unwrap();
     interpreter.invoke().unwrap();
-    assert_eq!(interpreter.output::<f32>(0).unwrap(), [5.0f32.sin()]);
+    assert_close(interpreter.output::<f32>(0).unwrap(), &[5.0f32.sin()]);
 }
 
 /// `state += x; y = state`, with `state` a variable input.

@@ -6,7 +6,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use common::{ModelBuilder, SEED_X, add_chain, resolver, seed_sin_model};
+use common::{ModelBuilder, SEED_X, add_chain, assert_close, resolver, seed_sin_model};
 use op_lite::Interpreter;
 use op_lite::model::BuiltinOperator;
 
@@ -85,7 +85,7 @@ fn invoking_the_sin_model_allocates_nothing() {
     });
     assert_eq!(n, 0, "invoke allocated {n} times");
     let expected: Vec<f32> = SEED_X.iter().map(|x| (x + 1.0).sin()).collect();
-    assert_eq!(interpreter.output::<f32>(0).unwrap(), expected);
+    assert_close(interpreter.output::<f32>(0).unwrap(), &expected);
 }
 
 #[test]

@@ -343,6 +343,21 @@ pub fn seed_sin_model() -> Model {
     b.build()
 }
 
+/// Asserts `actual` is `expected` to within a few ulps: `sin` here and in
+/// the kernel give the same bits on hardware, but Miri, which runs these
+/// tests to check the arena's `unsafe`, varies the last bits of float
+/// functions on purpose.
+#[track_caller]
+pub fn assert_close(actual: &[f32], expected: &[f32]) {
+    assert_eq!(actual.len(), expected.len(), "{actual:?} != {expected:?}");
+    for (a, e) in actual.iter().zip(expected) {
+        assert!(
+            (a - e).abs() <= 4.0 * f32::EPSILON * e.abs().max(1.0),
+            "{actual:?} != {expected:?}"
+        );
+    }
+}
+
 /// The seed's training inputs and targets (`sin(x + 1)`).
 pub const SEED_X: [f32; 5] = [-8.0, 0.5, 2.0, 2.2, 201.0];
 pub const SEED_Y: [f32; 5] = [-0.6569866, 0.997_495, 0.14112001, -0.05837414, 0.806_418_4];
