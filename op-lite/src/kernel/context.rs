@@ -273,8 +273,16 @@ impl<'a> NodeInfo<'a> {
     }
 
     /// The number of elements of input `i` (the product of its shape).
+    ///
+    /// Fails when the product overflows (a shape an earlier node's prepare
+    /// set, not yet checked against the address space).
     pub fn input_len(&self, i: usize) -> Result<usize> {
-        Ok(element_count(&self.input_slot(i)?.1.shape).unwrap_or(usize::MAX))
+        let shape = &self.input_slot(i)?.1.shape;
+        element_count(shape).ok_or_else(|| {
+            self.error(format_args!(
+                "input {i}'s shape {shape:?} has more elements than the address space"
+            ))
+        })
     }
 
     /// Output `i`'s name, as the model gives it.
