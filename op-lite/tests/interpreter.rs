@@ -1038,3 +1038,40 @@ fn a_panic_in_init_fails_construction_with_an_internal_error() {
         ["Node number 0 (Init) failed to initialize."]
     );
 }
+
+/// Sets its output to a shape whose element count overflows.
+fn huge_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+    ctx.set_output_shape(0, &[usize::MAX, 2])
+}
+
+/// Asks for its input's element count.
+fn len_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+    ctx.input_len(0)?;
+    same_shape_prepare(ctx)
+}
+
+#[test]
+fn a_shape_whose_size_overflows_is_an_error_in_the_next_prepare_and_at_planning() {
+    let mut resolver = resolver_of("Huge", FnOp::new(huge_prepare, copy_invoke));
+    resolver.add_custom("Len", FnOp::new(len_prepare, copy_invoke));
+    let model = ModelBuilder::chain(&["Huge", "Len"], &[1]).build();
+    let err = Interpreter::new(&model, &resolver)
+        .unwrap()
+        .allocate_tensors()
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "input 0's shape [18446744073709551615, 2] has more elements than the address space"
+    );
+    assert_eq!(err.context(), ["Node number 1 (Len) failed to prepare."]);
+    let model = ModelBuilder::unary("Huge", &[1]).build();
+    let err = Interpreter::new(&model, &resolver)
+        .unwrap()
+        .allocate_tensors()
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "tensor 1 ('y') of shape [18446744073709551615, 2] and dtype float is larger than the \
+         address space"
+    );
+}
