@@ -68,17 +68,6 @@ pub(crate) fn check_len(what: &str, len: usize, shape: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// Fails unless `got` (an output shape the caller planned) is `want` (the
-/// shape the op's shape function gives).
-pub(crate) fn check_shape(what: &str, got: &[usize], want: &[usize]) -> Result<()> {
-    if got != want {
-        return Err(Error::invalid_argument(format!(
-            "{what} has shape {got:?}, expected {want:?}"
-        )));
-    }
-    Ok(())
-}
-
 /// `axis` in `[-rank, rank)` as an index in `[0, rank)`.
 pub(crate) fn normalize_axis(what: &str, axis: i64, rank: usize) -> Result<usize> {
     let r = rank as i64;
@@ -88,7 +77,11 @@ pub(crate) fn normalize_axis(what: &str, axis: i64, rank: usize) -> Result<usize
             -r
         )));
     }
-    Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + r) as usize
+    } else {
+        axis as usize
+    })
 }
 
 /// `shape` padded with leading ones to `N` dimensions, as TensorFlow Lite's
@@ -109,6 +102,34 @@ pub(crate) fn strides<const N: usize>(dims: &[usize; N]) -> [usize; N] {
         stride = stride.wrapping_mul(dims[i]);
     }
     strides
+}
+
+/// Calls `f(offset)` for every element of the sub-box `dims` of an array
+/// with `strides`, in row-major order.
+#[inline]
+pub(crate) fn for_each_offset(
+    dims: &[usize; MAX_RANK],
+    strides: &[usize; MAX_RANK],
+    mut f: impl FnMut(usize),
+) {
+    for i0 in 0..dims[0] {
+        let o0 = i0 * strides[0];
+        for i1 in 0..dims[1] {
+            let o1 = o0 + i1 * strides[1];
+            for i2 in 0..dims[2] {
+                let o2 = o1 + i2 * strides[2];
+                for i3 in 0..dims[3] {
+                    let o3 = o2 + i3 * strides[3];
+                    for i4 in 0..dims[4] {
+                        let o4 = o3 + i4 * strides[4];
+                        for i5 in 0..dims[5] {
+                            f(o4 + i5 * strides[5]);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The element types of the arithmetic builtins: `f32`, `i32` and `i64`.
@@ -244,10 +265,22 @@ mod tests {
 
     #[test]
     fn activation_ranges_are_tensorflow_lites() {
-        assert_eq!(ActivationRange::<f32>::new(Activation::None).apply(f32::INFINITY), f32::MAX);
-        assert_eq!(ActivationRange::<f32>::new(Activation::Relu).apply(-3.0), 0.0);
-        assert_eq!(ActivationRange::<f32>::new(Activation::ReluN1To1).apply(-3.0), -1.0);
+        assert_eq!(
+            ActivationRange::<f32>::new(Activation::None).apply(f32::INFINITY),
+            f32::MAX
+        );
+        assert_eq!(
+            ActivationRange::<f32>::new(Activation::Relu).apply(-3.0),
+            0.0
+        );
+        assert_eq!(
+            ActivationRange::<f32>::new(Activation::ReluN1To1).apply(-3.0),
+            -1.0
+        );
         assert_eq!(ActivationRange::<i32>::new(Activation::Relu6).apply(9), 6);
-        assert_eq!(ActivationRange::<f32>::new(Activation::Tanh).apply(9.0), 9.0);
+        assert_eq!(
+            ActivationRange::<f32>::new(Activation::Tanh).apply(9.0),
+            9.0
+        );
     }
 }

@@ -108,7 +108,8 @@ fn map<T: Copy>(input: &[T], output: &mut [T], f: impl Fn(T) -> T) {
 }
 
 /// sqrt(2 / pi), as gelu.h's `kSqrt2dPi` (`M_2_SQRTPI * M_SQRT1_2`).
-const SQRT_2_OVER_PI: f32 = (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
+const SQRT_2_OVER_PI: f32 =
+    (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
 
 /// logistic.h's cutoffs: past them the result is 1, or `exp(x)`.
 const LOGISTIC_UPPER: f32 = 16.619_047;
@@ -320,12 +321,12 @@ pub fn binary<T: BinaryElement>(
             T::check_divisors(b)?;
             broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(x.div(y)))
         }
-        BinaryOp::Maximum => {
-            broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(if x > y { x } else { y }))
-        }
-        BinaryOp::Minimum => {
-            broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(if x < y { x } else { y }))
-        }
+        BinaryOp::Maximum => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| {
+            act.apply(if x > y { x } else { y })
+        }),
+        BinaryOp::Minimum => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| {
+            act.apply(if x < y { x } else { y })
+        }),
         BinaryOp::SquaredDifference => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| {
             let d = x.sub(y);
             act.apply(d.mul(d))
@@ -406,8 +407,10 @@ fn broadcast_apply<T: Copy>(
                                 }
                             }
                             _ => {
-                                for ((o, &x), &y) in
-                                    row.iter_mut().zip(&a[ao..ao + inner]).zip(&b[bo..bo + inner])
+                                for ((o, &x), &y) in row
+                                    .iter_mut()
+                                    .zip(&a[ao..ao + inner])
+                                    .zip(&b[bo..bo + inner])
                                 {
                                     *o = f(x, y);
                                 }
@@ -427,7 +430,10 @@ mod tests {
 
     #[test]
     fn integer_division_truncates_and_refuses_zero() {
-        let p = BinaryParams { op: BinaryOp::Div, activation: Activation::None };
+        let p = BinaryParams {
+            op: BinaryOp::Div,
+            activation: Activation::None,
+        };
         let mut out = [0i32; 4];
         binary(p, &[4], &[7, -7, 7, -7], &[4], &[2, 2, -2, -2], &mut out).unwrap();
         assert_eq!(out, [3, -3, -3, 3]);
@@ -436,9 +442,20 @@ mod tests {
 
     #[test]
     fn maximum_and_minimum_let_nan_through_as_cpp_does() {
-        let max = BinaryParams { op: BinaryOp::Maximum, activation: Activation::None };
+        let max = BinaryParams {
+            op: BinaryOp::Maximum,
+            activation: Activation::None,
+        };
         let mut out = [0.0f32; 2];
-        binary(max, &[2], &[f32::NAN, 0.0], &[2], &[0.0, f32::NAN], &mut out).unwrap();
+        binary(
+            max,
+            &[2],
+            &[f32::NAN, 0.0],
+            &[2],
+            &[0.0, f32::NAN],
+            &mut out,
+        )
+        .unwrap();
         assert_eq!(out[0], 0.0);
         assert!(out[1].is_nan());
     }
@@ -447,7 +464,10 @@ mod tests {
     fn zero_sized_dimensions_broadcast_against_one() {
         assert_eq!(binary_shape(&[0, 3], &[1, 3]).unwrap(), [0, 3]);
         assert!(binary_shape(&[0, 3], &[2, 3]).is_err());
-        let p = BinaryParams { op: BinaryOp::Add, activation: Activation::None };
+        let p = BinaryParams {
+            op: BinaryOp::Add,
+            activation: Activation::None,
+        };
         let mut out: [f32; 0] = [];
         binary(p, &[0, 3], &[], &[1, 3], &[1.0, 2.0, 3.0], &mut out).unwrap();
     }

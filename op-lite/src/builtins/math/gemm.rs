@@ -53,7 +53,13 @@ pub(crate) struct MatMut<'a> {
 impl<'a> MatRef<'a> {
     /// A row-major `rows x cols` matrix.
     pub fn row_major(data: &'a [f32], rows: usize, cols: usize) -> Self {
-        MatRef { data, rows, cols, row_stride: cols, col_stride: 1 }
+        MatRef {
+            data,
+            rows,
+            cols,
+            row_stride: cols,
+            col_stride: 1,
+        }
     }
 
     /// The transpose, a view of the same data.
@@ -71,13 +77,26 @@ impl<'a> MatRef<'a> {
 impl<'a> MatMut<'a> {
     /// A row-major `rows x cols` matrix.
     pub fn row_major(data: &'a mut [f32], rows: usize, cols: usize) -> Self {
-        MatMut { data, rows, cols, row_stride: cols, col_stride: 1 }
+        MatMut {
+            data,
+            rows,
+            cols,
+            row_stride: cols,
+            col_stride: 1,
+        }
     }
 }
 
 /// Fails unless every element of a `rows x cols` matrix with these strides
 /// lies inside a slice of `len` elements.
-fn check_fits(what: &str, len: usize, rows: usize, cols: usize, rs: usize, cs: usize) -> Result<()> {
+fn check_fits(
+    what: &str,
+    len: usize,
+    rows: usize,
+    cols: usize,
+    rs: usize,
+    cs: usize,
+) -> Result<()> {
     if rows == 0 || cols == 0 {
         return Ok(());
     }
@@ -85,7 +104,9 @@ fn check_fits(what: &str, len: usize, rows: usize, cols: usize, rs: usize, cs: u
         .checked_mul(rs)
         .and_then(|r| (cols - 1).checked_mul(cs).and_then(|c| r.checked_add(c)));
     match last {
-        Some(last) if last < len && rs <= isize::MAX as usize && cs <= isize::MAX as usize => Ok(()),
+        Some(last) if last < len && rs <= isize::MAX as usize && cs <= isize::MAX as usize => {
+            Ok(())
+        }
         _ => Err(Error::internal(format!(
             "{what}: a {rows}x{cols} matrix with strides ({rs}, {cs}) does not fit in {len} elements"
         ))),
@@ -117,9 +138,30 @@ pub(crate) fn matmul(dst: MatMut<'_>, lhs: MatRef<'_>, rhs: MatRef<'_>) -> Resul
             rhs.rows, dst.rows, dst.cols
         )));
     }
-    check_fits("matmul lhs", lhs.data.len(), m, k, lhs.row_stride, lhs.col_stride)?;
-    check_fits("matmul rhs", rhs.data.len(), k, n, rhs.row_stride, rhs.col_stride)?;
-    check_fits("matmul dst", dst.data.len(), m, n, dst.row_stride, dst.col_stride)?;
+    check_fits(
+        "matmul lhs",
+        lhs.data.len(),
+        m,
+        k,
+        lhs.row_stride,
+        lhs.col_stride,
+    )?;
+    check_fits(
+        "matmul rhs",
+        rhs.data.len(),
+        k,
+        n,
+        rhs.row_stride,
+        rhs.col_stride,
+    )?;
+    check_fits(
+        "matmul dst",
+        dst.data.len(),
+        m,
+        n,
+        dst.row_stride,
+        dst.col_stride,
+    )?;
     if m == 0 || n == 0 {
         return Ok(());
     }
@@ -182,8 +224,17 @@ pub(crate) fn matmul(dst: MatMut<'_>, lhs: MatRef<'_>, rhs: MatRef<'_>) -> Resul
 /// [`matmul`] an `rhs` with contiguous rows.
 pub(crate) fn transpose_into<'s>(src: MatRef<'_>, scratch: &'s mut [f32]) -> Result<MatRef<'s>> {
     let (rows, cols) = (src.rows, src.cols);
-    check_fits("transpose source", src.data.len(), rows, cols, src.row_stride, src.col_stride)?;
-    let len = rows.checked_mul(cols).ok_or_else(|| Error::internal("transpose size overflows"))?;
+    check_fits(
+        "transpose source",
+        src.data.len(),
+        rows,
+        cols,
+        src.row_stride,
+        src.col_stride,
+    )?;
+    let len = rows
+        .checked_mul(cols)
+        .ok_or_else(|| Error::internal("transpose size overflows"))?;
     let available = scratch.len();
     let Some(out) = scratch.get_mut(..len) else {
         return Err(Error::internal(format!(
@@ -255,7 +306,9 @@ mod tests {
     }
 
     fn values(n: usize, seed: usize) -> Vec<f32> {
-        (0..n).map(|i| ((i * 7 + seed) % 13) as f32 * 0.25 - 1.5).collect()
+        (0..n)
+            .map(|i| ((i * 7 + seed) % 13) as f32 * 0.25 - 1.5)
+            .collect()
     }
 
     #[test]
@@ -293,7 +346,10 @@ mod tests {
         assert_eq!(packed.data, &b[..]);
         // lhs transposed too (stored k x m): any lhs strides are fine.
         let at: Vec<f32> = (0..k * m).map(|i| a[(i % m) * k + i / m]).collect();
-        for lhs in [MatRef::row_major(&a, m, k), MatRef::row_major(&at, k, m).t()] {
+        for lhs in [
+            MatRef::row_major(&a, m, k),
+            MatRef::row_major(&at, k, m).t(),
+        ] {
             let mut c = vec![f32::NAN; m * n];
             matmul(MatMut::row_major(&mut c, m, n), lhs, packed).unwrap();
             for (x, y) in c.iter().zip(&want) {
@@ -302,7 +358,10 @@ mod tests {
         }
         // Unpacked: nano-gemm's copying kernel, in place.
         let bt_view = MatRef::row_major(&bt, n, k).t();
-        for lhs in [MatRef::row_major(&a, m, k), MatRef::row_major(&at, k, m).t()] {
+        for lhs in [
+            MatRef::row_major(&a, m, k),
+            MatRef::row_major(&at, k, m).t(),
+        ] {
             let mut c = vec![f32::NAN; m * n];
             matmul(MatMut::row_major(&mut c, m, n), lhs, bt_view).unwrap();
             for (x, y) in c.iter().zip(&want) {
