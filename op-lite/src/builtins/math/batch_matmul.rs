@@ -82,7 +82,7 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
         out_batch,
         out_rank: lhs.len().max(rhs.len()),
     };
-    num_elements(&g.out_shape())?;
+    num_elements(&[num_elements(&g.out_batch)?, g.m, g.n])?;
     Ok(g)
 }
 

@@ -157,8 +157,8 @@ fn geometry(
     params: &Conv2DParams,
     depthwise: bool,
 ) -> Result<ConvGeometry> {
-    check_rank(&format!("{op}: the input"), input, 4)?;
-    check_rank(&format!("{op}: the filter"), filter, 4)?;
+    check_rank("the input", input, 4).map_err(|e| e.with_context(op))?;
+    check_rank("the filter", filter, 4).map_err(|e| e.with_context(op))?;
     num_elements(input)?;
     num_elements(filter)?;
     let [batches, in_h, in_w, in_c] = [input[0], input[1], input[2], input[3]];

@@ -31,7 +31,7 @@ fn geometry(
     weights: &[usize],
     bias: Option<&[usize]>,
     params: &FullyConnectedParams,
-) -> Result<(usize, usize, usize, Vec<usize>)> {
+) -> Result<(usize, usize, usize)> {
     check_rank("FULLY_CONNECTED: the weights", weights, 2)?;
     let (units, depth) = (weights[0], weights[1]);
     num_elements(weights)?;
@@ -49,24 +49,13 @@ fn geometry(
             )));
         }
     }
-    let out = if params.keep_num_dims {
-        match input.split_last() {
-            Some((&last, lead)) if last == depth => {
-                let mut out = lead.to_vec();
-                out.push(units);
-                out
-            }
-            _ => {
-                return Err(Error::invalid_argument(format!(
-                    "FULLY_CONNECTED: with keep_num_dims the input's last dimension must be the weights' depth {depth}, got {input:?}"
-                )));
-            }
-        }
-    } else {
-        vec![batches, units]
-    };
-    num_elements(&out)?;
-    Ok((batches, units, depth, out))
+    if params.keep_num_dims && input.last() != Some(&depth) {
+        return Err(Error::invalid_argument(format!(
+            "FULLY_CONNECTED: with keep_num_dims the input's last dimension must be the weights' depth {depth}, got {input:?}"
+        )));
+    }
+    num_elements(&[batches, units])?;
+    Ok((batches, units, depth))
 }
 
 /// FULLY_CONNECTED's output shape.
@@ -84,7 +73,16 @@ pub fn fully_connected_shape(
     bias: Option<&[usize]>,
     params: &FullyConnectedParams,
 ) -> Result<Vec<usize>> {
-    Ok(geometry(input, weights, bias, params)?.3)
+    let (batches, units, _) = geometry(input, weights, bias, params)?;
+    Ok(if params.keep_num_dims {
+        let mut out = input.to_vec();
+        if let Some(last) = out.last_mut() {
+            *last = units;
+        }
+        out
+    } else {
+        vec![batches, units]
+    })
 }
 
 /// FULLY_CONNECTED: `output[b, u] = act(Σ_d input[b, d] * weights[u, d] +
@@ -113,7 +111,7 @@ pub fn fully_connected(
     output: &mut [f32],
 ) -> Result<()> {
     let bias_shape = bias.map(|b| [b.len()]);
-    let (batches, units, depth, _) = geometry(
+    let (batches, units, depth) = geometry(
         input_shape,
         weights_shape,
         bias_shape.as_ref().map(|s| &s[..]),
