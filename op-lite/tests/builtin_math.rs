@@ -590,7 +590,8 @@ proptest! {
         }
         close(&out, &want, 1e-5);
 
-        let cases: [(UnaryOp, fn(f64) -> f64); 13] = [
+        type Reference = fn(f64) -> f64;
+        let cases: [(UnaryOp, Reference); 13] = [
             (UnaryOp::Square, |v| v * v), (UnaryOp::Exp, f64::exp), (UnaryOp::Sin, f64::sin),
             (UnaryOp::Cos, f64::cos), (UnaryOp::Abs, f64::abs), (UnaryOp::Neg, |v| -v),
             (UnaryOp::Tanh, f64::tanh), (UnaryOp::Logistic, |v| 1.0 / (1.0 + (-v).exp())),

@@ -6,7 +6,7 @@
 //! `lhs [..., M, K]` (`[..., K, M]` with `adj_x`), `rhs [..., K, N]`
 //! (`[..., N, K]` with `adj_y`), batch dimensions broadcast by NumPy's
 //! rule, output `[broadcast batch..., M, N]`. Float32; each product goes
-//! through [`gemm`](super::gemm) on strided views, so no scratch is needed.
+//! through the private `gemm` module (`gemm.rs`) on strided views, so no scratch is needed.
 
 use op_core::{Error, Result};
 

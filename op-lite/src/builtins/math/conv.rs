@@ -16,7 +16,7 @@
 //! is copied into a row of the caller's scratch (im2col; skipped for a 1x1
 //! filter with stride 1 over one group, whose input already is that
 //! matrix), the filter is transposed into the scratch, and
-//! [`gemm`](super::gemm) multiplies. The sums are the same as the
+//! the private `gemm` module (`gemm.rs`) multiplies. The sums are the same as the
 //! reference's, added in another order, so results agree to rounding.
 
 use op_core::{Error, Result};
@@ -190,12 +190,12 @@ fn geometry(
             )));
         }
     }
-    if let Some(bias) = bias {
-        if num_elements(bias)? != out_c {
-            return Err(Error::invalid_argument(format!(
-                "{op}: the bias has shape {bias:?}, expected {out_c} elements"
-            )));
-        }
+    if let Some(bias) = bias
+        && num_elements(bias)? != out_c
+    {
+        return Err(Error::invalid_argument(format!(
+            "{op}: the bias has shape {bias:?}, expected {out_c} elements"
+        )));
     }
     let rows = window(
         params.padding,

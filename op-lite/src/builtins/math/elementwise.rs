@@ -138,15 +138,8 @@ impl UnaryElement for f32 {
                 }
             }),
             UnaryOp::Relu => map(input, output, |x| if x < 0.0 { 0.0 } else { x }),
-            UnaryOp::Relu6 => map(input, output, |x| {
-                if x > 6.0 {
-                    6.0
-                } else if x < 0.0 {
-                    0.0
-                } else {
-                    x
-                }
-            }),
+            // clamp keeps NaN, as the reference's comparisons do.
+            UnaryOp::Relu6 => map(input, output, |x| x.clamp(0.0, 6.0)),
             UnaryOp::LeakyRelu { alpha } => {
                 map(input, output, |x| if x > 0.0 { x } else { x * alpha })
             }

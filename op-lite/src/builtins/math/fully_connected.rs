@@ -7,7 +7,7 @@
 //! multiple of `depth`, read as `[batches, depth]`; the output is
 //! `[batches, units]`, or with `keep_num_dims` the input's shape with its
 //! last dimension (which must then be `depth`) replaced by `units`.
-//! The product goes through [`gemm`](super::gemm) (a dot product per
+//! The product goes through the private `gemm` module (`gemm.rs`) (a dot product per
 //! output for one or two rows); no scratch is needed.
 
 use op_core::{Error, Result};
@@ -42,12 +42,12 @@ fn geometry(
         )));
     }
     let batches = size / depth;
-    if let Some(bias) = bias {
-        if num_elements(bias)? != units {
-            return Err(Error::invalid_argument(format!(
-                "FULLY_CONNECTED: the bias has shape {bias:?}, expected {units} elements"
-            )));
-        }
+    if let Some(bias) = bias
+        && num_elements(bias)? != units
+    {
+        return Err(Error::invalid_argument(format!(
+            "FULLY_CONNECTED: the bias has shape {bias:?}, expected {units} elements"
+        )));
     }
     if params.keep_num_dims && input.last() != Some(&depth) {
         return Err(Error::invalid_argument(format!(

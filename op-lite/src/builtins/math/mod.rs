@@ -29,7 +29,7 @@
 //! | [`shape_ops`] | TRANSPOSE, CONCATENATION, PACK, STRIDED_SLICE, SLICE, PAD, GATHER, CUMSUM, CAST |
 //! | [`batch_matmul`] | BATCH_MATMUL |
 //!
-//! Matrix products go through nano-gemm (see the `gemm` module's docs for
+//! Matrix products go through nano-gemm (see `gemm.rs` for
 //! why: it is the GEMM that does not allocate per call), single-threaded.
 
 mod common;
