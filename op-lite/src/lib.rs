@@ -18,6 +18,7 @@
 //! It depends on `op-core` without default features, for the dtypes and the
 //! error type that the whole framework shares.
 
+pub mod builtins;
 pub mod model;
 
 pub use model::Model;
