@@ -85,6 +85,7 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+pub mod builtins;
 pub mod model;
 
 pub use model::Model;

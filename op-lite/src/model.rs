@@ -276,7 +276,10 @@ pub enum BuiltinOptions {
         activation: Activation,
     },
     /// `FULLY_CONNECTED` (the default weights format only).
-    FullyConnected { activation: Activation, keep_num_dims: bool },
+    FullyConnected {
+        activation: Activation,
+        keep_num_dims: bool,
+    },
     /// `SOFTMAX`.
     Softmax { beta: f32 },
     /// `RESHAPE`: the new shape, when given as an option rather than an
@@ -302,7 +305,10 @@ pub enum BuiltinOptions {
     /// `GATHER`.
     Gather { axis: i32, batch_dims: i32 },
     /// `CAST`: the types, when the file gives them.
-    Cast { in_type: Option<DType>, out_type: Option<DType> },
+    Cast {
+        in_type: Option<DType>,
+        out_type: Option<DType>,
+    },
     /// `BATCH_MATMUL`.
     BatchMatMul { adj_x: bool, adj_y: bool },
     /// `GELU`.
