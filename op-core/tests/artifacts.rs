@@ -225,7 +225,7 @@ const REFERENCE_TEXT: &str = r#"# My ops: reference
 
 - [`Count`](#count): Counts calls.
 - [`Ns>Plain`](#nsplain)
-- [`Pick`](#pick): Picks one of the values, as `Scale` scales
+- [`Pick`](#pick): Picks one of the values, as `Scale` scales them (see `math`, [docs](https://example.com/a) and `[`x`]`).
 - [`Scale`](#scale): Multiplies x by `times`.
 
 ## `Count`
@@ -285,8 +285,7 @@ Declared at `other/src/plain.rs:1`.
 
 ## `Pick`
 
-Picks one of the values, as `Scale` scales
-them (see `math`, [docs](https://example.com/a) and `[`x`]`).
+Picks one of the values, as `Scale` scales them (see `math`, [docs](https://example.com/a) and `[`x`]`).
 
 ```text
 Pick(index: Tidx, values: dtype) -> (picked: dtype)

@@ -17,8 +17,90 @@
 //! should not pull in the training side (gradients, checkpoints, graphs).
 //! It depends on `op-core` without default features, for the dtypes and the
 //! error type that the whole framework shares.
+//!
+//! # The seed's custom `Sin`, end to end
+//!
+//! TensorFlow Lite's custom-operator guide writes `Sin` as two C functions,
+//! `SinPrepare` and `SinEval`, registers them with
+//! `resolver.AddCustom("Sin", Register_SIN())`, and runs a model whose
+//! `y = sin(x + offset)` uses it. The same here ([`kernel`] has the
+//! interface, [`resolver`] the resolver, [`interpreter`] the rest):
+//!
+//! ```
+//! use op_core::{DType, Result};
+//! use op_lite::kernel::{FnOp, InvokeContext, PrepareContext};
+//! use op_lite::model::BuiltinOperator;
+//! use op_lite::{Interpreter, MutableOpResolver, lite_ensure_eq};
+//!
+//! fn sin_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+//!     lite_ensure_eq!(ctx, ctx.num_inputs(), 1);
+//!     lite_ensure_eq!(ctx, ctx.num_outputs(), 1);
+//!     let shape = ctx.input_shape(0)?;
+//!     ctx.set_output_shape(0, shape)
+//! }
+//!
+//! fn sin_eval(ctx: &mut InvokeContext<'_>) -> Result<()> {
+//!     let input = ctx.input::<f32>(0)?;
+//!     let output = ctx.output_mut::<f32>(0)?;
+//!     for (y, x) in output.iter_mut().zip(input) {
+//!         *y = x.sin();
+//!     }
+//!     Ok(())
+//! }
+//!
+//! # use op_lite::model::*;
+//! # fn tensor(name: &str) -> TensorInfo {
+//! #     TensorInfo { name: name.into(), dtype: DType::F32, shape: vec![5], shape_signature: None,
+//! #                  buffer: 0, quantization: None, is_variable: false }
+//! # }
+//! # let model = Model {
+//! #     operator_codes: vec![OperatorCode {
+//! #         builtin: BuiltinOperator::CUSTOM, custom_name: Some("Sin".into()), version: 1,
+//! #     }],
+//! #     subgraphs: vec![Subgraph {
+//! #         tensors: vec![tensor("x"), tensor("y")], inputs: vec![0], outputs: vec![1],
+//! #         operators: vec![Operator {
+//! #             opcode_index: 0, inputs: vec![Some(0)], outputs: vec![1], intermediates: vec![],
+//! #             builtin_options: BuiltinOptions::None, custom_options: vec![],
+//! #         }],
+//! #         ..Subgraph::default()
+//! #     }],
+//! #     buffers: vec![Buffer::default()],
+//! #     ..Model::default()
+//! # };
+//! // `model` runs the custom op "Sin" from input "x" to output "y".
+//! let err = Interpreter::new(&model, &MutableOpResolver::new()).unwrap_err();
+//! assert!(err.message().starts_with("Didn't find custom operator for name 'Sin'"));
+//!
+//! let mut resolver = MutableOpResolver::new();
+//! resolver.add_custom("Sin", FnOp::new(sin_prepare, sin_eval));
+//! let mut interpreter = Interpreter::new(&model, &resolver)?;
+//! interpreter.allocate_tensors()?;
+//! let offset = 1.0;
+//! let x = [-8.0f32, 0.5, 2.0, 2.2, 201.0].map(|x| x + offset);
+//! interpreter.set_input(interpreter.input_index("x")?, &x)?;
+//! interpreter.invoke()?;
+//! let y = interpreter.output::<f32>(0)?;
+//! assert!((y[1] - 0.997_495).abs() < 1e-6); // sin(0.5 + 1)
+//! # Ok::<(), op_core::Error>(())
+//! ```
 
+pub mod builtins;
 pub mod model;
 mod schema;
 
 pub use model::Model;
+pub mod arena;
+pub mod interpreter;
+pub mod kernel;
+pub mod resolver;
+
+pub use interpreter::Interpreter;
+pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
+pub use resolver::{MutableOpResolver, OpResolver};
+
+/// What the exported macros name; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use op_core::DType;
+}

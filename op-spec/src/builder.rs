@@ -84,7 +84,7 @@ impl OpDefBuilder {
         self
     }
 
-    /// Sets the docs: a summary line, a description, then `name: text`
+    /// Sets the docs: a summary paragraph, a description, then `name: text`
     /// paragraphs documenting inputs, outputs and attrs (TensorFlow's `Doc()`).
     pub fn doc(mut self, text: impl Into<String>) -> Self {
         self.doc = Some(text.into());

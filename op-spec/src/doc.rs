@@ -18,8 +18,10 @@ fn doc_name(line: &str) -> Option<(&str, &str)> {
 }
 
 /// Fills `op.summary`, `op.description` and the descriptions of its args and
-/// attrs from `text`: the first non-blank line is the summary, the lines up
-/// to the first `name:` line are the description, and each `name: text`
+/// attrs from `text`: the first paragraph is the summary (its lines joined
+/// by spaces, as rustdoc reads a doc comment's first paragraph; TensorFlow's
+/// `Doc()` strings give their summary one line, which reads the same), the
+/// lines up to the first `name:` line are the description, and each `name: text`
 /// paragraph documents the input, output or attr of that name (continuation
 /// lines lose their common indent).
 ///
@@ -32,10 +34,18 @@ pub(crate) fn apply_doc(text: &str, op: &mut OpDef, broken: &[String]) -> Result
     while l < lines.len() && lines[l].is_empty() {
         l += 1;
     }
-    if l < lines.len() {
-        op.summary = lines[l].to_owned();
+    let summary_start = l;
+    while l < lines.len()
+        && !lines[l].is_empty()
+        && (l == summary_start || doc_name(lines[l]).is_none())
+    {
         l += 1;
     }
+    op.summary = lines[summary_start..l]
+        .iter()
+        .map(|line| line.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
     while l < lines.len() && lines[l].is_empty() {
         l += 1;
     }

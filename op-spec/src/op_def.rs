@@ -259,7 +259,7 @@ pub struct OpDef {
     pub attrs: Vec<AttrDef>,
     /// Set when the op is deprecated.
     pub deprecation: Option<Deprecation>,
-    /// One-line summary (the first line of the docs).
+    /// One-line summary: the docs' first paragraph, its lines joined by spaces.
     pub summary: String,
     /// The rest of the docs.
     pub description: String,

@@ -507,3 +507,28 @@ fn docs_fill_summary_description_and_args() {
         .unwrap_err();
     assert!(err.to_string().contains("'y'"), "{err}");
 }
+
+#[test]
+fn a_summary_wrapped_over_several_lines_is_read_whole() {
+    let op = OpDefBuilder::new("FloorDiv")
+        .input("x: int32")
+        .doc("Returns x // y element-wise: the quotient rounded toward negative\n  infinity.\n\nMore.\n\nx: The dividend.")
+        .build()
+        .unwrap();
+    assert_eq!(
+        op.summary,
+        "Returns x // y element-wise: the quotient rounded toward negative infinity."
+    );
+    assert_eq!(op.description, "More.");
+    assert_eq!(op.inputs[0].description, "The dividend.");
+    // A `name:` line right after the summary starts the arg docs.
+    let op = OpDefBuilder::new("Neg")
+        .input("x: int32")
+        .doc("Negates.\nx: The value.")
+        .build()
+        .unwrap();
+    assert_eq!(
+        (op.summary.as_str(), op.inputs[0].description.as_str()),
+        ("Negates.", "The value.")
+    );
+}

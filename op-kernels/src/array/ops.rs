@@ -21,6 +21,7 @@ use super::transpose::{invert_permutation_shape, transpose_shape};
 ///
 /// input: any tensor.
 /// output: a vector of `input`'s dimension sizes, outermost first.
+/// out_type: the dtype of `output`.
 #[register_op(
     attrs("T: type", "out_type: {int32, int64} = DT_INT32"),
     inputs("input: T"),
@@ -33,6 +34,7 @@ pub struct Shape;
 ///
 /// input: any tensor.
 /// output: a scalar, the product of `input`'s dimension sizes.
+/// out_type: the dtype of `output`.
 #[register_op(
     attrs("T: type", "out_type: {int32, int64} = DT_INT32"),
     inputs("input: T"),
@@ -255,6 +257,7 @@ pub struct InvertPermutation;
 /// value: a tensor whose dimension `axis` has size `num`.
 /// output: the tensors `value[.., i, ..]` along `axis`, each of `value`'s
 ///   shape without that dimension.
+/// num: how many tensors come out: the size of `value`'s dimension `axis`.
 #[register_op(
     attrs("num: int >= 0", "T: type"),
     inputs("value: T"),
@@ -345,6 +348,7 @@ pub struct DynamicStitch;
 /// y: the values to remove, a vector.
 /// out: the values of `x` not in `y`, in `x`'s order (duplicates kept).
 /// idx: the positions in `x` of the values of `out`.
+/// out_idx: the dtype of `idx`.
 #[register_op(
     attrs("T: type", "out_idx: {int32, int64} = DT_INT32"),
     inputs("x: T", "y: T"),

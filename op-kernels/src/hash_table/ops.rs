@@ -148,6 +148,7 @@ pub struct SimpleHashTableInsert;
 ///
 /// resource_handle: the table.
 /// key: the key, a scalar.
+/// value_dtype: the dtype of the table's values.
 #[register_op(
     name = "Examples>SimpleHashTableRemove",
     not_differentiable,
@@ -162,6 +163,8 @@ pub struct SimpleHashTableRemove;
 /// table_handle: the table.
 /// keys: the keys, a vector.
 /// values: the value of each key, a vector of the same length.
+/// key_dtype: the dtype of the table's keys.
+/// value_dtype: the dtype of the table's values.
 #[register_op(
     name = "Examples>SimpleHashTableExport",
     not_differentiable,

@@ -3,6 +3,9 @@
 use op_core::register_op;
 
 /// Returns its list of tensors, of any types, unchanged.
+///
+/// in: the tensors.
+/// out: the same tensors.
 #[register_op(
     attrs("T: list(type)"),
     inputs("in: T"),
@@ -12,6 +15,9 @@ use op_core::register_op;
 pub struct PolymorphicListExample;
 
 /// Returns its list of float and double tensors unchanged.
+///
+/// in: the tensors, each float or double.
+/// out: the same tensors.
 #[register_op(
     attrs("T: list({float, double})"),
     inputs("in: T"),
@@ -21,6 +27,9 @@ pub struct PolymorphicListExample;
 pub struct ListTypeRestrictionExample;
 
 /// Adds `N` int32 tensors of one shape.
+///
+/// in: the tensors to add.
+/// out: their element-wise sum (wrapping on overflow).
 #[register_op(
     attrs("N: int"),
     inputs("in: N * int32"),
@@ -30,6 +39,9 @@ pub struct ListTypeRestrictionExample;
 pub struct IntListInputExample;
 
 /// Adds `N` tensors of one type and one shape.
+///
+/// in: the tensors to add.
+/// out: their element-wise sum.
 #[register_op(
     attrs("N: int", "T: type"),
     inputs("in: N * T"),
@@ -39,6 +51,9 @@ pub struct IntListInputExample;
 pub struct SameListInputExample;
 
 /// Adds at least two int32 tensors of one shape.
+///
+/// in: the tensors to add.
+/// out: their element-wise sum (wrapping on overflow).
 #[register_op(
     attrs("N: int >= 2"),
     inputs("in: N * int32"),
@@ -48,6 +63,9 @@ pub struct SameListInputExample;
 pub struct MinLengthIntListExample;
 
 /// Returns its list of at least three tensors unchanged.
+///
+/// in: the tensors.
+/// out: the same tensors.
 #[register_op(
     attrs("T: list(type) >= 3"),
     inputs("in: T"),

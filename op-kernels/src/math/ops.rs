@@ -117,6 +117,9 @@ fn range_len(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<usize> {
 ///
 /// I.e., \\(y = -x\\). Integers wrap: the most negative value is its own
 /// negative.
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"),
     inputs("x: T"),
@@ -128,6 +131,9 @@ pub struct Neg;
 /// Computes square of x element-wise.
 ///
 /// I.e., \\(y = x * x = x^2\\). Integers wrap on overflow.
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128}"
@@ -141,6 +147,9 @@ pub struct Square;
 /// Computes square root of x element-wise.
 ///
 /// I.e., \\(y = \sqrt{x} = x^{1/2}\\).
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -152,6 +161,9 @@ pub struct Sqrt;
 /// Computes reciprocal of square root of x element-wise.
 ///
 /// I.e., \\(y = 1 / \sqrt{x}\\).
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -163,6 +175,9 @@ pub struct Rsqrt;
 /// Computes exponential of x element-wise.
 ///
 /// \\(y = e^x\\).
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -174,6 +189,9 @@ pub struct Exp;
 /// Computes natural logarithm of x element-wise.
 ///
 /// I.e., \\(y = \log_e x\\).
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -183,6 +201,9 @@ pub struct Exp;
 pub struct Log;
 
 /// Computes sine of x element-wise.
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -192,6 +213,9 @@ pub struct Log;
 pub struct Sin;
 
 /// Computes cos of x element-wise.
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -201,6 +225,9 @@ pub struct Sin;
 pub struct Cos;
 
 /// Computes hyperbolic tangent of `x` element-wise.
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -212,6 +239,9 @@ pub struct Tanh;
 /// Computes sigmoid of `x` element-wise.
 ///
 /// Specifically, `y = 1 / (1 + exp(-x))`.
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, complex64, complex128}"),
     inputs("x: T"),
@@ -241,6 +271,9 @@ pub struct Relu;
 ///
 /// I.e., \\(y = 1 / x\\). (TensorFlow's op allows integers, for which it
 /// has no CPU kernel; neither do we.)
+///
+/// x: The input.
+/// y: The result, of `x`'s shape.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}"),
     inputs("x: T"),
@@ -255,6 +288,9 @@ pub struct Reciprocal;
 /// tensor of complex numbers that are the complex conjugate of each element
 /// in `input`, of the form \\(a - bj\\) for an element \\(a + bj\\).
 /// (TensorFlow's op allows `variant`, whose tensors we cannot make.)
+///
+/// input: The values.
+/// output: Their conjugates, of `input`'s shape (real values unchanged).
 #[register_op(
     attrs("T: {complex64, complex128, variant} = DT_COMPLEX64"),
     inputs("input: T"),
@@ -356,6 +392,10 @@ pub struct ReluGrad;
 /// Returns x + y element-wise.
 ///
 /// Supports broadcasting, NumPy style. Integers wrap on overflow.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, complex64, complex128}"
@@ -371,6 +411,10 @@ pub struct AddV2;
 /// Returns x - y element-wise.
 ///
 /// Supports broadcasting, NumPy style. Integers wrap on overflow.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128, uint32, uint64}"
@@ -384,6 +428,10 @@ pub struct Sub;
 /// Returns x * y element-wise.
 ///
 /// Supports broadcasting, NumPy style. Integers wrap on overflow.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
@@ -400,6 +448,10 @@ pub struct Mul;
 /// Supports broadcasting, NumPy style. TensorFlow registers CPU kernels
 /// for floats and complex numbers only, and so do we: an integer `RealDiv`
 /// finds no kernel.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
@@ -413,6 +465,10 @@ pub struct RealDiv;
 /// Returns the max of x and y (i.e. x > y ? x : y) element-wise.
 ///
 /// Supports broadcasting, NumPy style. NaN in either gives NaN.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
@@ -426,6 +482,10 @@ pub struct Maximum;
 /// Returns the min of x and y (i.e. x < y ? x : y) element-wise.
 ///
 /// Supports broadcasting, NumPy style. NaN in either gives NaN.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64}"
@@ -442,6 +502,10 @@ pub struct Minimum;
 /// for corresponding elements in `x` and `y`, broadcasting NumPy style.
 /// An integer to a negative integer power is an `InvalidArgument` error;
 /// integer powers wrap on overflow.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs("T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128}"),
     inputs("x: T", "y: T"),
@@ -453,6 +517,10 @@ pub struct Pow;
 /// Returns conj(x - y)(x - y) element-wise.
 ///
 /// Supports broadcasting, NumPy style.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs("T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"),
     inputs("x: T", "y: T"),
@@ -467,6 +535,10 @@ pub struct SquaredDifference;
 ///
 /// Supports broadcasting, NumPy style. An integer division by zero is an
 /// error; the most negative integer divided by -1 wraps.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128}"
@@ -482,6 +554,10 @@ pub struct FloorDiv;
 ///
 /// Supports broadcasting, NumPy style. An integer division by zero is an
 /// error.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs(
         "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double}"
@@ -495,6 +571,10 @@ pub struct FloorMod;
 /// Returns 0 if the denominator is zero, else x / y, element-wise.
 ///
 /// Supports broadcasting, NumPy style.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: The result, of the broadcast shape of `x` and `y`.
 #[register_op(
     attrs("T: {half, float, bfloat16, double, complex64, complex128}"),
     inputs("x: T", "y: T"),
@@ -511,6 +591,10 @@ macro_rules! comparison_op {
         $(#[$doc])*
         ///
         /// Supports broadcasting, NumPy style. A comparison with NaN is false.
+        ///
+        /// x: The left operand.
+        /// y: The right operand; its shape broadcasts with `x`'s.
+        /// z: Whether the comparison holds, element by element, of the broadcast shape.
         #[register_op(
             attrs(
                 "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64}"
@@ -547,6 +631,10 @@ comparison_op! {
 ///
 /// Supports broadcasting, NumPy style. NaN equals nothing, itself
 /// included.
+///
+/// x: The left operand.
+/// y: The right operand; its shape broadcasts with `x`'s.
+/// z: Whether the comparison holds, element by element, of the broadcast shape.
 #[register_op(
     attrs("T: type"),
     inputs("x: T", "y: T"),
@@ -626,6 +714,8 @@ pub struct AddN;
 ///
 /// x: the values to convert.
 /// y: `x` converted to `DstT`.
+/// SrcT: the dtype of `x`.
+/// DstT: the dtype to convert to.
 #[register_op(
     attrs("SrcT: type", "DstT: type"),
     inputs("x: SrcT"),

@@ -1,0 +1,480 @@
+//! The elementwise builtins: the unary ops (SQUARE, SQRT, RSQRT, EXP, LOG,
+//! SIN, COS, ABS, NEG, TANH, LOGISTIC, RELU, RELU6, LEAKY_RELU, GELU,
+//! HARD_SWISH) and the binary ops with NumPy broadcasting (ADD, SUB, MUL,
+//! DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE), whose fused activation is an
+//! output clamp.
+//!
+//! Semantics are TensorFlow Lite's reference kernels:
+//! `tensorflow/lite/kernels/internal/reference/` `elementwise.h`,
+//! `logistic.h` (its cutoffs), `gelu.h` (exact through `erfc`, approximate
+//! through `tanh`), `hard_swish.h`, `leaky_relu.h`, `add.h`, `sub.h`,
+//! `mul.h`, `div.h`, `maximum_minimum.h`, `squared_difference.h`, and
+//! `tensorflow/lite/kernels/kernel_util.cc` (`CalculateShapeForBroadcast`).
+//! Comparisons follow C++'s (`a > b ? a : b`), so where NaN goes matches
+//! TensorFlow Lite, not Rust's `f32::max`.
+//!
+//! Broadcasting takes inputs of rank at most [`MAX_RANK`] (6), as
+//! TensorFlow Lite's broadcast kernels do.
+
+use op_core::{Error, Result};
+
+use super::common::{ActivationRange, MAX_RANK, Number, check_len, extend, strides};
+use crate::model::Activation;
+
+/// A unary builtin, with its options.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum UnaryOp {
+    /// `SQUARE`: `x * x`.
+    Square,
+    /// `SQRT`.
+    Sqrt,
+    /// `RSQRT`: `1 / sqrt(x)`.
+    Rsqrt,
+    /// `EXP`.
+    Exp,
+    /// `LOG`: the natural logarithm.
+    Log,
+    /// `SIN`.
+    Sin,
+    /// `COS`.
+    Cos,
+    /// `ABS` (float32, int32, int64; integers wrap at the minimum).
+    Abs,
+    /// `NEG` (float32, int32, int64; integers wrap at the minimum).
+    Neg,
+    /// `TANH`.
+    Tanh,
+    /// `LOGISTIC`: `1 / (1 + exp(-x))`, with TensorFlow Lite's cutoffs
+    /// (`1` above 16.619047, `exp(x)` below -9).
+    Logistic,
+    /// `RELU`: `max(x, 0)`.
+    Relu,
+    /// `RELU6`: `min(max(x, 0), 6)`.
+    Relu6,
+    /// `LEAKY_RELU`: `x > 0 ? x : alpha * x`.
+    LeakyRelu {
+        /// The slope below zero.
+        alpha: f32,
+    },
+    /// `GELU`: `x * Φ(x)`, exactly (`0.5 x erfc(-x / √2)`) or through
+    /// TensorFlow's tanh approximation.
+    Gelu {
+        /// Use the tanh approximation.
+        approximate: bool,
+    },
+    /// `HARD_SWISH`: `x * relu6(x + 3) / 6`.
+    HardSwish,
+}
+
+/// The output shape of a unary op: the input's.
+pub fn unary_shape(input: &[usize]) -> Result<Vec<usize>> {
+    super::num_elements(input)?;
+    Ok(input.to_vec())
+}
+
+/// The element types a unary op takes: `f32` for every op, `i32` and `i64`
+/// for [`UnaryOp::Abs`] and [`UnaryOp::Neg`].
+pub trait UnaryElement: Copy {
+    /// Applies `op` to every element of `input`, into `output` (same
+    /// length), or fails when `op` is not defined for the type.
+    fn unary(op: UnaryOp, input: &[Self], output: &mut [Self]) -> Result<()>;
+}
+
+/// Applies the unary builtin `op` elementwise: `output[i] = op(input[i])`.
+///
+/// ```
+/// use op_lite::builtins::math::elementwise::{UnaryOp, unary};
+/// let mut out = [0.0f32; 3];
+/// unary(UnaryOp::Relu6, &[-1.0f32, 2.5, 9.0], &mut out).unwrap();
+/// assert_eq!(out, [0.0, 2.5, 6.0]);
+/// ```
+pub fn unary<T: UnaryElement>(op: UnaryOp, input: &[T], output: &mut [T]) -> Result<()> {
+    if input.len() != output.len() {
+        return Err(Error::invalid_argument(format!(
+            "{op:?}: the output has {} elements, the input {}",
+            output.len(),
+            input.len()
+        )));
+    }
+    T::unary(op, input, output)
+}
+
+/// `output[i] = f(input[i])`, one loop per op so that each vectorizes.
+#[inline(always)]
+fn map<T: Copy>(input: &[T], output: &mut [T], f: impl Fn(T) -> T) {
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = f(x);
+    }
+}
+
+/// sqrt(2 / pi), as gelu.h's `kSqrt2dPi` (`M_2_SQRTPI * M_SQRT1_2`).
+const SQRT_2_OVER_PI: f32 =
+    (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
+
+/// logistic.h's cutoffs: past them the result is 1, or `exp(x)`.
+const LOGISTIC_UPPER: f32 = 16.619_047;
+const LOGISTIC_LOWER: f32 = -9.0;
+
+impl UnaryElement for f32 {
+    fn unary(op: UnaryOp, input: &[f32], output: &mut [f32]) -> Result<()> {
+        match op {
+            UnaryOp::Square => map(input, output, |x| x * x),
+            UnaryOp::Sqrt => map(input, output, f32::sqrt),
+            UnaryOp::Rsqrt => map(input, output, |x| 1.0 / x.sqrt()),
+            UnaryOp::Exp => map(input, output, f32::exp),
+            UnaryOp::Log => map(input, output, f32::ln),
+            UnaryOp::Sin => map(input, output, f32::sin),
+            UnaryOp::Cos => map(input, output, f32::cos),
+            UnaryOp::Abs => map(input, output, f32::abs),
+            UnaryOp::Neg => map(input, output, |x| -x),
+            UnaryOp::Tanh => map(input, output, f32::tanh),
+            UnaryOp::Logistic => map(input, output, |x| {
+                if x > LOGISTIC_UPPER {
+                    1.0
+                } else if x < LOGISTIC_LOWER {
+                    x.exp()
+                } else {
+                    1.0 / (1.0 + (-x).exp())
+                }
+            }),
+            UnaryOp::Relu => map(input, output, |x| if x < 0.0 { 0.0 } else { x }),
+            // clamp keeps NaN, as the reference's comparisons do.
+            UnaryOp::Relu6 => map(input, output, |x| x.clamp(0.0, 6.0)),
+            UnaryOp::LeakyRelu { alpha } => {
+                map(input, output, |x| if x > 0.0 { x } else { x * alpha })
+            }
+            UnaryOp::Gelu { approximate: false } => map(input, output, |x| {
+                0.5 * x * libm::erfcf(x * -std::f32::consts::FRAC_1_SQRT_2)
+            }),
+            UnaryOp::Gelu { approximate: true } => map(input, output, |x| {
+                0.5 * x * (1.0 + (SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)).tanh())
+            }),
+            UnaryOp::HardSwish => map(input, output, |x| {
+                // std::min(6, std::max(0, x + 3)), C++'s argument order.
+                let lo = if 0.0 < x + 3.0 { x + 3.0 } else { 0.0 };
+                let clamped = if lo < 6.0 { lo } else { 6.0 };
+                x * clamped / 6.0
+            }),
+        }
+        Ok(())
+    }
+}
+
+macro_rules! unary_int {
+    ($($t:ty),*) => {$(
+        impl UnaryElement for $t {
+            fn unary(op: UnaryOp, input: &[$t], output: &mut [$t]) -> Result<()> {
+                match op {
+                    UnaryOp::Abs => map(input, output, <$t>::wrapping_abs),
+                    UnaryOp::Neg => map(input, output, <$t>::wrapping_neg),
+                    _ => {
+                        return Err(Error::unimplemented(format!(
+                            "{op:?} is not defined for {}", stringify!($t)
+                        )))
+                    }
+                }
+                Ok(())
+            }
+        }
+    )*};
+}
+unary_int!(i32, i64);
+
+/// A binary builtin.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `ADD`.
+    Add,
+    /// `SUB`.
+    Sub,
+    /// `MUL`.
+    Mul,
+    /// `DIV` (integers: truncating, and a zero divisor is an error).
+    Div,
+    /// `MAXIMUM`: `a > b ? a : b`.
+    Maximum,
+    /// `MINIMUM`: `a < b ? a : b`.
+    Minimum,
+    /// `SQUARED_DIFFERENCE`: `(a - b)²`.
+    SquaredDifference,
+}
+
+/// A binary builtin with its fused activation (`Activation::None` for the
+/// ops whose options have none: MAXIMUM, MINIMUM, SQUARED_DIFFERENCE).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BinaryParams {
+    /// The op.
+    pub op: BinaryOp,
+    /// The fused activation, applied as a clamp of the result.
+    pub activation: Activation,
+}
+
+/// The broadcast shape of two inputs (NumPy's rule: trailing dimensions
+/// equal, or one of them 1; a 0 against a 1 gives 0).
+///
+/// ```
+/// use op_lite::builtins::math::elementwise::binary_shape;
+/// assert_eq!(binary_shape(&[2, 1, 3], &[4, 1]).unwrap(), [2, 4, 3]);
+/// assert!(binary_shape(&[2, 3], &[4]).is_err());
+/// ```
+pub fn binary_shape(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    let (dims, rank) = broadcast(a, b)?;
+    let out = dims[MAX_RANK - rank..].to_vec();
+    super::num_elements(&out)?;
+    Ok(out)
+}
+
+/// The broadcast shape of `a` and `b`, extended to [`MAX_RANK`], and the
+/// rank of the result.
+fn broadcast(a: &[usize], b: &[usize]) -> Result<([usize; MAX_RANK], usize)> {
+    let ad = extend::<MAX_RANK>("the first input", a)?;
+    let bd = extend::<MAX_RANK>("the second input", b)?;
+    let mut out = [1; MAX_RANK];
+    for i in 0..MAX_RANK {
+        out[i] = match (ad[i], bd[i]) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "shapes {a:?} and {b:?} are not broadcastable"
+                )));
+            }
+        };
+    }
+    Ok((out, a.len().max(b.len())))
+}
+
+/// The element types of the binary ops: `f32`, `i32` and `i64`. TensorFlow
+/// Lite has all seven ops for float32 and int32 and all but DIV and
+/// SQUARED_DIFFERENCE for int64.
+pub trait BinaryElement: Number {
+    /// `self / other` (integers truncate; the caller has ruled out zero).
+    fn div(self, other: Self) -> Self;
+    /// Fails when `divisors` holds a value this type cannot divide by.
+    fn check_divisors(divisors: &[Self]) -> Result<()>;
+}
+
+impl BinaryElement for f32 {
+    fn div(self, other: Self) -> Self {
+        self / other
+    }
+    fn check_divisors(_: &[f32]) -> Result<()> {
+        Ok(())
+    }
+}
+
+macro_rules! binary_int {
+    ($($t:ty),*) => {$(
+        impl BinaryElement for $t {
+            fn div(self, other: Self) -> Self {
+                self.wrapping_div(other)
+            }
+            fn check_divisors(divisors: &[$t]) -> Result<()> {
+                if divisors.contains(&0) {
+                    return Err(Error::invalid_argument("DIV: division by zero"));
+                }
+                Ok(())
+            }
+        }
+    )*};
+}
+binary_int!(i32, i64);
+
+/// Applies the binary builtin `params.op` to `a` and `b` broadcast
+/// together, then the fused activation: `out = act(op(a, b))`, `out`
+/// holding the [`binary_shape`] of the two.
+///
+/// ```
+/// use op_lite::builtins::math::elementwise::{BinaryOp, BinaryParams, binary};
+/// use op_lite::model::Activation;
+/// let params = BinaryParams { op: BinaryOp::Add, activation: Activation::Relu };
+/// let mut out = [0.0f32; 4];
+/// binary(params, &[2, 2], &[1.0, -2.0, 3.0, -4.0], &[2], &[0.5, 1.0], &mut out).unwrap();
+/// assert_eq!(out, [1.5, 0.0, 3.5, 0.0]);
+/// ```
+pub fn binary<T: BinaryElement>(
+    params: BinaryParams,
+    a_shape: &[usize],
+    a: &[T],
+    b_shape: &[usize],
+    b: &[T],
+    out: &mut [T],
+) -> Result<()> {
+    check_len("the first input", a.len(), a_shape)?;
+    check_len("the second input", b.len(), b_shape)?;
+    let (out_dims, _) = broadcast(a_shape, b_shape)?;
+    check_len("the output", out.len(), &out_dims)?;
+    let act = ActivationRange::<T>::new(params.activation);
+    match params.op {
+        BinaryOp::Add => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(x.add(y))),
+        BinaryOp::Sub => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(x.sub(y))),
+        BinaryOp::Mul => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(x.mul(y))),
+        BinaryOp::Div => {
+            T::check_divisors(b)?;
+            broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(x.div(y)))
+        }
+        BinaryOp::Maximum => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| {
+            act.apply(if x > y { x } else { y })
+        }),
+        BinaryOp::Minimum => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| {
+            act.apply(if x < y { x } else { y })
+        }),
+        BinaryOp::SquaredDifference => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| {
+            let d = x.sub(y);
+            act.apply(d.mul(d))
+        }),
+    }
+}
+
+/// `out = f(a, b)` with `a` and `b` broadcast together (lengths already
+/// checked against the shapes).
+#[inline(always)]
+fn broadcast_apply<T: Copy>(
+    a_shape: &[usize],
+    a: &[T],
+    b_shape: &[usize],
+    b: &[T],
+    out: &mut [T],
+    f: impl Fn(T, T) -> T,
+) -> Result<()> {
+    // The shapes that need no index arithmetic: equal sizes, or a scalar.
+    if a.len() == out.len() && b.len() == out.len() {
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = f(x, y);
+        }
+        return Ok(());
+    }
+    if b.len() == 1 && a.len() == out.len() {
+        let y = b[0];
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = f(x, y);
+        }
+        return Ok(());
+    }
+    if a.len() == 1 && b.len() == out.len() {
+        let x = a[0];
+        for (o, &y) in out.iter_mut().zip(b) {
+            *o = f(x, y);
+        }
+        return Ok(());
+    }
+    if out.is_empty() {
+        return Ok(());
+    }
+    let ad = extend::<MAX_RANK>("the first input", a_shape)?;
+    let bd = extend::<MAX_RANK>("the second input", b_shape)?;
+    let (od, _) = broadcast(a_shape, b_shape)?;
+    // Strides in each input per output index: 0 along a broadcast axis.
+    let (a_full, b_full) = (strides(&ad), strides(&bd));
+    let mut sa = [0; MAX_RANK];
+    let mut sb = [0; MAX_RANK];
+    for i in 0..MAX_RANK {
+        sa[i] = if ad[i] == 1 { 0 } else { a_full[i] };
+        sb[i] = if bd[i] == 1 { 0 } else { b_full[i] };
+    }
+    let inner = od[MAX_RANK - 1];
+    let mut rows = out.chunks_exact_mut(inner);
+    for i0 in 0..od[0] {
+        for i1 in 0..od[1] {
+            for i2 in 0..od[2] {
+                for i3 in 0..od[3] {
+                    for i4 in 0..od[4] {
+                        let ao = i0 * sa[0] + i1 * sa[1] + i2 * sa[2] + i3 * sa[3] + i4 * sa[4];
+                        let bo = i0 * sb[0] + i1 * sb[1] + i2 * sb[2] + i3 * sb[3] + i4 * sb[4];
+                        let Some(row) = rows.next() else {
+                            return Ok(());
+                        };
+                        match (sa[5], sb[5]) {
+                            (0, 0) => row.fill(f(a[ao], b[bo])),
+                            (0, _) => {
+                                let x = a[ao];
+                                for (o, &y) in row.iter_mut().zip(&b[bo..bo + inner]) {
+                                    *o = f(x, y);
+                                }
+                            }
+                            (_, 0) => {
+                                let y = b[bo];
+                                for (o, &x) in row.iter_mut().zip(&a[ao..ao + inner]) {
+                                    *o = f(x, y);
+                                }
+                            }
+                            _ => {
+                                for ((o, &x), &y) in row
+                                    .iter_mut()
+                                    .zip(&a[ao..ao + inner])
+                                    .zip(&b[bo..bo + inner])
+                                {
+                                    *o = f(x, y);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_division_truncates_and_refuses_zero() {
+        let p = BinaryParams {
+            op: BinaryOp::Div,
+            activation: Activation::None,
+        };
+        let mut out = [0i32; 4];
+        binary(p, &[4], &[7, -7, 7, -7], &[4], &[2, 2, -2, -2], &mut out).unwrap();
+        assert_eq!(out, [3, -3, -3, 3]);
+        assert!(binary(p, &[1], &[1], &[1], &[0], &mut out[..1]).is_err());
+    }
+
+    #[test]
+    fn maximum_and_minimum_let_nan_through_as_cpp_does() {
+        let max = BinaryParams {
+            op: BinaryOp::Maximum,
+            activation: Activation::None,
+        };
+        let mut out = [0.0f32; 2];
+        binary(
+            max,
+            &[2],
+            &[f32::NAN, 0.0],
+            &[2],
+            &[0.0, f32::NAN],
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(out[0], 0.0);
+        assert!(out[1].is_nan());
+    }
+
+    #[test]
+    fn zero_sized_dimensions_broadcast_against_one() {
+        assert_eq!(binary_shape(&[0, 3], &[1, 3]).unwrap(), [0, 3]);
+        assert!(binary_shape(&[0, 3], &[2, 3]).is_err());
+        let p = BinaryParams {
+            op: BinaryOp::Add,
+            activation: Activation::None,
+        };
+        let mut out: [f32; 0] = [];
+        binary(p, &[0, 3], &[], &[1, 3], &[1.0, 2.0, 3.0], &mut out).unwrap();
+    }
+
+    #[test]
+    fn inputs_past_the_rank_cap_are_errors() {
+        assert!(binary_shape(&[1; 7], &[1]).is_err());
+    }
+
+    #[test]
+    fn unary_ops_on_integers_are_abs_and_neg_only() {
+        let mut out = [0i32; 2];
+        unary(UnaryOp::Abs, &[i32::MIN, -3], &mut out).unwrap();
+        assert_eq!(out, [i32::MIN, 3]);
+        assert!(unary(UnaryOp::Exp, &[1i32, 2], &mut out).is_err());
+    }
+}
