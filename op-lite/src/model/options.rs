@@ -67,40 +67,63 @@ pub(super) fn read(op: &fb::Operator<'_>) -> Result<BuiltinOptions> {
             let o = op
                 .builtin_options_as_conv_2_doptions()
                 .ok_or_else(missing)?;
+            let (padding, stride_w, stride_h, activation) = window(
+                o.padding(),
+                o.stride_w(),
+                o.stride_h(),
+                o.fused_activation_function(),
+            )?;
+            let (dilation_w, dilation_h) = dilation(o.dilation_w_factor(), o.dilation_h_factor())?;
             BuiltinOptions::Conv2D {
-                padding: padding(o.padding())?,
-                stride_w: non_negative("stride_w", o.stride_w())?,
-                stride_h: non_negative("stride_h", o.stride_h())?,
-                dilation_w: non_negative("dilation_w_factor", o.dilation_w_factor())?,
-                dilation_h: non_negative("dilation_h_factor", o.dilation_h_factor())?,
-                activation: activation(o.fused_activation_function())?,
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                activation,
             }
         }
         T::DepthwiseConv2DOptions => {
             let o = op
                 .builtin_options_as_depthwise_conv_2_doptions()
                 .ok_or_else(missing)?;
+            let (padding, stride_w, stride_h, activation) = window(
+                o.padding(),
+                o.stride_w(),
+                o.stride_h(),
+                o.fused_activation_function(),
+            )?;
+            let (dilation_w, dilation_h) = dilation(o.dilation_w_factor(), o.dilation_h_factor())?;
+            let depth_multiplier = non_negative("depth_multiplier", o.depth_multiplier())?;
             BuiltinOptions::DepthwiseConv2D {
-                padding: padding(o.padding())?,
-                stride_w: non_negative("stride_w", o.stride_w())?,
-                stride_h: non_negative("stride_h", o.stride_h())?,
-                dilation_w: non_negative("dilation_w_factor", o.dilation_w_factor())?,
-                dilation_h: non_negative("dilation_h_factor", o.dilation_h_factor())?,
-                depth_multiplier: non_negative("depth_multiplier", o.depth_multiplier())?,
-                activation: activation(o.fused_activation_function())?,
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                depth_multiplier,
+                activation,
             }
         }
         T::Pool2DOptions => {
             let o = op
                 .builtin_options_as_pool_2_doptions()
                 .ok_or_else(missing)?;
+            let (padding, stride_w, stride_h, activation) = window(
+                o.padding(),
+                o.stride_w(),
+                o.stride_h(),
+                o.fused_activation_function(),
+            )?;
+            let filter_w = non_negative("filter_width", o.filter_width())?;
+            let filter_h = non_negative("filter_height", o.filter_height())?;
             BuiltinOptions::Pool2D {
-                padding: padding(o.padding())?,
-                stride_w: non_negative("stride_w", o.stride_w())?,
-                stride_h: non_negative("stride_h", o.stride_h())?,
-                filter_w: non_negative("filter_width", o.filter_width())?,
-                filter_h: non_negative("filter_height", o.filter_height())?,
-                activation: activation(o.fused_activation_function())?,
+                padding,
+                stride_w,
+                stride_h,
+                filter_w,
+                filter_h,
+                activation,
             }
         }
         T::FullyConnectedOptions => {
@@ -135,28 +158,23 @@ pub(super) fn read(op: &fb::Operator<'_>) -> Result<BuiltinOptions> {
                 activation: activation(o.fused_activation_function())?,
             }
         }
-        T::AddOptions => {
-            let o = op.builtin_options_as_add_options().ok_or_else(missing)?;
+        T::AddOptions | T::SubOptions | T::MulOptions | T::DivOptions => {
+            let code = match union_type {
+                T::AddOptions => op
+                    .builtin_options_as_add_options()
+                    .map(|o| o.fused_activation_function()),
+                T::SubOptions => op
+                    .builtin_options_as_sub_options()
+                    .map(|o| o.fused_activation_function()),
+                T::MulOptions => op
+                    .builtin_options_as_mul_options()
+                    .map(|o| o.fused_activation_function()),
+                _ => op
+                    .builtin_options_as_div_options()
+                    .map(|o| o.fused_activation_function()),
+            };
             BuiltinOptions::Arithmetic {
-                activation: activation(o.fused_activation_function())?,
-            }
-        }
-        T::SubOptions => {
-            let o = op.builtin_options_as_sub_options().ok_or_else(missing)?;
-            BuiltinOptions::Arithmetic {
-                activation: activation(o.fused_activation_function())?,
-            }
-        }
-        T::MulOptions => {
-            let o = op.builtin_options_as_mul_options().ok_or_else(missing)?;
-            BuiltinOptions::Arithmetic {
-                activation: activation(o.fused_activation_function())?,
-            }
-        }
-        T::DivOptions => {
-            let o = op.builtin_options_as_div_options().ok_or_else(missing)?;
-            BuiltinOptions::Arithmetic {
-                activation: activation(o.fused_activation_function())?,
+                activation: activation(code.ok_or_else(missing)?)?,
             }
         }
         T::ReshapeOptions => {
@@ -559,6 +577,30 @@ fn union_name(union_type: fb::BuiltinOptions) -> String {
         Some(name) => name.to_owned(),
         None => format!("union type {}", union_type.0),
     }
+}
+
+/// The fields the window ops (CONV_2D, DEPTHWISE_CONV_2D, the poolings)
+/// share: padding, strides and fused activation.
+fn window(
+    padding_code: fb::Padding,
+    stride_w: i32,
+    stride_h: i32,
+    activation_code: fb::ActivationFunctionType,
+) -> Result<(Padding, usize, usize, Activation)> {
+    Ok((
+        padding(padding_code)?,
+        non_negative("stride_w", stride_w)?,
+        non_negative("stride_h", stride_h)?,
+        activation(activation_code)?,
+    ))
+}
+
+/// A convolution's dilation factors.
+fn dilation(w: i32, h: i32) -> Result<(usize, usize)> {
+    Ok((
+        non_negative("dilation_w_factor", w)?,
+        non_negative("dilation_h_factor", h)?,
+    ))
 }
 
 fn non_negative(field: &str, value: i32) -> Result<usize> {
