@@ -121,3 +121,19 @@ fn invoking_a_long_chain_allocates_nothing_and_reading_outputs_neither() {
     });
     assert_eq!(n, 0, "allocated {n} times");
 }
+
+#[test]
+fn a_profiled_invoke_allocates_nothing_either() {
+    let mut interpreter = Interpreter::new(&add_chain(50, 4), &resolver()).unwrap();
+    interpreter.allocate_tensors().unwrap();
+    interpreter.input_mut::<f32>(0).unwrap().fill(1.0);
+    let mut profile = op_lite::interpreter::Profile::new(&interpreter);
+    let n = allocations(|| {
+        for _ in 0..3 {
+            interpreter.invoke_profiled(&mut profile).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "invoke_profiled allocated {n} times");
+    assert_eq!(profile.runs(), 3);
+    assert_eq!(interpreter.output::<f32>(0).unwrap(), [51.0; 4]);
+}
