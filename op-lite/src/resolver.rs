@@ -18,12 +18,12 @@ use std::fmt::{self, Write as _};
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
-use op_core::Error;
 use op_core::error::quoted;
 use op_core::op_spec::suggest::closest;
+use op_core::{Error, Result};
 
 use crate::kernel::LiteOp;
-use crate::model::BuiltinOperator;
+use crate::model::{BuiltinOperator, Model, OperatorCode};
 
 /// Finds a kernel for an operator: TensorFlow Lite's `OpResolver`.
 ///
@@ -202,6 +202,168 @@ impl MutableOpResolver {
         }
         self
     }
+}
+
+impl MutableOpResolver {
+    /// Selective registration at run time: a resolver holding only the
+    /// registrations of `full` that `model` uses (every subgraph), each
+    /// for the versions `full` registers it for. What a deployment builds
+    /// once, from the models it ships, to keep the rest out of its tables;
+    /// [`for_models`](Self::for_models) takes several models.
+    ///
+    /// Fails with `NotFound`, in the interpreter's words, naming every op
+    /// the model uses and `full` lacks, so that a missing kernel shows when
+    /// the resolver is made rather than when a model is loaded.
+    ///
+    /// ```
+    /// use op_lite::kernel::{FnOp, InvokeContext, PrepareContext};
+    /// use op_lite::model::{BuiltinOperator, BuiltinOptions, Model, Operator, OperatorCode, Subgraph};
+    /// use op_lite::{MutableOpResolver, OpResolver};
+    ///
+    /// fn prepare(_: &mut PrepareContext<'_>) -> op_core::Result<()> { Ok(()) }
+    /// fn invoke(_: &mut InvokeContext<'_>) -> op_core::Result<()> { Ok(()) }
+    /// let op = FnOp::new(prepare, invoke);
+    ///
+    /// let mut full = MutableOpResolver::new();
+    /// full.add_builtin(BuiltinOperator::ADD, op)
+    ///     .add_builtin(BuiltinOperator::MUL, op)
+    ///     .add_custom("Sin", op);
+    /// // A model of one ADD node.
+    /// let model = Model {
+    ///     operator_codes: vec![OperatorCode {
+    ///         builtin: BuiltinOperator::ADD, custom_name: None, version: 2,
+    ///     }],
+    ///     subgraphs: vec![Subgraph {
+    ///         operators: vec![Operator {
+    ///             opcode_index: 0, inputs: vec![], outputs: vec![], intermediates: vec![],
+    ///             builtin_options: BuiltinOptions::None, custom_options: vec![],
+    ///         }],
+    ///         ..Subgraph::default()
+    ///     }],
+    ///     ..Model::default()
+    /// };
+    /// let selected = MutableOpResolver::for_model(&model, &full)?;
+    /// assert!(selected.find_builtin(BuiltinOperator::ADD, 2).is_some());
+    /// assert!(selected.find_builtin(BuiltinOperator::MUL, 1).is_none());
+    /// assert!(selected.find_custom("Sin", 1).is_none());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn for_model(model: &Model, full: &MutableOpResolver) -> Result<MutableOpResolver> {
+        MutableOpResolver::for_models(&[model], full)
+    }
+
+    /// [`for_model`](Self::for_model) over several models: the ops any of
+    /// them uses.
+    pub fn for_models(models: &[&Model], full: &MutableOpResolver) -> Result<MutableOpResolver> {
+        let mut selected = MutableOpResolver::new();
+        let mut missing = Vec::new();
+        for used in ops_used(models)? {
+            let OperatorCode {
+                builtin,
+                custom_name,
+                version,
+            } = &used.code;
+            let version = *version;
+            let node = used.first_node;
+            let found = if *builtin == BuiltinOperator::CUSTOM {
+                match custom_name {
+                    None => Err(MissingOp::UnnamedCustom { node }),
+                    Some(name) => copy_entry(
+                        full.customs.get(name),
+                        version,
+                        selected.customs.entry(name.clone()).or_default(),
+                    )
+                    .ok_or_else(|| MissingOp::Custom {
+                        name: name.clone(),
+                        version,
+                        node,
+                    }),
+                }
+            } else {
+                copy_entry(
+                    full.builtins.get(builtin),
+                    version,
+                    selected.builtins.entry(*builtin).or_default(),
+                )
+                .ok_or(MissingOp::Builtin {
+                    op: *builtin,
+                    version,
+                    node,
+                })
+            };
+            if let Err(op) = found {
+                missing.push(op);
+            }
+        }
+        // A name looked up and not found leaves an empty list behind.
+        selected.builtins.retain(|_, entries| !entries.is_empty());
+        selected.customs.retain(|_, entries| !entries.is_empty());
+        if missing.is_empty() {
+            Ok(selected)
+        } else {
+            Err(missing_op_error(&missing, full))
+        }
+    }
+}
+
+/// Copies the entry of `from` that serves `version` into `to`, unless `to`
+/// has it already (two versions one entry serves); `None` when no entry
+/// serves it.
+fn copy_entry(from: Option<&Vec<Entry>>, version: i32, to: &mut Vec<Entry>) -> Option<()> {
+    let entry = from?.iter().rev().find(|e| e.versions.contains(version))?;
+    if !to
+        .iter()
+        .any(|e| Arc::ptr_eq(&e.op, &entry.op) && e.versions == entry.versions)
+    {
+        to.push(entry.clone());
+    }
+    Some(())
+}
+
+/// One op a model uses, at one version: what selective registration
+/// registers and `opkit lite ops` lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpUse {
+    /// The builtin code or custom name, and the version.
+    pub code: OperatorCode,
+    /// How many nodes run it, over every subgraph of every model.
+    pub nodes: usize,
+    /// The first node that runs it (in its subgraph), for messages.
+    pub first_node: usize,
+}
+
+/// The ops `models` use (every operator of every subgraph), each operator
+/// code once, in the order of first use.
+///
+/// Fails with `InvalidArgument` when an operator names an operator code the
+/// model lacks (a hand-made model; the reader rejects such files).
+pub fn ops_used(models: &[&Model]) -> Result<Vec<OpUse>> {
+    let mut used: Vec<OpUse> = Vec::new();
+    for model in models {
+        for subgraph in &model.subgraphs {
+            for (node, operator) in subgraph.operators.iter().enumerate() {
+                let code = model
+                    .operator_codes
+                    .get(operator.opcode_index)
+                    .ok_or_else(|| {
+                        Error::invalid_argument(format!(
+                            "node {node} uses operator code {}, but the model has {} operator codes",
+                            operator.opcode_index,
+                            model.operator_codes.len()
+                        ))
+                    })?;
+                match used.iter_mut().find(|u| &u.code == code) {
+                    Some(u) => u.nodes += 1,
+                    None => used.push(OpUse {
+                        code: code.clone(),
+                        nodes: 1,
+                        first_node: node,
+                    }),
+                }
+            }
+        }
+    }
+    Ok(used)
 }
 
 /// Adds a registration; later entries win, so an override needs no search.
