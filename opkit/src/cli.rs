@@ -9,6 +9,13 @@
 //!   `out/<fetch, ':' replaced by '_'>.npy`.
 //! - `opkit graph convert IN OUT`: rewrites a GraphDef, binary (`.pb`) or
 //!   text (`.pbtxt`) by extension, after checking every node.
+//! - `opkit lite run MODEL.tflite --input x=x.npy --output-dir out`: runs a
+//!   TensorFlow Lite model in the lite runtime, writes each output to
+//!   `out/<tensor name, sanitized>.npy` ([`crate::lite`]).
+//! - `opkit lite ops MODEL.tflite`: the ops a model uses, and whether this
+//!   build has their kernels.
+//! - `opkit lite benchmark MODEL.tflite --runs 50`: timings and the op
+//!   profile, as TensorFlow Lite's `benchmark_model` prints them.
 //!
 //! Errors go to stderr, with a non-zero exit status.
 
@@ -22,7 +29,7 @@ use clap::{Parser, Subcommand};
 use op_core::{Error, Registry, Result};
 use op_graph::{Session, graphdef};
 
-use crate::npy;
+use crate::{lite, npy};
 
 /// The tool's command line.
 #[derive(Debug, Parser)]
@@ -46,6 +53,74 @@ enum Command {
     /// Inspect, run and convert GraphDefs (`.pb`, or `.pbtxt` text).
     #[command(subcommand)]
     Graph(GraphCommand),
+    /// Run, inspect and benchmark TensorFlow Lite models (`.tflite`) in the
+    /// lite runtime.
+    #[command(subcommand)]
+    Lite(LiteCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum LiteCommand {
+    /// Run a model on inputs from .npy files; write each output as a .npy file.
+    #[command(after_help = "\
+Examples:
+  opkit lite run sin.tflite --input x=x.npy --output-dir out
+  opkit lite run cnn.tflite --input '#0=image.npy' --output-dir out
+
+Each output is written as DIR/<tensor name>.npy, with characters other than
+letters, digits, '.', '-' and '_' replaced by '_'
+(StatefulPartitionedCall:0 -> StatefulPartitionedCall_0.npy).
+An input of another shape than the model's is accepted where the model's
+shape signature leaves the dimension open (-1, as a dynamic batch).")]
+    Run {
+        /// The model (`.tflite`).
+        model: PathBuf,
+        /// `NAME=FILE.npy`: feed the input `NAME` (its tensor name, its
+        /// signature name, or `#k` for the k-th input) from the file.
+        /// Every input needs one.
+        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        inputs: Vec<String>,
+        /// Where to write the outputs, one `.npy` file each. Created if
+        /// missing.
+        #[arg(long, value_name = "DIR")]
+        output_dir: PathBuf,
+    },
+    /// List the ops a model uses: name, code, version, nodes, and whether this build has a kernel.
+    #[command(after_help = "\
+Example:
+  opkit lite ops cnn.tflite")]
+    Ops {
+        /// The model (`.tflite`).
+        model: PathBuf,
+    },
+    /// Time a model's invoke and print its op profile, as benchmark_model does.
+    #[command(after_help = "\
+Examples:
+  opkit lite benchmark cnn.tflite
+  opkit lite benchmark mlp.tflite --runs 1000 --warmup 10 --input features=x.npy
+  opkit lite benchmark cnn.tflite --json
+
+Prints the init, first-invoke and average-invoke times of plain invokes, then
+the op profile of as many profiled invokes: the top nodes and the summary by
+node type (count, average ms, share, cumulative share). Inputs not given are
+filled with fixed pseudo-random values (floats in [-1, 1), integers zero).")]
+    Benchmark {
+        /// The model (`.tflite`).
+        model: PathBuf,
+        /// Timed invokes (and as many profiled ones for the op profile).
+        #[arg(long, default_value_t = 50, value_name = "N")]
+        runs: usize,
+        /// Untimed invokes before them.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        warmup: usize,
+        /// `NAME=FILE.npy`: feed an input from a file (as for `run`).
+        #[arg(long = "input", value_name = "NAME=FILE.npy")]
+        inputs: Vec<String>,
+        /// Print one JSON object (times in microseconds, the summary by op)
+        /// instead of the tables.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -129,6 +204,27 @@ pub fn run(
             out,
         ),
         Command::Graph(GraphCommand::Convert { input, output }) => convert(&input, &output, out),
+        Command::Lite(LiteCommand::Run {
+            model,
+            inputs,
+            output_dir,
+        }) => lite::run(&model, &inputs, &output_dir, out),
+        Command::Lite(LiteCommand::Ops { model }) => lite::ops(&model, out),
+        Command::Lite(LiteCommand::Benchmark {
+            model,
+            runs,
+            warmup,
+            inputs,
+            json,
+        }) => {
+            let options = lite::BenchmarkOptions {
+                runs,
+                warmup,
+                inputs,
+                json,
+            };
+            lite::benchmark(&model, &options, out)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

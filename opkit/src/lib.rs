@@ -18,8 +18,10 @@
 //! ```
 
 pub mod cli;
+pub mod lite;
 pub mod npy;
 
 pub use op_core;
 pub use op_graph;
 pub use op_kernels;
+pub use op_lite;

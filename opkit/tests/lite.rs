@@ -1,0 +1,376 @@
+//! `opkit lite run`, `ops` and `benchmark`, through the tool's library entry
+//! point, on the converter's models in op-lite/tests/data and on models
+//! written here.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use ndarray::{ArrayD, IxDyn};
+use ndarray_npy::{read_npy, write_npy};
+use op_core::DType;
+use op_lite::Model;
+use op_lite::model::{
+    Buffer, BuiltinOperator, BuiltinOptions, Operator, OperatorCode, Subgraph, TensorInfo,
+};
+
+/// Runs the tool; returns its status, stdout and stderr.
+fn opkit(args: &[&str]) -> (ExitCode, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("opkit").chain(args.iter().copied());
+    let status = opkit::cli::run(argv, &mut out, &mut err);
+    (
+        status,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+/// A file of op-lite's test data.
+fn data(name: &str) -> String {
+    format!(
+        "{}/../op-lite/tests/data/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A fresh folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("opkit-lite-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// `y = op(x)` for a custom `op`, `x` of shape `[1, 3]` with the batch left
+/// open in its shape signature (`[-1, 3]`), written to `dir/NAME.tflite`.
+fn custom_model(dir: &Path, op: &str) -> PathBuf {
+    let tensor = |name: &str| TensorInfo {
+        name: name.into(),
+        dtype: DType::F32,
+        shape: vec![1, 3],
+        shape_signature: Some(vec![-1, 3]),
+        buffer: 0,
+        quantization: None,
+        is_variable: false,
+    };
+    let model = Model {
+        version: 3,
+        operator_codes: vec![OperatorCode {
+            builtin: BuiltinOperator::CUSTOM,
+            custom_name: Some(op.into()),
+            version: 1,
+        }],
+        subgraphs: vec![Subgraph {
+            tensors: vec![
+                tensor("serving_default_x:0"),
+                tensor("StatefulPartitionedCall:0"),
+            ],
+            inputs: vec![0],
+            outputs: vec![1],
+            operators: vec![Operator {
+                opcode_index: 0,
+                inputs: vec![Some(0)],
+                outputs: vec![1],
+                intermediates: vec![],
+                builtin_options: BuiltinOptions::None,
+                custom_options: vec![],
+            }],
+            ..Subgraph::default()
+        }],
+        buffers: vec![Buffer::default()],
+        ..Model::default()
+    };
+    let path = dir.join(format!("{op}.tflite"));
+    std::fs::write(&path, model.to_bytes().unwrap()).unwrap();
+    path
+}
+
+fn write_f32(path: &Path, shape: &[usize], values: &[f32]) {
+    let array = ArrayD::from_shape_vec(IxDyn(shape), values.to_vec()).unwrap();
+    write_npy(path, &array).unwrap();
+}
+
+#[test]
+fn run_feeds_inputs_by_name_or_position_and_writes_each_output_by_tensor_name() {
+    let dir = scratch("run");
+    let model = custom_model(&dir, "Sin");
+    let x = dir.join("x.npy");
+    // Two rows: the open batch dimension is resized.
+    let xs = [0.0f32, 0.5, 1.0, -2.0, 3.0, 201.0];
+    write_f32(&x, &[2, 3], &xs);
+    for input in [
+        format!("serving_default_x:0={}", s(&x)),
+        format!("#0={}", s(&x)),
+    ] {
+        let out_dir = dir.join("out");
+        let (status, out, err) = opkit(&[
+            "lite",
+            "run",
+            s(&model),
+            "--input",
+            &input,
+            "--output-dir",
+            s(&out_dir),
+        ]);
+        assert_eq!(status, ExitCode::SUCCESS, "{err}");
+        let written = out_dir.join("StatefulPartitionedCall_0.npy");
+        assert_eq!(
+            out,
+            format!(
+                "StatefulPartitionedCall:0: float [2,3] -> {}\n",
+                written.display()
+            )
+        );
+        let y: ArrayD<f32> = read_npy(&written).unwrap();
+        assert_eq!(y.shape(), [2, 3]);
+        let expected: Vec<f32> = xs.iter().map(|x| x.sin()).collect();
+        assert_eq!(y.iter().copied().collect::<Vec<_>>(), expected);
+        std::fs::remove_dir_all(&out_dir).unwrap();
+    }
+}
+
+/// The tool's error for `args`, after checking it failed with status 1.
+fn error(args: &[&str]) -> String {
+    let (status, out, err) = opkit(args);
+    assert_eq!(status, ExitCode::FAILURE, "{out}");
+    assert!(out.is_empty(), "{out}");
+    err
+}
+
+#[test]
+fn bad_inputs_are_errors_naming_the_argument_and_what_was_expected() {
+    let dir = scratch("errors");
+    let model = custom_model(&dir, "Sin");
+    let model = s(&model);
+    let out = dir.join("out");
+    let out = s(&out);
+    let x = dir.join("x.npy");
+    write_f32(&x, &[1, 3], &[1.0, 2.0, 3.0]);
+    let run = |input: &str| error(&["lite", "run", model, "--input", input, "--output-dir", out]);
+
+    let err = run(&format!("serving_default_y:0={}", s(&x)));
+    assert_eq!(
+        err,
+        format!(
+            "opkit: NotFound: the model has no input named 'serving_default_y:0' (its inputs are \
+             'serving_default_x:0'); did you mean 'serving_default_x:0'?\n\t--input \
+             serving_default_y:0={}\n",
+            s(&x)
+        )
+    );
+    let err = run(&format!("#1={}", s(&x)));
+    assert!(
+        err.starts_with("opkit: InvalidArgument: input 1 is out of range: the model has 1 input\n"),
+        "{err}"
+    );
+    let err = run(&format!("#x={}", s(&x)));
+    assert!(
+        err.contains("'#x' is not an input's position: write #0, #1, ..."),
+        "{err}"
+    );
+    let err = run(s(&x));
+    assert!(err.contains("write NAME=FILE.npy"), "{err}");
+
+    let missing = dir.join("missing.npy");
+    let err = run(&format!("#0={}", s(&missing)));
+    assert!(
+        err.starts_with(&format!("opkit: NotFound: cannot read {}", s(&missing))),
+        "{err}"
+    );
+
+    let ints = dir.join("ints.npy");
+    write_npy(&ints, &ArrayD::from_elem(IxDyn(&[1, 3]), 7i32)).unwrap();
+    let err = run(&format!("#0={}", s(&ints)));
+    assert!(
+        err.starts_with(
+            "opkit: InvalidArgument: the file holds int32, but input 0 ('serving_default_x:0') \
+             of the model is float\n"
+        ),
+        "{err}"
+    );
+
+    let wide = dir.join("wide.npy");
+    write_f32(&wide, &[1, 4], &[0.0; 4]);
+    let err = run(&format!("#0={}", s(&wide)));
+    assert!(
+        err.starts_with(
+            "opkit: InvalidArgument: the file's array has shape [1, 4], but input 0 \
+             ('serving_default_x:0') has shape [1, 3] (shape signature [-1, 3])\n"
+        ),
+        "{err}"
+    );
+
+    let err = error(&["lite", "run", model, "--output-dir", out]);
+    assert_eq!(
+        err,
+        "opkit: InvalidArgument: no --input for #0 'serving_default_x:0': give every input of \
+         the model, as NAME=FILE.npy\n"
+    );
+    let twice = format!("#0={}", s(&x));
+    let err = error(&[
+        "lite",
+        "run",
+        model,
+        "--input",
+        &twice,
+        "--input",
+        &twice,
+        "--output-dir",
+        out,
+    ]);
+    assert!(err.contains("both feed input 0"), "{err}");
+}
+
+#[test]
+fn a_missing_model_or_op_is_an_error_naming_the_file() {
+    let dir = scratch("missing");
+    let nowhere = dir.join("nowhere.tflite");
+    let err = error(&["lite", "ops", s(&nowhere)]);
+    assert!(
+        err.starts_with(&format!("opkit: NotFound: cannot read {}: ", s(&nowhere))),
+        "{err}"
+    );
+    let not_a_model = dir.join("x.tflite");
+    std::fs::write(&not_a_model, b"not a flatbuffer").unwrap();
+    let err = error(&["lite", "ops", s(&not_a_model)]);
+    assert!(
+        err.contains(&format!("\treading {}", s(&not_a_model))),
+        "{err}"
+    );
+
+    let cos = custom_model(&dir, "Cos");
+    let x = dir.join("x.npy");
+    write_f32(&x, &[1, 3], &[1.0, 2.0, 3.0]);
+    let out = dir.join("out");
+    let input = format!("#0={}", s(&x));
+    let err = error(&[
+        "lite",
+        "run",
+        s(&cos),
+        "--input",
+        &input,
+        "--output-dir",
+        s(&out),
+    ]);
+    assert_eq!(
+        err,
+        format!(
+            "opkit: NotFound: Didn't find custom operator for name 'Cos' (version 1, node 0). \
+             The custom operators registered are 'Sin' (all versions).\n\tloading {0} \
+             (`opkit lite ops {0}` lists its ops and whether this build has each)\n",
+            s(&cos)
+        )
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written when the model cannot run"
+    );
+}
+
+#[test]
+fn ops_lists_each_op_with_its_version_node_count_and_kernel() {
+    let (status, out, err) = opkit(&["lite", "ops", &data("sin_custom.tflite")]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "op                            code  version  nodes  kernel"
+    );
+    assert_eq!(
+        lines[2],
+        "'Sin' (custom)                  32        1      1  yes"
+    );
+    assert!(lines[1].starts_with("ADD                              0        1      1  "));
+    assert!(lines[3].starts_with("2 ops, 2 nodes; "), "{out}");
+
+    let (status, out, _) = opkit(&["lite", "ops", &data("mlp.tflite")]);
+    assert_eq!(status, ExitCode::SUCCESS);
+    // GELU's code is above 127 and four nodes share FULLY_CONNECTED.
+    assert!(
+        out.contains("\nGELU                           150        1      1  "),
+        "{out}"
+    );
+    assert!(out.starts_with("op "), "{out}");
+    assert!(
+        out.contains("\nFULLY_CONNECTED                  9        1      4  "),
+        "{out}"
+    );
+    assert!(out.contains("\n5 ops, 8 nodes; "), "{out}");
+}
+
+#[test]
+fn benchmark_prints_timings_and_benchmark_model_s_op_profile() {
+    let dir = scratch("benchmark");
+    let model = custom_model(&dir, "Sin");
+    let (status, out, err) = opkit(&["lite", "benchmark", s(&model), "--runs", "5"]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    assert!(out.contains("\ncount=5 first="), "{out}");
+    assert!(out.contains("\nInference timings in us: Init: "), "{out}");
+    assert!(
+        out.contains("Operator-wise Profiling Info for Regular Benchmark Runs (5 profiled runs):")
+    );
+    let summary = out
+        .split("Summary by node type ==============================\n")
+        .nth(1)
+        .unwrap();
+    let row: Vec<&str> = summary
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split('\t')
+        .map(str::trim)
+        .collect();
+    assert_eq!(row[0], "Sin");
+    assert_eq!(row[1], "1");
+    assert_eq!(row[3], "100.000%");
+    assert_eq!(row[4], "100.000%");
+    assert_eq!(row[5], "5");
+
+    let x = dir.join("x.npy");
+    write_f32(&x, &[4, 3], &[0.5; 12]);
+    let input = format!("#0={}", s(&x));
+    let (status, out, err) = opkit(&[
+        "lite",
+        "benchmark",
+        s(&model),
+        "--runs",
+        "3",
+        "--warmup",
+        "0",
+        "--input",
+        &input,
+        "--json",
+    ]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["runs"], 3);
+    assert_eq!(json["nodes"], 1);
+    assert_eq!(json["warmup_avg_us"], 0.0);
+    assert!(json["avg_us"].as_f64().unwrap() > 0.0);
+    assert!(json["min_us"].as_f64() <= json["median_us"].as_f64());
+    assert!(json["median_us"].as_f64() <= json["max_us"].as_f64());
+    assert_eq!(json["ops"][0]["op"], "Sin");
+    assert_eq!(json["ops"][0]["percent"], 100.0);
+
+    let err = error(&["lite", "benchmark", s(&model), "--runs", "0"]);
+    assert_eq!(err, "opkit: InvalidArgument: --runs must be at least 1\n");
+}
+
+#[test]
+fn tensor_names_become_safe_file_names() {
+    use opkit::lite::sanitize;
+    assert_eq!(
+        sanitize("StatefulPartitionedCall:0"),
+        "StatefulPartitionedCall_0"
+    );
+    assert_eq!(sanitize("model/dense 1/BiasAdd"), "model_dense_1_BiasAdd");
+    assert_eq!(sanitize("a.b-c_d"), "a.b-c_d");
+    assert_eq!(sanitize(".."), "_..");
+    assert_eq!(sanitize(".hidden"), "_.hidden");
+    assert_eq!(sanitize(""), "_");
+    assert_eq!(sanitize("é"), "_");
+}
