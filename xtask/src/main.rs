@@ -36,6 +36,15 @@ enum Command {
     /// Runs the per-op contract tests on every registered op (or `--op NAME`)
     /// and prints what was checked, failures and warnings.
     Opcheck(xtask::opcheck::Args),
+    /// Writes a Rust function `resolver()` registering exactly the builtins
+    /// that the given .tflite models use (selective registration), and
+    /// `CUSTOM_OPS`, the custom ops the caller adds; --check compares.
+    #[command(after_help = "\
+Examples:
+  cargo xtask lite-resolver model.tflite
+  cargo xtask lite-resolver a.tflite b.tflite --out src/resolver.rs
+  cargo xtask lite-resolver cnn.tflite --out src/resolver.rs --check")]
+    LiteResolver(xtask::lite_resolver::Args),
 }
 
 #[derive(Subcommand)]
@@ -113,6 +122,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Codegen(args) => xtask::codegen::main(&args),
+        Command::LiteResolver(args) => xtask::lite_resolver::main(&args),
         Command::Compat(args) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
             xtask::compat::main(root.expect("xtask lives in the workspace"), &args)
