@@ -191,7 +191,11 @@ fn check_reports_a_stale_file_and_a_missing_model_is_an_error() {
     );
 
     let missing = dir.path().join("missing.tflite");
-    let err = run(&args(&[missing.clone()], None, false), &mut Vec::new()).unwrap_err();
+    let err = run(
+        &args(std::slice::from_ref(&missing), None, false),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
     assert!(
         err.starts_with(&format!("cannot read {}: ", missing.display())),
         "{err}"
