@@ -156,6 +156,18 @@ def check_same_output(opkit, path, input_path, expected, tmp):
     np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-5)
 
 
+def tf_version():
+    """TensorFlow's version, whichever distribution installed it."""
+    for name in ("tensorflow", "tensorflow-cpu"):
+        try:
+            return version(name)
+        except Exception:
+            pass
+    import tensorflow
+
+    return tensorflow.__version__
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--opkit", default=os.path.join(ROOT, "target", "release", "opkit"))
@@ -207,7 +219,7 @@ def main():
     }
     versions = {
         "ai-edge-litert": version("ai-edge-litert"),
-        "tensorflow": version("tensorflow"),
+        "tensorflow": tf_version(),
         "numpy": np.__version__,
         "python": platform.python_version(),
         "rustc": subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip(),
