@@ -95,6 +95,7 @@ pub mod interpreter;
 pub mod kernel;
 pub mod resolver;
 
+pub use builtins::BuiltinOpResolver;
 pub use interpreter::Interpreter;
 pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
 pub use resolver::{MutableOpResolver, OpResolver};
