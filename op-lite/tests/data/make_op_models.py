@@ -28,6 +28,8 @@ the results of its ops, flattened and concatenated.
   (VALID, 3x3, stride 1), FULLY_CONNECTED (keep_num_dims), SOFTMAX (beta);
 - dims: SQUEEZE and EXPAND_DIMS, on an input of dynamic batch (run at
   batch 3);
+- quantized: FULLY_CONNECTED with full-integer quantization, between
+  QUANTIZE and DEQUANTIZE (no outputs: op-lite rejects it);
 - int32: int32 ADD, SUB, MUL, MAXIMUM, MINIMUM, ABS, NEG, SUM, CUMSUM,
   GATHER, TRANSPOSE, PACK, CONCATENATION.
 
@@ -197,6 +199,29 @@ def save(name, function, inputs, shape=None):
     return set(ops)
 
 
+def quantized():
+    """A tiny model with full-integer quantization (int8 inside, float
+    input and output through QUANTIZE and DEQUANTIZE), which op-lite must
+    reject with a clear error: saved as ops/quantized.tflite, no outputs."""
+    w, b = const(4, 3), const(3)
+
+    def dense(x):
+        return tf.nn.relu(tf.matmul(x, w) + b)
+
+    concrete = tf.function(dense).get_concrete_function(tf.TensorSpec([1, 4], tf.float32, name="x"))
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete])
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    samples = rng.uniform(-1, 1, (16, 1, 4)).astype(np.float32)
+    converter.representative_dataset = lambda: ([s] for s in samples)
+    model = converter.convert()
+    with open(os.path.join(OUT, "quantized.tflite"), "wb") as f:
+        f.write(model)
+    interpreter = Interpreter(model_content=model)
+    interpreter.allocate_tensors()
+    ops = [op["op_name"] for op in interpreter._get_ops_details()]
+    print(f"quantized.tflite ({len(model)} bytes): {', '.join(ops)}")
+
+
 def main():
     print(f"TensorFlow {tf.__version__}, LiteRT (ai-edge-litert) {version('ai-edge-litert')}")
     os.makedirs(OUT, exist_ok=True)
@@ -208,6 +233,7 @@ def main():
     ops |= save("dims", dims, rng.uniform(-2, 2, (3, 1, 4)).astype(np.float32), [None, 1, 4])
     ops |= save("int32", int32, rng.integers(-9, 10, (3, 4)).astype(np.int32))
     print(f"all ops: {', '.join(sorted(ops))} ({len(ops)})")
+    quantized()
 
 
 if __name__ == "__main__":
