@@ -247,7 +247,7 @@ pub fn pack<'a, T: Copy + 'a>(
     let size = num_elements(input_shape)?;
     let mut count = 0usize;
     for (i, data) in inputs.clone().enumerate() {
-        check_len(&format!("PACK: input {i}"), data.len(), input_shape)?;
+        check_len("PACK: an input", data.len(), input_shape)?;
         count += 1;
     }
     if Some(output.len()) != size.checked_mul(count) {
@@ -705,12 +705,13 @@ pub struct GatherParams {
     pub batch_dims: i64,
 }
 
-/// `(batch, outer, axis_size, inner, coords)` and the output shape.
+/// `(batch, outer, axis_size, inner, coords)` and the axis and batch
+/// dimensions. Allocates nothing: the compute function calls it.
 fn gather_geometry(
     params: &[usize],
     indices: &[usize],
     p: &GatherParams,
-) -> Result<([usize; 5], Vec<usize>)> {
+) -> Result<([usize; 5], usize, usize)> {
     num_elements(params)?;
     num_elements(indices)?;
     let axis = normalize_axis("GATHER: the axis", p.axis, params.len())?;
@@ -732,10 +733,6 @@ fn gather_geometry(
             "GATHER: the first {bd} dimensions of the params {params:?} and the indices {indices:?} differ"
         )));
     }
-    let mut out = params[..axis].to_vec();
-    out.extend_from_slice(&indices[bd..]);
-    out.extend_from_slice(&params[axis + 1..]);
-    num_elements(&out)?;
     let sizes = [
         params[..bd].iter().product(),
         params[bd..axis].iter().product(),
@@ -743,7 +740,7 @@ fn gather_geometry(
         params[axis + 1..].iter().product(),
         indices[bd..].iter().product(),
     ];
-    Ok((sizes, out))
+    Ok((sizes, axis, bd))
 }
 
 /// GATHER's output shape: `params[:axis] + indices[batch_dims:] +
@@ -755,7 +752,12 @@ fn gather_geometry(
 /// assert_eq!(gather_shape(&[3, 5, 2], &[4, 1], &p).unwrap(), [3, 4, 1, 2]);
 /// ```
 pub fn gather_shape(params: &[usize], indices: &[usize], p: &GatherParams) -> Result<Vec<usize>> {
-    Ok(gather_geometry(params, indices, p)?.1)
+    let (_, axis, bd) = gather_geometry(params, indices, p)?;
+    let mut out = params[..axis].to_vec();
+    out.extend_from_slice(&indices[bd..]);
+    out.extend_from_slice(&params[axis + 1..]);
+    num_elements(&out)?;
+    Ok(out)
 }
 
 /// GATHER into `output` of [`gather_shape`]; an index outside `[0,
@@ -769,15 +771,15 @@ pub fn gather<T: Copy, I: Copy + Into<i64>>(
     indices: &[I],
     output: &mut [T],
 ) -> Result<()> {
-    let ([batch, outer, axis_size, inner, coords], _) =
+    let ([batch, outer, axis_size, inner, coords], _, _) =
         gather_geometry(params_shape, indices_shape, p)?;
     check_len("GATHER: the params", params.len(), params_shape)?;
     check_len("GATHER: the indices", indices.len(), indices_shape)?;
-    if output.len() != batch * outer * coords * inner {
+    let expected = num_elements(&[batch, outer, coords, inner])?;
+    if output.len() != expected {
         return Err(Error::invalid_argument(format!(
-            "GATHER: the output has {} elements, expected {}",
+            "GATHER: the output has {} elements, expected {expected}",
             output.len(),
-            batch * outer * coords * inner
         )));
     }
     if let Some(bad) = indices
@@ -835,7 +837,7 @@ pub fn cumsum<T: Number>(
     axis: i64,
     output: &mut [T],
 ) -> Result<()> {
-    cumsum_shape(input_shape, axis)?;
+    num_elements(input_shape)?;
     let axis = normalize_axis("CUMSUM: the axis", axis, input_shape.len())?;
     check_len("CUMSUM: the input", input.len(), input_shape)?;
     check_len("CUMSUM: the output", output.len(), input_shape)?;
