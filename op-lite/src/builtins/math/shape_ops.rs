@@ -247,7 +247,9 @@ pub fn pack<'a, T: Copy + 'a>(
     let size = num_elements(input_shape)?;
     let mut count = 0usize;
     for (i, data) in inputs.clone().enumerate() {
-        check_len("PACK: an input", data.len(), input_shape)?;
+        // The index formatted only on failure: this runs in invoke.
+        check_len("PACK: an input", data.len(), input_shape)
+            .map_err(|e| e.with_context(format!("PACK: input {i}")))?;
         count += 1;
     }
     if Some(output.len()) != size.checked_mul(count) {
