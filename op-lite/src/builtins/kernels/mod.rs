@@ -55,6 +55,8 @@ fn check_counts(
     if !inputs.contains(&ctx.num_inputs()) {
         let expected = if inputs.start() == inputs.end() {
             inputs.start().to_string()
+        } else if *inputs.end() == usize::MAX {
+            format!("at least {}", inputs.start())
         } else {
             format!("{} to {}", inputs.start(), inputs.end())
         };
