@@ -827,7 +827,10 @@ fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> 
                 counted(model.buffers.len(), "buffer")
             ))
         })?;
-        let has_data = info.buffer != 0 && !buffer.data.is_empty();
+        // A tensor of no elements with a buffer of its own is a constant
+        // too (a reshape to a scalar has the shape `[]` as an empty
+        // constant), though its buffer holds no bytes.
+        let has_data = info.buffer != 0 && (!buffer.data.is_empty() || bytes == 0);
         if has_data && buffer.data.len() != bytes {
             return Err(Error::invalid_argument(format!(
                 "{} of shape {:?} and dtype {} needs {bytes} bytes, but its buffer {} holds {}",

@@ -906,3 +906,202 @@ fn builtins_are_overridden_and_custom_ops_added_through_deref_mut() {
     // The other builtins stay.
     assert!(resolver.find_builtin(Op::RELU6, 1).is_some());
 }
+
+// ---------------------------------------------------------------------------
+// Properties.
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A small shape: rank 0 to 4, dimensions 0 to 3.
+    fn shape() -> impl Strategy<Value = Vec<usize>> {
+        prop::collection::vec(0usize..4, 0..5)
+    }
+
+    /// Small ints, as a constant shape, axes, begin, size, paddings or
+    /// permutation might hold, wrong more often than right.
+    fn ints() -> impl Strategy<Value = Vec<i32>> {
+        prop::collection::vec(-5i32..6, 0..7)
+    }
+
+    const OPS: [Op; 14] = [
+        Op::RESHAPE,
+        Op::SQUEEZE,
+        Op::EXPAND_DIMS,
+        Op::TRANSPOSE,
+        Op::CONCATENATION,
+        Op::PACK,
+        Op::STRIDED_SLICE,
+        Op::SLICE,
+        Op::PAD,
+        Op::GATHER,
+        Op::MEAN,
+        Op::SUM,
+        Op::CUMSUM,
+        Op::SOFTMAX,
+    ];
+
+    /// The model's result for `op` on an input of `shape` with constant
+    /// inputs and options made from `a`, `b`, `c` and `mask`.
+    fn outcome(
+        op: Op,
+        shape: &[usize],
+        a: &[i32],
+        b: &[i32],
+        c: &[i32],
+        mask: i32,
+    ) -> Result<Interpreter, Error> {
+        let n: usize = shape.iter().product();
+        let x: Vec<f32> = (0..n).map(|v| v as f32).collect();
+        let x = In::F32(shape, &x);
+        let axis = a.first().copied().unwrap_or(0);
+        let scalar = [axis];
+        let ca = [a.len()];
+        let (cb, cc) = ([b.len()], [c.len()]);
+        let pairs = [a.len() / 2, 2];
+        let (options, inputs): (BuiltinOptions, Vec<In<'_>>) = match op {
+            Op::RESHAPE => (BuiltinOptions::None, vec![x, In::Const32(&ca, a)]),
+            Op::SQUEEZE => (
+                BuiltinOptions::Squeeze {
+                    squeeze_dims: a.to_vec(),
+                },
+                vec![x],
+            ),
+            Op::EXPAND_DIMS => (BuiltinOptions::None, vec![x, In::Const32(&[], &scalar)]),
+            Op::TRANSPOSE => (BuiltinOptions::None, vec![x, In::Const32(&ca, a)]),
+            Op::CONCATENATION => (
+                BuiltinOptions::Concatenation {
+                    axis,
+                    activation: Activation::None,
+                },
+                vec![x, x],
+            ),
+            Op::PACK => (
+                BuiltinOptions::Pack {
+                    values_count: 2,
+                    axis,
+                },
+                vec![x, x],
+            ),
+            Op::STRIDED_SLICE => (
+                BuiltinOptions::StridedSlice {
+                    begin_mask: mask & 7,
+                    end_mask: mask >> 3 & 7,
+                    ellipsis_mask: mask >> 6 & 3,
+                    new_axis_mask: mask >> 8 & 3,
+                    shrink_axis_mask: mask >> 10 & 7,
+                    offset: mask >> 13 & 1 == 1,
+                },
+                vec![
+                    x,
+                    In::Const32(&ca, a),
+                    In::Const32(&cb, b),
+                    In::Const32(&cc, c),
+                ],
+            ),
+            Op::SLICE => (
+                BuiltinOptions::None,
+                vec![x, In::Const32(&ca, a), In::Const32(&cb, b)],
+            ),
+            Op::PAD => (
+                BuiltinOptions::None,
+                vec![x, In::Const32(&pairs, &a[..a.len() / 2 * 2])],
+            ),
+            Op::GATHER => (
+                BuiltinOptions::Gather {
+                    axis,
+                    batch_dims: mask % 3 - 1,
+                },
+                vec![x, In::I32(&cb, b)],
+            ),
+            Op::MEAN | Op::SUM => (
+                BuiltinOptions::Reducer {
+                    keep_dims: mask % 2 == 0,
+                },
+                vec![x, In::Const32(&ca, a)],
+            ),
+            Op::CUMSUM => (BuiltinOptions::None, vec![x, In::Const32(&[], &scalar)]),
+            _ => (BuiltinOptions::Softmax { beta: 1.0 }, vec![x]),
+        };
+        run(&model(op, options, &inputs, &[DType::F32]), &inputs)
+    }
+
+    /// `a` and `b` broadcast together, the naive way: each output element
+    /// from its multi-index.
+    fn naive_add(a_shape: &[usize], a: &[f32], b_shape: &[usize], b: &[f32]) -> Vec<f32> {
+        let rank = a_shape.len().max(b_shape.len());
+        let pad = |s: &[usize]| {
+            let mut p = vec![1; rank - s.len()];
+            p.extend_from_slice(s);
+            p
+        };
+        let (ap, bp) = (pad(a_shape), pad(b_shape));
+        let out: Vec<usize> = ap.iter().zip(&bp).map(|(&x, &y)| x.max(y)).collect();
+        let count: usize = out.iter().product();
+        let offset = |shape: &[usize], index: &[usize]| {
+            shape
+                .iter()
+                .zip(index)
+                .fold(0, |acc, (&d, &i)| acc * d + if d == 1 { 0 } else { i })
+        };
+        (0..count)
+            .map(|mut flat| {
+                let mut index = vec![0; rank];
+                for k in (0..rank).rev() {
+                    index[k] = flat % out[k];
+                    flat /= out[k];
+                }
+                a[offset(&ap, &index)] + b[offset(&bp, &index)]
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever the constant inputs and options, a shape op either runs
+        /// or fails with a typed error framed with its node: never a panic
+        /// (which the interpreter would report as an internal error).
+        #[test]
+        fn any_constant_inputs_give_a_result_or_a_framed_error(
+            op in prop::sample::select(&OPS[..]),
+            shape in shape(),
+            a in ints(),
+            b in ints(),
+            c in ints(),
+            mask in 0i32..(1 << 14),
+        ) {
+            if let Err(e) = outcome(op, &shape, &a, &b, &c, mask) {
+                prop_assert_eq!(e.code(), Code::InvalidArgument, "{}", e);
+                let frame = e.context().last().cloned().unwrap_or_default();
+                prop_assert!(frame.starts_with(&format!("Node number 0 ({op}) failed to")), "{}", e);
+            }
+        }
+
+        /// ADD through the interpreter broadcasts as NumPy does.
+        #[test]
+        fn add_broadcasts_like_numpy(
+            a_shape in prop::collection::vec(1usize..4, 0..4),
+            ones in prop::collection::vec(any::<bool>(), 4),
+            drop in 0usize..4,
+        ) {
+            let b_shape: Vec<usize> = a_shape
+                .iter()
+                .zip(&ones)
+                .map(|(&d, &one)| if one { 1 } else { d })
+                .skip(drop.min(a_shape.len()))
+                .collect();
+            let a: Vec<f32> = (0..a_shape.iter().product()).map(|v| v as f32).collect();
+            let b: Vec<f32> = (0..b_shape.iter().product()).map(|v| 100.0 * v as f32).collect();
+            // Either operand first: broadcasting is symmetric.
+            for (xs, x, ys, y) in [(&a_shape, &a, &b_shape, &b), (&b_shape, &b, &a_shape, &a)] {
+                let ins = [In::F32(xs, x), In::F32(ys, y)];
+                let (shape, got) = eval_f32(Op::ADD, BuiltinOptions::None, &ins);
+                prop_assert_eq!(shape.iter().product::<usize>(), got.len());
+                prop_assert_eq!(got, naive_add(xs, x, ys, y));
+            }
+        }
+    }
+}

@@ -334,6 +334,11 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
         )));
     }
     let bit = |mask: i32, i: usize| i < 32 && (mask as u32) & (1 << i) != 0;
+    if (0..n).filter(|&i| bit(p.ellipsis_mask, i)).count() > 1 {
+        return Err(Error::invalid_argument(
+            "STRIDED_SLICE: the ellipsis mask has more than one bit set (one ellipsis at most)",
+        ));
+    }
     let num_add_axis = (0..n)
         .filter(|&i| !bit(p.ellipsis_mask, i) && bit(p.new_axis_mask, i))
         .count();
@@ -362,7 +367,7 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
             }
             continue;
         }
-        if bit(p.new_axis_mask, i - expanded) {
+        if bit(p.new_axis_mask, i.saturating_sub(expanded)) {
             new_axis |= 1 << i;
         }
         i += 1;
@@ -380,22 +385,28 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
         // (begin, end, stride, begin masked, end masked)
         let (b, e, s, bm, em);
         if ellipsis & (1 << i) != 0 {
-            added_ellipsis = i - ellipsis_start;
-            plan.input[i] = input[i - added_axes];
+            added_ellipsis = i
+                .checked_sub(ellipsis_start)
+                .ok_or_else(|| masks_do_not_fit(input))?;
+            plan.input[i] = input_dim(input, i - added_axes)?;
             (b, e, s, bm, em) = (0, 0, 1, true, true);
         } else if new_axis & (1 << i) != 0 {
             plan.input[i] = 1;
             added_axes += 1;
             (b, e, s, bm, em) = (0, 1, 1, false, false);
         } else if i >= n + expanded {
-            plan.input[i] = input[i - added_axes];
+            plan.input[i] = input_dim(input, i - added_axes)?;
             (b, e, s, bm, em) = (0, 0, 1, true, true);
         } else {
             let orig = i - added_ellipsis;
-            plan.input[i] = input[i - added_axes];
-            let stride: i64 = strides[orig].into();
-            let begin_v: i64 = begin[orig].into();
-            let mut end_v: i64 = end[orig].into();
+            plan.input[i] = input_dim(input, i - added_axes)?;
+            let (Some(&stride), Some(&begin_v), Some(&end_v)) =
+                (strides.get(orig), begin.get(orig), end.get(orig))
+            else {
+                return Err(masks_do_not_fit(input));
+            };
+            let (stride, begin_v, mut end_v): (i64, i64, i64) =
+                (stride.into(), begin_v.into(), end_v.into());
             if p.offset {
                 end_v = begin_v.saturating_add(end_v);
             }
@@ -705,6 +716,19 @@ pub struct GatherParams {
     /// Leading dimensions shared by `params` and `indices` (negative counts
     /// from the end of `indices`).
     pub batch_dims: i64,
+}
+
+/// Dimension `k` of a strided slice's input, or an error when the masks
+/// (new axes against the ellipsis) make more dimensions than the input has.
+fn input_dim(input: &[usize], k: usize) -> Result<usize> {
+    input.get(k).copied().ok_or_else(|| masks_do_not_fit(input))
+}
+
+#[cold]
+fn masks_do_not_fit(input: &[usize]) -> Error {
+    Error::invalid_argument(format!(
+        "STRIDED_SLICE: the new-axis and ellipsis masks do not fit an input of shape {input:?}"
+    ))
 }
 
 /// `(batch, outer, axis_size, inner, coords)` and the axis and batch
