@@ -1028,6 +1028,85 @@ mod properties {
         run(&model(op, options, &inputs, &[DType::F32]), &inputs)
     }
 
+    const NN_OPS: [Op; 8] = [
+        Op::CONV_2D,
+        Op::DEPTHWISE_CONV_2D,
+        Op::AVERAGE_POOL_2D,
+        Op::MAX_POOL_2D,
+        Op::FULLY_CONNECTED,
+        Op::BATCH_MATMUL,
+        Op::ADD,
+        Op::CONCATENATION,
+    ];
+
+    /// The model's result for `op` on inputs of `x` and `w` (the filter,
+    /// weights or second operand) and an optional bias of `bias`, with
+    /// window options made from `k`.
+    fn nn_outcome(
+        op: Op,
+        x: &[usize],
+        w: &[usize],
+        bias: Option<&[usize]>,
+        k: [usize; 5],
+    ) -> Result<Interpreter, Error> {
+        let xs: Vec<f32> = (0..x.iter().product()).map(|v| v as f32 * 0.5).collect();
+        let ws: Vec<f32> = vec![0.25; w.iter().product()];
+        let bs: Vec<f32> = vec![1.0; bias.map_or(0, |b| b.iter().product())];
+        let padding = if k[0] % 2 == 0 {
+            Padding::Same
+        } else {
+            Padding::Valid
+        };
+        let options = match op {
+            Op::CONV_2D => BuiltinOptions::Conv2D {
+                padding,
+                stride_w: k[1],
+                stride_h: k[2],
+                dilation_w: k[3],
+                dilation_h: k[4],
+                activation: Activation::Relu,
+            },
+            Op::DEPTHWISE_CONV_2D => BuiltinOptions::DepthwiseConv2D {
+                padding,
+                stride_w: k[1],
+                stride_h: k[2],
+                dilation_w: k[3],
+                dilation_h: k[4],
+                depth_multiplier: 1,
+                activation: Activation::None,
+            },
+            Op::AVERAGE_POOL_2D | Op::MAX_POOL_2D => BuiltinOptions::Pool2D {
+                padding,
+                stride_w: k[1],
+                stride_h: k[2],
+                filter_w: k[3],
+                filter_h: k[4],
+                activation: Activation::None,
+            },
+            Op::FULLY_CONNECTED => BuiltinOptions::FullyConnected {
+                activation: Activation::None,
+                keep_num_dims: k[0] % 2 == 0,
+            },
+            Op::BATCH_MATMUL => BuiltinOptions::BatchMatMul {
+                adj_x: k[1] % 2 == 0,
+                adj_y: k[2] % 2 == 0,
+            },
+            Op::CONCATENATION => BuiltinOptions::Concatenation {
+                axis: k[1] as i32 - 2,
+                activation: Activation::None,
+            },
+            _ => BuiltinOptions::None,
+        };
+        let mut inputs = vec![In::F32(x, &xs)];
+        if !matches!(op, Op::AVERAGE_POOL_2D | Op::MAX_POOL_2D) {
+            inputs.push(In::ConstF32(w, &ws));
+        }
+        if let (Some(b), Op::CONV_2D | Op::DEPTHWISE_CONV_2D | Op::FULLY_CONNECTED) = (bias, op) {
+            inputs.push(In::ConstF32(b, &bs));
+        }
+        run(&model(op, options, &inputs, &[DType::F32]), &inputs)
+    }
+
     /// `a` and `b` broadcast together, the naive way: each output element
     /// from its multi-index.
     fn naive_add(a_shape: &[usize], a: &[f32], b_shape: &[usize], b: &[f32]) -> Vec<f32> {
@@ -1074,6 +1153,25 @@ mod properties {
             mask in 0i32..(1 << 14),
         ) {
             if let Err(e) = outcome(op, &shape, &a, &b, &c, mask) {
+                prop_assert_eq!(e.code(), Code::InvalidArgument, "{}", e);
+                let frame = e.context().last().cloned().unwrap_or_default();
+                prop_assert!(frame.starts_with(&format!("Node number 0 ({op}) failed to")), "{}", e);
+            }
+        }
+
+        /// Whatever the shapes and window options, the convolutions,
+        /// poolings and matrix products run or fail with a typed error
+        /// framed with their node.
+        #[test]
+        fn any_shapes_and_windows_give_a_result_or_a_framed_error(
+            op in prop::sample::select(&NN_OPS[..]),
+            // Rank 4 most often, where the windows are worked out.
+            x in prop_oneof![3 => prop::collection::vec(0usize..5, 4), 1 => prop::collection::vec(0usize..5, 0..6)],
+            w in prop_oneof![3 => prop::collection::vec(0usize..4, 4), 1 => prop::collection::vec(0usize..4, 0..6)],
+            bias in prop::option::of(prop::collection::vec(0usize..5, 0..3)),
+            k in prop::array::uniform5(0usize..4),
+        ) {
+            if let Err(e) = nn_outcome(op, &x, &w, bias.as_deref(), k) {
                 prop_assert_eq!(e.code(), Code::InvalidArgument, "{}", e);
                 let frame = e.context().last().cloned().unwrap_or_default();
                 prop_assert!(frame.starts_with(&format!("Node number 0 ({op}) failed to")), "{}", e);
