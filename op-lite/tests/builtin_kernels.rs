@@ -1052,7 +1052,7 @@ mod properties {
         let xs: Vec<f32> = (0..x.iter().product()).map(|v| v as f32 * 0.5).collect();
         let ws: Vec<f32> = vec![0.25; w.iter().product()];
         let bs: Vec<f32> = vec![1.0; bias.map_or(0, |b| b.iter().product())];
-        let padding = if k[0] % 2 == 0 {
+        let padding = if k[0].is_multiple_of(2) {
             Padding::Same
         } else {
             Padding::Valid
@@ -1085,11 +1085,11 @@ mod properties {
             },
             Op::FULLY_CONNECTED => BuiltinOptions::FullyConnected {
                 activation: Activation::None,
-                keep_num_dims: k[0] % 2 == 0,
+                keep_num_dims: k[0].is_multiple_of(2),
             },
             Op::BATCH_MATMUL => BuiltinOptions::BatchMatMul {
-                adj_x: k[1] % 2 == 0,
-                adj_y: k[2] % 2 == 0,
+                adj_x: k[1].is_multiple_of(2),
+                adj_y: k[2].is_multiple_of(2),
             },
             Op::CONCATENATION => BuiltinOptions::Concatenation {
                 axis: k[1] as i32 - 2,
