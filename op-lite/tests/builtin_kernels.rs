@@ -446,6 +446,15 @@ fn fully_connected_flattens_or_keeps_dims_with_or_without_bias() {
         DType::F32,
     );
     assert_node_error(&err, "FULLY_CONNECTED", "prepare", &[]);
+
+    let conv = conv_options(Padding::Same, 1, Activation::None);
+    let err = error(Op::FULLY_CONNECTED, conv, &[input(), w()], DType::F32);
+    assert_node_error(
+        &err,
+        "FULLY_CONNECTED",
+        "initialize",
+        &["FULLY_CONNECTED needs its own builtin options, the node has Conv2D"],
+    );
 }
 
 #[test]

@@ -39,7 +39,8 @@ pub(crate) use shape::{
 use op_core::error::quoted;
 use op_core::{DType, Error, Result};
 
-use crate::kernel::{InvokeContext, NodeInfo, PrepareContext};
+use crate::kernel::{InitContext, InvokeContext, NodeInfo, PrepareContext};
+use crate::model::BuiltinOperator;
 
 /// The dtypes of integer quantized tensors: TensorFlow Lite's quantized
 /// kernels run on these, and this runtime has none.
@@ -137,6 +138,16 @@ fn constant_ints(ctx: &PrepareContext<'_>, i: usize, what: &str) -> Result<Vec<i
             .collect()),
         _ => Ok(ctx.constant_input::<i64>(i)?.to_vec()),
     }
+}
+
+/// The error of an `init` whose node has options of another kind than
+/// its op's (a hand-made model, or a builtin registered under another
+/// code), or none where the op needs them.
+fn wrong_options(ctx: &InitContext<'_>, code: BuiltinOperator) -> Error {
+    ctx.error(format_args!(
+        "{code} needs its own builtin options, the node has {:?}",
+        ctx.builtin_options()
+    ))
 }
 
 /// Sets output 0's dtype and shape.

@@ -3,7 +3,7 @@
 
 use op_core::{DType, Result};
 
-use super::elementwise::not_this_kernel;
+use super::wrong_options;
 use super::{check_counts, input_dtype_in, set_output};
 use crate::builtins::math::batch_matmul::{BatchMatMulParams, batch_matmul, batch_matmul_shape};
 use crate::builtins::math::conv::{
@@ -78,7 +78,7 @@ pub(crate) fn init_conv2d(ctx: &InitContext<'_>, code: Op) -> Result<Box<dyn Lit
             activation,
         },
         BuiltinOptions::None => default_conv(),
-        _ => return Err(not_this_kernel(ctx, "CONV_2D", code)),
+        _ => return Err(wrong_options(ctx, code)),
     };
     Ok(Box::new(Conv {
         params,
@@ -109,7 +109,7 @@ pub(crate) fn init_depthwise_conv2d(ctx: &InitContext<'_>, code: Op) -> Result<B
             activation,
         },
         BuiltinOptions::None => default_conv(),
-        _ => return Err(not_this_kernel(ctx, "DEPTHWISE_CONV_2D", code)),
+        _ => return Err(wrong_options(ctx, code)),
     };
     Ok(Box::new(Conv {
         params,
@@ -259,7 +259,7 @@ pub(crate) fn init_fully_connected(ctx: &InitContext<'_>, code: Op) -> Result<Bo
             keep_num_dims,
         },
         BuiltinOptions::None => FullyConnectedParams::default(),
-        _ => return Err(not_this_kernel(ctx, "FULLY_CONNECTED", code)),
+        _ => return Err(wrong_options(ctx, code)),
     };
     Ok(Box::new(FullyConnected { params }))
 }

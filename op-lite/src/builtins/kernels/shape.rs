@@ -6,7 +6,7 @@
 use op_core::error::quoted;
 use op_core::{DType, Result};
 
-use super::elementwise::not_this_kernel;
+use super::wrong_options;
 use super::{
     check_counts, constant_ints, input_dtype_in, input_words, output_words, same_dtype, set_output,
     with_number, with_width,
@@ -269,7 +269,7 @@ pub(crate) fn init_concatenation(ctx: &InitContext<'_>, code: Op) -> Result<Box<
     let (axis, activation) = match *ctx.builtin_options() {
         BuiltinOptions::Concatenation { axis, activation } => (axis, activation),
         BuiltinOptions::None => (0, Activation::None),
-        _ => return Err(not_this_kernel(ctx, "CONCATENATION", code)),
+        _ => return Err(wrong_options(ctx, code)),
     };
     if activation != Activation::None {
         return Err(ctx.error(format_args!(
@@ -325,7 +325,7 @@ struct Pack {
 /// `init` of PACK.
 pub(crate) fn init_pack(ctx: &InitContext<'_>, code: Op) -> Result<Box<dyn LiteNode>> {
     let BuiltinOptions::Pack { values_count, axis } = *ctx.builtin_options() else {
-        return Err(not_this_kernel(ctx, "PACK", code));
+        return Err(wrong_options(ctx, code));
     };
     Ok(Box::new(Pack {
         count: values_count,
@@ -394,7 +394,7 @@ pub(crate) fn init_strided_slice(ctx: &InitContext<'_>, code: Op) -> Result<Box<
             offset,
         },
         BuiltinOptions::None => StridedSliceParams::default(),
-        _ => return Err(not_this_kernel(ctx, "STRIDED_SLICE", code)),
+        _ => return Err(wrong_options(ctx, code)),
     };
     Ok(Box::new(StridedSlice {
         params,
