@@ -72,7 +72,9 @@ fn each_op_model_matches_litert() {
     for name in OP_MODELS {
         let name = format!("ops/{name}");
         let (got, want) = run(&name);
-        npy::assert_matches(&name, &got, &want, 1e-5);
+        // Measured: at most 4e-7 (the convolutions' sums in another order),
+        // and bit-exact for the binary, int32 and dims models.
+        npy::assert_matches(&name, &got, &want, 2e-6);
     }
 }
 
