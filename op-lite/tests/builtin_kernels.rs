@@ -455,6 +455,17 @@ fn fully_connected_flattens_or_keeps_dims_with_or_without_bias() {
         "initialize",
         &["FULLY_CONNECTED needs its own builtin options, the node has Conv2D"],
     );
+    let tanh = BuiltinOptions::FullyConnected {
+        activation: Activation::Tanh,
+        keep_num_dims: false,
+    };
+    let err = error(Op::FULLY_CONNECTED, tanh, &[input(), w()], DType::F32);
+    assert_node_error(
+        &err,
+        "FULLY_CONNECTED",
+        "initialize",
+        &["fused Tanh activation is not supported"],
+    );
 }
 
 #[test]

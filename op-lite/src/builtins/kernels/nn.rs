@@ -261,6 +261,15 @@ pub(crate) fn init_fully_connected(ctx: &InitContext<'_>, code: Op) -> Result<Bo
         BuiltinOptions::None => FullyConnectedParams::default(),
         _ => return Err(wrong_options(ctx, code)),
     };
+    // TensorFlow Lite's float kernel takes the clamping activations only
+    // (the other kernels, as TensorFlow Lite's, clamp nothing for TANH).
+    if matches!(params.activation, Activation::Tanh | Activation::SignBit) {
+        return Err(ctx.error(format_args!(
+            "FULLY_CONNECTED with a fused {:?} activation is not supported (only RELU, \
+             RELU_N1_TO_1 and RELU6)",
+            params.activation
+        )));
+    }
     Ok(Box::new(FullyConnected { params }))
 }
 
