@@ -731,6 +731,20 @@ fn cumsum_and_cast() {
     interpreter.invoke().unwrap();
     assert_eq!(interpreter.output::<i32>(0).unwrap(), [0, 1, 1]);
 
+    // A float model's uint8 input (an image) is cast to float32.
+    let mut m = model(
+        Op::CAST,
+        BuiltinOptions::None,
+        &[In::F32(&[3], &[0.0; 3])],
+        &[DType::F32],
+    );
+    m.subgraphs[0].tensors[0].dtype = DType::U8;
+    let mut interpreter = Interpreter::new(&m, &BuiltinOpResolver::new()).unwrap();
+    interpreter.allocate_tensors().unwrap();
+    interpreter.set_input(0, &[0u8, 7, 255]).unwrap();
+    interpreter.invoke().unwrap();
+    assert_eq!(interpreter.output::<f32>(0).unwrap(), [0.0, 7.0, 255.0]);
+
     let err = error(
         Op::CAST,
         BuiltinOptions::None,

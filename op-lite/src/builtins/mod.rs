@@ -59,7 +59,7 @@
 //! | STRIDED_SLICE; SLICE | 1-8; 1-6 | any | constant begin, end, strides and the five masks, `offset`; constant begin and size |
 //! | PAD | 1-5 | any | constant paddings, zeros |
 //! | GATHER | 1-7 | any, int32 or int64 indices | `axis`, `batch_dims`; an index out of range is an error |
-//! | CAST | 1-7 | float32, int32, int64, bool both ways | the output's dtype |
+//! | CAST | 1-7 | float32, int32, int64, bool both ways; from uint8, int8, int16 (a float model's image input) | the output's dtype |
 //! | QUANTIZE, DEQUANTIZE | 1-4, 1-6 | | always an error: quantized models are not supported |
 //!
 //! "Any" is any fixed-size dtype but the quantized integer ones: those

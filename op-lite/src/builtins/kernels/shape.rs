@@ -653,6 +653,11 @@ struct Cast {
 
 const CASTABLE: &[DType] = &[DType::F32, DType::I32, DType::I64, DType::Bool];
 
+/// What CAST also reads: the small integers of a float model's inputs (a
+/// uint8 image). A quantized tensor never gets here: the interpreter
+/// refuses tensors with quantization parameters.
+const SMALL_INTS: &[DType] = &[DType::U8, DType::I8, DType::I16];
+
 /// `init` of CAST: the output dtype comes from the options where they give
 /// it, else from the output tensor (in prepare).
 pub(crate) fn init_cast(ctx: &InitContext<'_>, _code: Op) -> Result<Box<dyn LiteNode>> {
@@ -670,7 +675,10 @@ pub(crate) fn init_cast(ctx: &InitContext<'_>, _code: Op) -> Result<Box<dyn Lite
 impl LiteNode for Cast {
     fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
         check_counts(ctx, 1..=1, 1)?;
-        self.from = input_dtype_in(ctx, 0, CASTABLE)?;
+        self.from = match ctx.input_dtype(0)? {
+            small if SMALL_INTS.contains(&small) => small,
+            _ => input_dtype_in(ctx, 0, CASTABLE)?,
+        };
         self.to = match self.option {
             Some(dtype) => dtype,
             None => ctx.output_dtype(0)?,
@@ -701,6 +709,9 @@ impl LiteNode for Cast {
                 let output = ctx.output_bytes_mut(0)?;
                 cast_to_bool(input, output)
             }),
+            (DType::U8, to) => with_number!(ctx, to, B => cast_numbers::<u8, B>(ctx)),
+            (DType::I8, to) => with_number!(ctx, to, B => cast_numbers::<i8, B>(ctx)),
+            (DType::I16, to) => with_number!(ctx, to, B => cast_numbers::<i16, B>(ctx)),
             (from, to) => with_number!(ctx, from, A => with_number!(ctx, to, B => {
                 cast_numbers::<A, B>(ctx)
             })),

@@ -910,6 +910,11 @@ cast_as! {
     f32 => f32, i64;
     i32 => f32, i32, i64;
     i64 => f32, i32, i64;
+    // The small integers widen exactly: a float model's uint8 image input
+    // is cast to float32 first.
+    u8 => f32, i32, i64;
+    i8 => f32, i32, i64;
+    i16 => f32, i32, i64;
 }
 
 impl CastTo<i32> for f32 {
@@ -955,8 +960,8 @@ impl CastTo<bool> for bool {
     }
 }
 
-/// CAST elementwise from `A` to `B` (float32, int32, int64, bool), into
-/// `output` of the same length.
+/// CAST elementwise from `A` to `B` (float32, int32, int64, bool; and
+/// from uint8, int8, int16), into `output` of the same length.
 ///
 /// ```
 /// use op_lite::builtins::math::shape_ops::cast;
