@@ -30,8 +30,9 @@ the results of its ops, flattened and concatenated.
   batch 3);
 - quantized: FULLY_CONNECTED with full-integer quantization, between
   QUANTIZE and DEQUANTIZE (no outputs: op-lite rejects it);
-- int32: int32 ADD, SUB, MUL, MAXIMUM, MINIMUM, ABS, NEG, SUM, CUMSUM,
-  GATHER, TRANSPOSE, PACK, CONCATENATION.
+- int32: int32 ADD, SUB, MUL, DIV (truncating), MAXIMUM, MINIMUM,
+  SQUARED_DIFFERENCE, ABS, NEG, SUM, MEAN, CUMSUM, GATHER, TRANSPOSE, PACK,
+  CONCATENATION.
 
 Every number is drawn from fixed seeds, so running it again writes the
 same models, up to the converter's version.
@@ -164,6 +165,9 @@ def int32(x):
         tf.gather(x, [1, 1, 0]),
         tf.transpose(x),
         tf.stack([x, c + x]),
+        tf.reduce_mean(x, axis=0),
+        tf.math.squared_difference(x, c),
+        tf.truncatediv(x, tf.constant([[2, -3, 4, 5]], tf.int32)),
     )
 
 
