@@ -20,7 +20,8 @@ the results of its ops, flattened and concatenated.
 - binary: the seven binary ops, broadcasting, with fused activations
   (RELU, RELU6, RELU_N1_TO_1);
 - shapes: RESHAPE, SQUEEZE, EXPAND_DIMS, TRANSPOSE, CONCATENATION, PACK,
-  STRIDED_SLICE (masks, shrink axis, negative stride), SLICE, PAD, GATHER,
+  STRIDED_SLICE (begin and end masks, shrink axis, negative stride; the
+  converter resolves ellipses and new axes into those), SLICE, PAD, GATHER,
   CAST (to int32 and back), CUMSUM (exclusive, reverse), MEAN, SUM
   (keep_dims both ways), BATCH_MATMUL (adj_y);
 - nn: CONV_2D (VALID, stride 2, no activation), DEPTHWISE_CONV_2D (SAME,
@@ -110,6 +111,8 @@ def shapes(x):
         tf.stack([x, x * 2.0], axis=1),
         x[:, 1:, ::-2],
         x[1, :, 1:3],
+        x[..., 1:3] * 2.0,
+        x[:, tf.newaxis, 1, ::3] * 3.0,
         tf.slice(x, [0, 1, 1], [2, 2, 3]),
         tf.pad(x, [[0, 1], [2, 0], [1, 1]]),
         tf.gather(x, [2, 0, 2], axis=1),
