@@ -51,7 +51,7 @@ enum ShapeRule {
 }
 
 /// The output is the input's elements under another shape.
-struct Copy {
+struct Reshaped {
     rule: ShapeRule,
 }
 
@@ -61,7 +61,7 @@ pub(crate) fn init_reshape(ctx: &InitContext<'_>, _code: Op) -> Result<Box<dyn L
         BuiltinOptions::Reshape { new_shape } => Some(new_shape.clone()),
         _ => None,
     };
-    Ok(Box::new(Copy {
+    Ok(Box::new(Reshaped {
         rule: ShapeRule::Reshape { option },
     }))
 }
@@ -72,19 +72,19 @@ pub(crate) fn init_squeeze(ctx: &InitContext<'_>, _code: Op) -> Result<Box<dyn L
         BuiltinOptions::Squeeze { squeeze_dims } => squeeze_dims.clone(),
         _ => Vec::new(),
     };
-    Ok(Box::new(Copy {
+    Ok(Box::new(Reshaped {
         rule: ShapeRule::Squeeze { dims },
     }))
 }
 
 /// `init` of EXPAND_DIMS.
 pub(crate) fn init_expand_dims(_ctx: &InitContext<'_>, _code: Op) -> Result<Box<dyn LiteNode>> {
-    Ok(Box::new(Copy {
+    Ok(Box::new(Reshaped {
         rule: ShapeRule::ExpandDims,
     }))
 }
 
-impl Copy {
+impl Reshaped {
     fn output_shape(&self, ctx: &PrepareContext<'_>) -> Result<Vec<usize>> {
         let input = ctx.input_shape(0)?;
         match &self.rule {
@@ -194,7 +194,7 @@ fn reshape_shape(
     Ok(out)
 }
 
-impl LiteNode for Copy {
+impl LiteNode for Reshaped {
     fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
         let inputs = match self.rule {
             ShapeRule::Reshape { .. } => 1..=2,
@@ -737,7 +737,7 @@ fn cast_bytes<B>(input: &[u8], output: &mut [B], f: impl Fn(bool) -> B) -> Resul
 }
 
 /// Numbers to bools, written as bytes 0 and 1.
-fn cast_to_bool<A: CastTo<bool> + std::marker::Copy>(input: &[A], output: &mut [u8]) -> Result<()> {
+fn cast_to_bool<A: CastTo<bool> + Copy>(input: &[A], output: &mut [u8]) -> Result<()> {
     same_len(input.len(), output.len())?;
     for (o, &x) in output.iter_mut().zip(input) {
         *o = u8::from(x.cast());
