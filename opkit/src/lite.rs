@@ -16,7 +16,9 @@ use op_lite::interpreter::Profile;
 use op_lite::kernel::{FnOp, InvokeContext, PrepareContext};
 use op_lite::model::BuiltinOperator;
 use op_lite::resolver::ops_used;
-use op_lite::{Interpreter, Model, MutableOpResolver, OpResolver, lite_ensure_eq};
+use op_lite::{
+    BuiltinOpResolver, Interpreter, Model, MutableOpResolver, OpResolver, lite_ensure_eq,
+};
 
 use crate::npy;
 
@@ -47,9 +49,10 @@ pub fn seed_sin() -> FnOp {
 }
 
 /// The resolver the tool runs models with: every builtin of this build
-/// and the custom ops linked in, the seed's `Sin` among them.
+/// (TensorFlow Lite's `BuiltinOpResolver`) and the custom ops linked in,
+/// the seed's `Sin` among them.
 pub fn resolver() -> MutableOpResolver {
-    let mut resolver = MutableOpResolver::new();
+    let mut resolver = BuiltinOpResolver::new().into_inner();
     resolver.add_custom("Sin", seed_sin());
     resolver
 }

@@ -2,6 +2,7 @@
 //! point, on the converter's models in op-lite/tests/data and on models
 //! written here.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -373,4 +374,86 @@ fn tensor_names_become_safe_file_names() {
     assert_eq!(sanitize(".hidden"), "_.hidden");
     assert_eq!(sanitize(""), "_");
     assert_eq!(sanitize("é"), "_");
+}
+
+/// Runs `opkit lite run` on op-lite's model `name` with its input, and
+/// compares the output with LiteRT's (`name.output.npy`).
+fn run_like_litert(name: &str, feed: &str) {
+    let dir = scratch(&format!("litert-{name}"));
+    let input = format!("{feed}={}", data(&format!("{name}.input.npy")));
+    let model = data(&format!("{name}.tflite"));
+    let (status, out, err) = opkit(&[
+        "lite",
+        "run",
+        &model,
+        "--input",
+        &input,
+        "--output-dir",
+        s(&dir),
+    ]);
+    assert_eq!(status, ExitCode::SUCCESS, "{name}: {err}");
+    let written = dir.join("StatefulPartitionedCall_0.npy");
+    assert!(
+        out.ends_with(&format!("-> {}\n", written.display())),
+        "{out}"
+    );
+    let got: ArrayD<f32> = read_npy(&written).unwrap();
+    let want: ArrayD<f32> = read_npy(data(&format!("{name}.output.npy"))).unwrap();
+    assert_eq!(got.shape(), want.shape(), "{name}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+            "{name}: ours {g}, LiteRT {w}"
+        );
+    }
+}
+
+#[test]
+fn run_computes_what_litert_computes_on_the_converter_s_models() {
+    // By signature name, by tensor name and by position.
+    run_like_litert("sin_custom", "x");
+    run_like_litert("sin_builtin", "serving_default_x:0");
+    run_like_litert("cnn", "image");
+    // A batch of 3 where the model says 1: the signature leaves it open.
+    run_like_litert("mlp", "#0");
+}
+
+#[test]
+fn ops_says_this_build_has_every_op_of_the_converter_s_models() {
+    for name in ["sin_custom", "sin_builtin", "cnn", "mlp"] {
+        let (status, out, err) = opkit(&["lite", "ops", &data(&format!("{name}.tflite"))]);
+        assert_eq!(status, ExitCode::SUCCESS, "{err}");
+        assert!(out.ends_with("; this build runs every one\n"), "{out}");
+        assert!(
+            out.lines()
+                .skip(1)
+                .all(|l| l.ends_with("  yes") || l.contains(" ops, ")),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn benchmark_profiles_each_builtin_of_the_cnn() {
+    let (status, out, err) = opkit(&["lite", "benchmark", &data("cnn.tflite"), "--runs", "3"]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    let summary = out.split("Summary by node type").nth(1).unwrap();
+    let ops: BTreeSet<&str> = summary
+        .lines()
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split('\t').next().unwrap().trim())
+        .collect();
+    let expected: BTreeSet<&str> = [
+        "RELU6",
+        "CONV_2D",
+        "DEPTHWISE_CONV_2D",
+        "MAX_POOL_2D",
+        "AVERAGE_POOL_2D",
+        "RESHAPE",
+        "FULLY_CONNECTED",
+        "SOFTMAX",
+    ]
+    .into();
+    assert_eq!(ops, expected, "{out}");
 }

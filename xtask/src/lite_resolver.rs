@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use op_lite::Model;
+use op_lite::builtins::builtin_kernel;
 use op_lite::model::BuiltinOperator;
 use op_lite::resolver::ops_used;
 
@@ -71,7 +72,35 @@ pub fn generate(models: &[(String, Model)]) -> Result<String, String> {
             }
         }
     }
+    check_kernels(&used)?;
     Ok(code(models, &used))
+}
+
+/// Fails, naming each, when op-lite has no kernel for a builtin the models
+/// use or its kernel does not serve the version they use: the generated
+/// resolver would not run them.
+fn check_kernels(used: &Used) -> Result<(), String> {
+    let mut problems = Vec::new();
+    for (code, uses) in &used.builtins {
+        match builtin_kernel(*code) {
+            None => problems.push(format!("op-lite has no builtin kernel for {code}")),
+            Some(kernel) => {
+                for (version, _) in uses {
+                    if !kernel.versions().contains(*version) {
+                        problems.push(format!(
+                            "op-lite's {code} kernel serves {}, not version {version}",
+                            kernel.versions()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
 }
 
 /// Adds a (version, nodes) use, summing nodes of the same version.

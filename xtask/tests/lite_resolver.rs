@@ -140,19 +140,32 @@ fn builtin(op: BuiltinOperator, version: i32) -> OperatorCode {
 }
 
 #[test]
-fn versions_are_noted_and_codes_without_a_name_are_written_as_numbers() {
+fn versions_are_noted_and_builtins_without_a_kernel_are_errors() {
     let model = model_of(&[
         builtin(BuiltinOperator::MUL, 1),
         builtin(BuiltinOperator::MUL, 3),
-        builtin(BuiltinOperator(400), 1),
+        builtin(BuiltinOperator::ADD, 1),
     ]);
     let code = generate(&[("m.tflite".into(), model)]).unwrap();
     assert!(
         code.contains(
-            "        // versions 1 (1 node), 3 (1 node)\n        BuiltinOperator::MUL,\n        \
-             // version 1, 1 node\n        BuiltinOperator(400),\n"
+            "        // version 1, 1 node\n        BuiltinOperator::ADD,\n        \
+             // versions 1 (1 node), 3 (1 node)\n        BuiltinOperator::MUL,\n"
         ),
         "{code}"
+    );
+
+    let model = model_of(&[
+        builtin(BuiltinOperator::MUL, 99),
+        builtin(BuiltinOperator(400), 1),
+    ]);
+    assert_eq!(
+        generate(&[("m.tflite".into(), model)]),
+        Err(
+            "op-lite's MUL kernel serves versions 1 to 7, not version 99; op-lite has no builtin \
+             kernel for builtin operator 400"
+                .to_owned()
+        )
     );
 
     let unnamed = model_of(&[OperatorCode {
