@@ -34,12 +34,27 @@ fn data(name: &str) -> String {
     )
 }
 
-/// A fresh folder for one test.
-fn scratch(test: &str) -> PathBuf {
+/// A fresh folder for one test, removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(test: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("opkit-lite-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn s(path: &Path) -> &str {
@@ -456,4 +471,49 @@ fn benchmark_profiles_each_builtin_of_the_cnn() {
     ]
     .into();
     assert_eq!(ops, expected, "{out}");
+}
+
+#[test]
+fn run_covers_the_builtin_op_models_an_int32_input_and_refuses_a_quantized_one() {
+    for name in ["binary", "dims", "int32", "nn", "shapes", "unary"] {
+        let dir = scratch(&format!("ops-{name}"));
+        let input = format!("#0={}", data(&format!("ops/{name}.input.npy")));
+        let model = data(&format!("ops/{name}.tflite"));
+        let (status, _, err) = opkit(&[
+            "lite",
+            "run",
+            &model,
+            "--input",
+            &input,
+            "--output-dir",
+            s(&dir),
+        ]);
+        assert_eq!(status, ExitCode::SUCCESS, "{name}: {err}");
+        let got: ArrayD<f32> = read_npy(dir.join("Identity.npy")).unwrap();
+        let want: ArrayD<f32> = read_npy(data(&format!("ops/{name}.output.npy"))).unwrap();
+        assert_eq!(got.shape(), want.shape(), "{name}");
+        for (g, w) in got.iter().zip(&want) {
+            let close = g == w || (g - w).abs() <= 2e-6 * (1.0 + w.abs());
+            assert!(close, "{name}: ours {g}, LiteRT {w}");
+        }
+    }
+    let dir = scratch("quantized");
+    let input = format!("#0={}", data("ops/unary.input.npy"));
+    let err = error(&[
+        "lite",
+        "run",
+        &data("ops/quantized.tflite"),
+        "--input",
+        &input,
+        "--output-dir",
+        s(&dir),
+    ]);
+    assert!(
+        err.starts_with("opkit: Unimplemented: tensor 1 ('Relu;add')"),
+        "{err}"
+    );
+    assert!(
+        err.contains("quantized models are not supported by this runtime"),
+        "{err}"
+    );
 }
