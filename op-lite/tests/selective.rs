@@ -166,3 +166,83 @@ fn ops_used_counts_the_nodes_of_each_operator_code() {
         "node 1 uses operator code 9, but the model has 2 operator codes"
     );
 }
+
+/// The ops a random model draws from: four builtins at two versions, two
+/// custom ops.
+const CODES: [(i32, Option<&str>); 6] = [
+    (0, None),  // ADD
+    (18, None), // MUL
+    (3, None),  // CONV_2D
+    (25, None), // SOFTMAX
+    (32, Some("Sin")),
+    (32, Some("Cos")),
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Whatever ops a model uses and whatever the full resolver lacks: the
+    /// selected resolver holds exactly the model's ops, or the error names
+    /// each missing (op, version) once.
+    #[test]
+    fn the_selection_is_exactly_the_model_s_ops_or_every_missing_one(
+        nodes in proptest::collection::vec((0..CODES.len(), 1..3i32), 1..10),
+        lacking in proptest::collection::btree_set(0..CODES.len(), 0..3),
+    ) {
+        let mut b = ModelBuilder::new();
+        let x = b.f32("x", &[1]);
+        b.input(x);
+        let mut previous = x;
+        for (k, &(code, version)) in nodes.iter().enumerate() {
+            let t = b.f32(&format!("t{k}"), &[1]);
+            match CODES[code] {
+                (_, Some(name)) => b.custom(name, &[previous], &[t]),
+                (op, None) => b.builtin(BuiltinOperator(op), version, &[previous], &[t]),
+            };
+            previous = t;
+        }
+        b.output(previous);
+        let model = b.build();
+
+        let op = FnOp::new(nothing, nothing_invoke);
+        let mut full = MutableOpResolver::new();
+        for (k, &(code, name)) in CODES.iter().enumerate() {
+            if lacking.contains(&k) {
+                continue;
+            }
+            match name {
+                Some(name) => full.add_custom(name, op),
+                None => full.add_builtin(BuiltinOperator(code), op),
+            };
+        }
+        let missing: BTreeSet<(usize, i32)> = nodes
+            .iter()
+            .filter(|(code, _)| lacking.contains(code))
+            // Custom ops are version 1 whatever was drawn.
+            .map(|&(code, v)| (code, if CODES[code].1.is_some() { 1 } else { v }))
+            .collect();
+        match MutableOpResolver::for_model(&model, &full) {
+            Ok(selected) => {
+                proptest::prop_assert!(missing.is_empty());
+                let builtins: BTreeSet<i32> =
+                    selected.builtin_ops().iter().map(|(op, _)| op.0).collect();
+                let customs: BTreeSet<String> =
+                    selected.custom_ops().into_iter().map(|(n, _)| n).collect();
+                let used_builtins: BTreeSet<i32> = nodes
+                    .iter()
+                    .filter(|(c, _)| CODES[*c].1.is_none())
+                    .map(|(c, _)| CODES[*c].0)
+                    .collect();
+                let used_customs: BTreeSet<String> =
+                    nodes.iter().filter_map(|(c, _)| CODES[*c].1.map(String::from)).collect();
+                proptest::prop_assert_eq!(builtins, used_builtins);
+                proptest::prop_assert_eq!(customs, used_customs);
+                proptest::prop_assert!(Interpreter::new(&model, &selected).is_ok());
+            }
+            Err(err) => {
+                proptest::prop_assert_eq!(err.code(), Code::NotFound);
+                proptest::prop_assert_eq!(err.message().lines().count(), missing.len());
+            }
+        }
+    }
+}
