@@ -64,6 +64,11 @@ fn s(path: &Path) -> &str {
 /// `y = op(x)` for a custom `op`, `x` of shape `[1, 3]` with the batch left
 /// open in its shape signature (`[-1, 3]`), written to `dir/NAME.tflite`.
 fn custom_model(dir: &Path, op: &str) -> PathBuf {
+    custom_model_with(dir, op, |_| {})
+}
+
+/// [`custom_model`], changed by `change` before it is written.
+fn custom_model_with(dir: &Path, op: &str, change: impl FnOnce(&mut Model)) -> PathBuf {
     let tensor = |name: &str| TensorInfo {
         name: name.into(),
         dtype: DType::F32,
@@ -73,7 +78,7 @@ fn custom_model(dir: &Path, op: &str) -> PathBuf {
         quantization: None,
         is_variable: false,
     };
-    let model = Model {
+    let mut model = Model {
         version: 3,
         operator_codes: vec![OperatorCode {
             builtin: BuiltinOperator::CUSTOM,
@@ -100,6 +105,7 @@ fn custom_model(dir: &Path, op: &str) -> PathBuf {
         buffers: vec![Buffer::default()],
         ..Model::default()
     };
+    change(&mut model);
     let path = dir.join(format!("{op}.tflite"));
     std::fs::write(&path, model.to_bytes().unwrap()).unwrap();
     path
@@ -516,4 +522,42 @@ fn run_covers_the_builtin_op_models_an_int32_input_and_refuses_a_quantized_one()
         err.contains("quantized models are not supported by this runtime"),
         "{err}"
     );
+}
+
+#[test]
+fn outputs_whose_names_sanitize_alike_get_their_position() {
+    let dir = scratch("alike");
+    // Outputs `a:0` (the Sin) and `a/0` (the input itself): both `a_0`.
+    let model = custom_model_with(&dir, "Sin", |model| {
+        let subgraph = &mut model.subgraphs[0];
+        subgraph.tensors[0].name = "a/0".into();
+        subgraph.tensors[1].name = "a:0".into();
+        subgraph.outputs = vec![1, 0];
+    });
+    let x = dir.join("x.npy");
+    write_f32(&x, &[1, 3], &[0.0, 1.0, 2.0]);
+    let input = format!("#0={}", s(&x));
+    let out = dir.join("out");
+    let (status, stdout, err) = opkit(&[
+        "lite",
+        "run",
+        s(&model),
+        "--input",
+        &input,
+        "--output-dir",
+        s(&out),
+    ]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    assert_eq!(
+        stdout,
+        format!(
+            "a:0: float [1,3] -> {}\na/0: float [1,3] -> {}\n",
+            out.join("a_0.npy").display(),
+            out.join("a_0_1.npy").display()
+        )
+    );
+    let y: ArrayD<f32> = read_npy(out.join("a_0.npy")).unwrap();
+    let x: ArrayD<f32> = read_npy(out.join("a_0_1.npy")).unwrap();
+    assert_eq!(y.as_slice().unwrap(), [0.0, 1.0f32.sin(), 2.0f32.sin()]);
+    assert_eq!(x.as_slice().unwrap(), [0.0, 1.0, 2.0]);
 }
