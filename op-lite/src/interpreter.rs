@@ -17,6 +17,10 @@
 //!   allocate, and a kernel that panics is contained: the panic becomes an
 //!   `Internal` error naming the node, and the interpreter must be
 //!   allocated again before the next invoke.
+//! - [`Interpreter::invoke_profiled`] is the same run, timing each node into
+//!   a [`Profile`] sized beforehand (so it allocates nothing either):
+//!   TensorFlow Lite's op profiler, printed as `benchmark_model` prints it
+//!   (`opkit lite benchmark`).
 //!
 //! Inputs and outputs are reached by position (`0` is the subgraph's first
 //! input) or by name ([`Interpreter::input_index`]), through typed slices
