@@ -94,14 +94,22 @@ pub mod arena;
 pub mod attrs;
 pub mod interpreter;
 pub mod kernel;
+pub mod registration;
 pub mod resolver;
 
 pub use interpreter::Interpreter;
 pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
+pub use op_macros::lite_kernel;
+pub use registration::{LiteRegistration, linked_kernels};
 pub use resolver::{MutableOpResolver, OpResolver};
 
 /// What the exported macros name; not part of the API.
 #[doc(hidden)]
 pub mod __private {
-    pub use op_core::DType;
+    pub use crate::kernel::{FnOp, InitContext, InvokeContext, LiteNode, PrepareContext};
+    pub use crate::model::BuiltinOperator;
+    pub use crate::registration::{InitOp, LiteOpName, LiteRegistration};
+    pub use crate::resolver::Versions;
+    pub use op_core::inventory;
+    pub use op_core::{DType, Result};
 }
