@@ -14,7 +14,7 @@ use crate::element::Element;
 use crate::element::private::{ElementVisitor, visit};
 use crate::error::{Code, Error, Result};
 use crate::shape::TensorShape;
-use storage::{HostData, SmallTag, Storage, small_bytes, small_bytes_mut};
+use storage::{HostData, Lent, SmallTag, Storage, small_bytes, small_bytes_mut};
 
 /// A dynamically typed tensor of any rank: the values that ops consume and
 /// produce.
@@ -151,6 +151,148 @@ impl Tensor {
                 Tensor::host(T::DTYPE, shape, T::wrap_shared(shared))
             }
             Err(shared) => Tensor::from_array(shared.as_standard_layout().into_owned()),
+        }
+    }
+
+    /// A tensor of `dtype` and shape `dims` over `bytes`, which it reads
+    /// but does not own or copy: how another runtime (the lite
+    /// interpreter's arena) lends a kernel its inputs for one call.
+    ///
+    /// The tensor is never unique ([`is_unique`](Self::is_unique) is
+    /// false), so writing to it copies the elements first and no kernel
+    /// reuses its buffer for an output.
+    ///
+    /// Returns an `InvalidArgument` error when `dtype` is not a plain type
+    /// (`bool`, whose bytes need not be 0 or 1, `string` and `resource` are
+    /// not), when `bytes` is not exactly the elements of `dims` or is not
+    /// aligned for `dtype`.
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must stay valid, and unwritten, for as long as this tensor
+    /// or any clone of it lives (its lifetime is not tracked): drop every
+    /// clone before the memory goes or changes, and give the tensor only to
+    /// code that keeps no clone (a stateless kernel).
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let arena = [1.0f32, 2.0, 3.0, 4.0];
+    /// // SAFETY: `x` is dropped before `arena`, which nobody writes meanwhile.
+    /// let x = unsafe { Tensor::lend(DType::F32, &[2, 2], bytemuck::cast_slice(&arena)) }?;
+    /// assert_eq!(x.as_slice::<f32>()?, [1.0, 2.0, 3.0, 4.0]);
+    /// assert!(!x.is_unique());
+    /// drop(x);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub unsafe fn lend(dtype: DType, dims: &[usize], bytes: &[u8]) -> Result<Tensor> {
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract is `Lent::new`'s, read-only.
+        unsafe { Tensor::lent(dtype, dims, ptr, bytes.len(), false) }
+    }
+
+    /// A tensor of `dtype` and shape `dims` over `bytes`, which it reads
+    /// and writes but does not own: the buffer a kernel's output is placed
+    /// in (see [`PreparedOp::run_placed`](crate::PreparedOp::run_placed)).
+    /// A tensor that alone holds it writes in place.
+    ///
+    /// Returns the errors of [`lend`](Self::lend).
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must stay valid for as long as this tensor or any clone of it
+    /// lives, and be read or written only through them meanwhile: drop
+    /// every clone before using the memory again.
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let mut arena = [0i32; 3];
+    /// {
+    ///     // SAFETY: `y` is dropped at the end of the block, and `arena` is
+    ///     // used only through it until then.
+    ///     let mut y = unsafe { Tensor::lend_mut(DType::I32, &[3], bytemuck::cast_slice_mut(&mut arena)) }?;
+    ///     y.as_slice_mut::<i32>()?.copy_from_slice(&[7, 8, 9]);
+    /// }
+    /// assert_eq!(arena, [7, 8, 9]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub unsafe fn lend_mut(dtype: DType, dims: &[usize], bytes: &mut [u8]) -> Result<Tensor> {
+        let len = bytes.len();
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract is `Lent::new`'s, for writing.
+        unsafe { Tensor::lent(dtype, dims, ptr, len, true) }
+    }
+
+    /// [`lend`](Self::lend) and [`lend_mut`](Self::lend_mut), checked.
+    ///
+    /// # Safety
+    ///
+    /// `Lent::new`'s contract.
+    unsafe fn lent(
+        dtype: DType,
+        dims: &[usize],
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+    ) -> Result<Tensor> {
+        /// Whether elements of the type live in raw bytes, and their alignment.
+        struct Layout;
+        impl ElementVisitor for Layout {
+            type Output = (bool, usize);
+            fn visit<T: Element>(self) -> (bool, usize) {
+                (T::POD, align_of::<T>())
+            }
+        }
+        let shape = TensorShape::try_new(dims)?;
+        let (plain, align) = visit(dtype, Layout).unwrap_or((false, 1));
+        let size = dtype.size_of().filter(|_| plain).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "a tensor over lent memory must be of a plain type, not {dtype}"
+            ))
+        })?;
+        let expected = shape.num_elements().checked_mul(size);
+        if expected != Some(len) {
+            return Err(Error::invalid_argument(format!(
+                "lent memory of {len} bytes does not hold a {dtype} tensor of shape {shape} ({} bytes)",
+                expected.map_or_else(|| "more".to_string(), |n| n.to_string())
+            )));
+        }
+        if len == 0 {
+            // No memory to lend (and an empty slice's address need not be
+            // aligned): an empty tensor of its own, which allocates nothing.
+            return Tensor::allocate(HostAllocator::global(), dtype, dims, true);
+        }
+        if !(ptr.as_ptr() as usize).is_multiple_of(align) {
+            return Err(Error::invalid_argument(format!(
+                "lent memory at {ptr:p} is not aligned for {dtype} ({align} bytes)"
+            )));
+        }
+        // SAFETY: the caller's contract.
+        let lent = unsafe { Lent::new(ptr, len, writable) };
+        Ok(Tensor::host(dtype, shape, HostData::Lent(lent)))
+    }
+
+    /// Sets every byte of a plain tensor's elements, which it alone holds,
+    /// to zero; `false` (and nothing written) when it is not such a tensor.
+    pub(crate) fn zero_plain(&mut self) -> bool {
+        match &mut self.storage {
+            Storage::Small { len, tag, bits } => {
+                *tag = SmallTag::NONE;
+                small_bytes_mut(*len, bits).fill(0);
+                true
+            }
+            Storage::Host(data) => match Arc::get_mut(data) {
+                Some(HostData::Inline(inline)) => {
+                    inline.bytes_mut().fill(0);
+                    true
+                }
+                Some(HostData::Block(block)) => {
+                    block.bytes_mut().fill(0);
+                    true
+                }
+                Some(HostData::Lent(lent)) => lent.bytes_mut().map(|b| b.fill(0)).is_some(),
+                _ => false,
+            },
+            Storage::Device(_) => false,
         }
     }
 
