@@ -81,6 +81,53 @@ fn lent_memory_must_hold_the_tensor_and_be_aligned_and_plain() {
     assert_eq!(empty.num_elements(), 0);
 }
 
+#[test]
+fn relending_points_a_lent_tensor_at_new_memory_in_place() {
+    let first = [1.0f32, 2.0];
+    let second = [3.0f32, 4.0];
+    let mut x = lend(&first);
+    let address = x.buffer_address();
+    // SAFETY: `x` is dropped before `second`, which nobody writes.
+    unsafe { x.relend(bytemuck::cast_slice(&second)) }.unwrap();
+    assert_eq!(x.as_slice::<f32>().unwrap(), [3.0, 4.0]);
+    assert_eq!(x.buffer_address(), address, "the same tensor, repointed");
+
+    let mut out = [0.0f32; 2];
+    let mut y = lend_mut(&mut [0.0f32; 2]);
+    let address = y.buffer_address();
+    // SAFETY: `y` is dropped before `out`, which is used only through it.
+    unsafe { y.relend_mut(bytemuck::cast_slice_mut(&mut out)) }.unwrap();
+    assert_eq!(y.buffer_address(), address);
+    y.as_slice_mut::<f32>().unwrap()[1] = 6.0;
+    drop(y);
+    assert_eq!(out, [0.0, 6.0]);
+
+    // A tensor that is not lent, or shared, or of other bytes, is replaced.
+    let mut z = Tensor::from_vec([2], vec![0.0f32; 2]).unwrap();
+    // SAFETY: as for `x`.
+    unsafe { z.relend(bytemuck::cast_slice(&second)) }.unwrap();
+    assert_eq!(z.as_slice::<f32>().unwrap(), [3.0, 4.0]);
+    assert!(!z.is_unique(), "now lent");
+    let clone = x.clone();
+    // SAFETY: as for `x`.
+    unsafe { x.relend(bytemuck::cast_slice(&first)) }.unwrap();
+    assert_ne!(x.buffer_address(), clone.buffer_address());
+    assert_eq!(
+        (
+            x.as_slice::<f32>().unwrap(),
+            clone.as_slice::<f32>().unwrap()
+        ),
+        (&[1.0, 2.0][..], &[3.0, 4.0][..])
+    );
+    // SAFETY: fails before lending anything.
+    let err = unsafe { x.relend(bytemuck::cast_slice(&[1.0f32; 3])) }.unwrap_err();
+    assert!(
+        err.message()
+            .contains("does not hold a float tensor of shape [2]"),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Kernels that make their outputs in each of the ways there are.
 

@@ -169,10 +169,13 @@ impl Tensor {
     ///
     /// # Safety
     ///
-    /// `bytes` must stay valid, and unwritten, for as long as this tensor
-    /// or any clone of it lives (its lifetime is not tracked): drop every
-    /// clone before the memory goes or changes, and give the tensor only to
-    /// code that keeps no clone (a stateless kernel).
+    /// Whenever this tensor or a clone of it is used (its elements read,
+    /// or a copy made), `bytes` must be valid and not being written (the
+    /// borrow's lifetime is not tracked). Between uses the memory may
+    /// change or go: the tensor holds a pointer, not a reference, and
+    /// dropping it touches nothing; [`relend`](Self::relend) points it at
+    /// memory again. So give it only to code that keeps no clone (a
+    /// stateless kernel).
     ///
     /// ```
     /// use op_core::{DType, Tensor};
@@ -199,9 +202,8 @@ impl Tensor {
     ///
     /// # Safety
     ///
-    /// `bytes` must stay valid for as long as this tensor or any clone of it
-    /// lives, and be read or written only through them meanwhile: drop
-    /// every clone before using the memory again.
+    /// [`lend`](Self::lend)'s contract, and while the tensor is used,
+    /// `bytes` is read or written only through it.
     ///
     /// ```
     /// use op_core::{DType, Tensor};
@@ -220,6 +222,64 @@ impl Tensor {
         let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
         // SAFETY: the caller's contract is `Lent::new`'s, for writing.
         unsafe { Tensor::lent(dtype, dims, ptr, len, true) }
+    }
+
+    /// Points this tensor at `bytes` instead, as [`lend`](Self::lend) would
+    /// make it (same dtype and shape): in place, allocating nothing, when
+    /// it is a tensor lent for reading that it alone holds with as many
+    /// bytes; otherwise it becomes a new lent tensor. How a caller that
+    /// lends the same buffers call after call (the lite interpreter's
+    /// arena) keeps its tensors and gives each call pointers fresh from
+    /// the memory's owner.
+    ///
+    /// Returns the errors of [`lend`](Self::lend).
+    ///
+    /// # Safety
+    ///
+    /// [`lend`](Self::lend)'s contract, for `bytes`. The memory the tensor
+    /// held before is not touched.
+    pub unsafe fn relend(&mut self, bytes: &[u8]) -> Result<()> {
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract.
+        unsafe { self.relent(ptr, bytes.len(), false) }
+    }
+
+    /// [`relend`](Self::relend) for writing: points this tensor at `bytes`
+    /// as [`lend_mut`](Self::lend_mut) would make it.
+    ///
+    /// Returns the errors of [`lend`](Self::lend).
+    ///
+    /// # Safety
+    ///
+    /// [`lend_mut`](Self::lend_mut)'s contract, for `bytes`.
+    pub unsafe fn relend_mut(&mut self, bytes: &mut [u8]) -> Result<()> {
+        let len = bytes.len();
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract.
+        unsafe { self.relent(ptr, len, true) }
+    }
+
+    /// [`relend`](Self::relend) and [`relend_mut`](Self::relend_mut).
+    ///
+    /// # Safety
+    ///
+    /// `Lent::new`'s contract.
+    unsafe fn relent(
+        &mut self,
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+    ) -> Result<()> {
+        if let Storage::Host(data) = &mut self.storage
+            && let Some(HostData::Lent(lent)) = Arc::get_mut(data)
+            // SAFETY: the caller's contract.
+            && unsafe { lent.repoint(ptr, len, writable) }
+        {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        *self = unsafe { Tensor::lent(self.dtype, self.shape.dims(), ptr, len, writable) }?;
+        Ok(())
     }
 
     /// [`lend`](Self::lend) and [`lend_mut`](Self::lend_mut), checked.
@@ -267,7 +327,8 @@ impl Tensor {
             )));
         }
         // SAFETY: the caller's contract.
-        let lent = unsafe { Lent::new(ptr, len, writable) };
+        let lent =
+            unsafe { Lent::new(ptr, len, writable, u16::try_from(align).unwrap_or(u16::MAX)) };
         Ok(Tensor::host(dtype, shape, HostData::Lent(lent)))
     }
 

@@ -227,6 +227,8 @@ pub struct Lent {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
     writable: bool,
+    /// The alignment the elements need, for repointing.
+    align: u16,
 }
 
 // SAFETY: a `Lent` is a borrowed byte slice whose lifetime the lender
@@ -242,11 +244,45 @@ impl Lent {
     ///
     /// # Safety
     ///
-    /// The bytes must stay valid for reads (and writes when `writable`)
-    /// for as long as the storage lives, and be written by no one else
-    /// meanwhile (nor read by anyone else, when `writable`).
-    pub(crate) unsafe fn new(ptr: std::ptr::NonNull<u8>, len: usize, writable: bool) -> Lent {
-        Lent { ptr, len, writable }
+    /// Whenever the storage is used (`bytes`, `bytes_mut`), the bytes must
+    /// be valid for reads (and writes when `writable`) and written by no
+    /// one else (nor read by anyone else, when `writable`). It holds a
+    /// pointer, not a reference: between uses the memory may change or go.
+    pub(crate) unsafe fn new(
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+        align: u16,
+    ) -> Lent {
+        Lent {
+            ptr,
+            len,
+            writable,
+            align,
+        }
+    }
+
+    /// Points this storage at `len` bytes at `ptr` instead, if it holds
+    /// as many, for the same access, and `ptr` is aligned for its elements
+    /// (`false`, and nothing changed, otherwise).
+    ///
+    /// # Safety
+    ///
+    /// `new`'s contract, for the new bytes.
+    pub(crate) unsafe fn repoint(
+        &mut self,
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+    ) -> bool {
+        if len != self.len || writable != self.writable {
+            return false;
+        }
+        if !(ptr.as_ptr() as usize).is_multiple_of(usize::from(self.align)) {
+            return false;
+        }
+        self.ptr = ptr;
+        true
     }
 
     #[inline]
