@@ -92,6 +92,8 @@ mod schema;
 pub use model::Model;
 pub mod arena;
 pub mod attrs;
+#[cfg(feature = "framework-ops")]
+pub mod bridge;
 pub mod interpreter;
 pub mod kernel;
 pub mod registration;

@@ -259,6 +259,41 @@ impl Tensor {
         unsafe { self.relent(ptr, len, true) }
     }
 
+    /// Copies `other`'s elements into this tensor's buffer (copy-on-write
+    /// like [`as_slice_mut`](Self::as_slice_mut): into a buffer this tensor
+    /// alone holds, such as lent memory, in place). How a caller that
+    /// placed an output copies one a kernel made elsewhere.
+    ///
+    /// Returns an `InvalidArgument` error when the dtypes or shapes differ.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let mut a = Tensor::from_vec([2], vec![0i64, 0])?;
+    /// a.copy_from(&Tensor::from_vec([2], vec![3i64, 4])?)?;
+    /// assert_eq!(a.as_slice::<i64>()?, [3, 4]);
+    /// assert!(a.copy_from(&Tensor::from_vec([3], vec![1i64, 2, 3])?).is_err());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn copy_from(&mut self, other: &Tensor) -> Result<()> {
+        struct CopyFrom<'a>(&'a mut Tensor, &'a Tensor);
+        impl ElementVisitor for CopyFrom<'_> {
+            type Output = Result<()>;
+            fn visit<T: Element>(self) -> Result<()> {
+                self.0.as_slice_mut::<T>()?.clone_from_slice(self.1.as_slice::<T>()?);
+                Ok(())
+            }
+        }
+        if self.dtype != other.dtype || self.dims() != other.dims() {
+            return Err(Error::invalid_argument(format!(
+                "cannot copy a {} tensor of shape {} into a {} tensor of shape {}",
+                other.dtype, other.shape, self.dtype, self.shape
+            )));
+        }
+        let dtype = self.dtype;
+        visit(dtype, CopyFrom(self, other))
+            .unwrap_or_else(|| Err(Error::internal("a variant tensor exists")))
+    }
+
     /// [`relend`](Self::relend) and [`relend_mut`](Self::relend_mut).
     ///
     /// # Safety
