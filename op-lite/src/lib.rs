@@ -84,6 +84,18 @@
 //! assert!((y[1] - 0.997_495).abs() < 1e-6); // sin(0.5 + 1)
 //! # Ok::<(), op_core::Error>(())
 //! ```
+//!
+//! # Kernels written once
+//!
+//! A lite kernel can also be written on its `impl` with
+//! [`#[lite_kernel]`](macro@lite_kernel) (`custom = "Sin"`, or `builtin =
+//! "ADD"` to override one, checked at compile time), which registers it at
+//! link time: [`MutableOpResolver::add_linked`] registers every such
+//! kernel. And any op of the framework that has a shape function runs here
+//! as a custom op without a lite kernel at all ([`bridge::FrameworkOps`],
+//! feature `framework-ops`): its attrs come from the custom options
+//! ([`attrs`]), its prepare from its shape function, its invoke from its
+//! kernel, writing into the arena.
 
 pub mod builtins;
 pub mod model;

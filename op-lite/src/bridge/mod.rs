@@ -252,7 +252,7 @@ impl FrameworkNode {
                 )));
             }
             let dtype = ctx.input_dtype(i)?;
-            check_plain(ctx, dtype, format_args!("input {i}"))?;
+            check_plain(dtype, format_args!("input {i}"))?;
             dtypes.push(dtype);
         }
         if let Some(prepared) = &self.prepared
@@ -292,19 +292,16 @@ impl FrameworkNode {
     }
 }
 
-fn check_plain(
-    ctx: &PrepareContext<'_>,
-    dtype: DType,
-    what: std::fmt::Arguments<'_>,
-) -> Result<()> {
+/// Refuses a tensor that cannot be lent: only plain types can (`bool`'s
+/// arena bytes need not be 0 or 1).
+fn check_plain(dtype: DType, what: std::fmt::Arguments<'_>) -> Result<()> {
     if matches!(
         dtype,
         DType::Bool | DType::String | DType::Resource | DType::Variant
     ) {
         return Err(Error::unimplemented(format!(
-            "{what} is {dtype}: the lite runtime lends framework kernels plain tensors only"
-        ))
-        .with_context(format!("node {}", ctx.node_index())));
+            "{what} is {dtype}: the lite runtime lends framework kernels tensors of plain types only"
+        )));
     }
     Ok(())
 }
@@ -335,8 +332,10 @@ impl LiteNode for FrameworkNode {
             constants.push(if ctx.is_constant_input(i)? {
                 let bytes = ctx.constant_input_bytes(i)?;
                 // SAFETY: the model's constant outlives this prepare, which
-                // drops the tensor, and nothing writes it.
-                Some(unsafe { Tensor::lend(ctx.input_dtype(i)?, dims, bytes) }?)
+                // drops the tensor, and nothing writes it. A constant that
+                // cannot be lent (misaligned) is left unknown to the shape
+                // function, as an input's value is.
+                unsafe { Tensor::lend(ctx.input_dtype(i)?, dims, bytes) }.ok()
             } else {
                 None
             });
@@ -346,7 +345,7 @@ impl LiteNode for FrameworkNode {
             .map_err(|e| ctx.error(e.message()))?;
         shape_fn(&mut inference).map_err(|e| ctx.error(e.message()))?;
         for (i, (shape, dtype)) in inference.output_shapes().iter().zip(outputs).enumerate() {
-            check_plain(ctx, *dtype, format_args!("output {i}"))?;
+            check_plain(*dtype, format_args!("output {i}"))?;
             let dims: Option<Vec<usize>> =
                 shape.0.as_ref().and_then(|d| d.iter().copied().collect());
             let dims = dims.ok_or_else(|| {
