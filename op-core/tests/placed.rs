@@ -128,6 +128,46 @@ fn relending_points_a_lent_tensor_at_new_memory_in_place() {
     );
 }
 
+#[test]
+fn an_unbound_lent_tensor_holds_nothing_until_relent_in_place() {
+    let mut x = Tensor::unbound_lent(DType::F32, &[2], false).unwrap();
+    let err = x.as_slice::<f32>().unwrap_err();
+    assert_eq!(err.code(), Code::Internal);
+    assert!(
+        x.clone().as_slice_mut::<f32>().is_err(),
+        "nothing to copy either"
+    );
+    let address = x.buffer_address();
+    let values = [5.0f32, 6.0];
+    // SAFETY: `x` is dropped before `values`, which nobody writes.
+    unsafe { x.relend(bytemuck::cast_slice(&values)) }.unwrap();
+    assert_eq!(x.as_slice::<f32>().unwrap(), [5.0, 6.0]);
+    assert_eq!(x.buffer_address(), address, "bound in place");
+
+    let mut y = Tensor::unbound_lent(DType::I64, &[3], true).unwrap();
+    assert!(y.as_slice_mut::<i64>().is_err());
+    let mut out = [0i64; 3];
+    {
+        // SAFETY: `y` is dropped at the end of the block; `out` is used
+        // only through it until then.
+        unsafe { y.relend_mut(bytemuck::cast_slice_mut(&mut out)) }.unwrap();
+        y.as_slice_mut::<i64>().unwrap()[0] = 4;
+        drop(y);
+    }
+    assert_eq!(out, [4, 0, 0]);
+    let err = Tensor::unbound_lent(DType::Bool, &[1], false).unwrap_err();
+    assert_eq!(
+        err.message(),
+        "a tensor over lent memory must be of a plain type, not bool"
+    );
+    assert_eq!(
+        Tensor::unbound_lent(DType::F32, &[0], true)
+            .unwrap()
+            .num_elements(),
+        0
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Kernels that make their outputs in each of the ways there are.
 

@@ -224,6 +224,43 @@ impl Tensor {
         unsafe { Tensor::lent(dtype, dims, ptr, len, true) }
     }
 
+    /// A tensor of `dtype` and shape `dims` to be lent memory later
+    /// ([`relend`](Self::relend), or [`relend_mut`](Self::relend_mut) when
+    /// `writable`), which then allocates nothing: made where allocating is
+    /// allowed (a lite kernel's prepare) for a caller whose memory exists
+    /// only later (the arena, at invoke). Until then it holds no elements:
+    /// reading them is an `Internal` error, never a read of memory.
+    ///
+    /// Returns the errors of [`lend`](Self::lend) for the dtype and shape.
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let mut x = Tensor::unbound_lent(DType::F32, &[2], false)?;
+    /// assert!(x.as_slice::<f32>().is_err());
+    /// let arena = [1.0f32, 2.0];
+    /// // SAFETY: `x` is dropped before `arena`, which nobody writes.
+    /// unsafe { x.relend(bytemuck::cast_slice(&arena)) }?;
+    /// assert_eq!(x.as_slice::<f32>()?, [1.0, 2.0]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn unbound_lent(dtype: DType, dims: &[usize], writable: bool) -> Result<Tensor> {
+        let (shape, size, align) = lent_layout(dtype, dims)?;
+        let len = shape.num_elements().checked_mul(size).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "a {dtype} tensor of shape {shape} does not fit in memory"
+            ))
+        })?;
+        if len == 0 {
+            return Tensor::allocate(HostAllocator::global(), dtype, dims, true);
+        }
+        let align = u16::try_from(align).unwrap_or(u16::MAX);
+        Ok(Tensor::host(
+            dtype,
+            shape,
+            HostData::Lent(Lent::unbound(len, writable, align)),
+        ))
+    }
+
     /// Points this tensor at `bytes` instead, as [`lend`](Self::lend) would
     /// make it (same dtype and shape): in place, allocating nothing, when
     /// it is a tensor lent for reading that it alone holds with as many
@@ -279,7 +316,9 @@ impl Tensor {
         impl ElementVisitor for CopyFrom<'_> {
             type Output = Result<()>;
             fn visit<T: Element>(self) -> Result<()> {
-                self.0.as_slice_mut::<T>()?.clone_from_slice(self.1.as_slice::<T>()?);
+                self.0
+                    .as_slice_mut::<T>()?
+                    .clone_from_slice(self.1.as_slice::<T>()?);
                 Ok(())
             }
         }
@@ -329,21 +368,7 @@ impl Tensor {
         len: usize,
         writable: bool,
     ) -> Result<Tensor> {
-        /// Whether elements of the type live in raw bytes, and their alignment.
-        struct Layout;
-        impl ElementVisitor for Layout {
-            type Output = (bool, usize);
-            fn visit<T: Element>(self) -> (bool, usize) {
-                (T::POD, align_of::<T>())
-            }
-        }
-        let shape = TensorShape::try_new(dims)?;
-        let (plain, align) = visit(dtype, Layout).unwrap_or((false, 1));
-        let size = dtype.size_of().filter(|_| plain).ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "a tensor over lent memory must be of a plain type, not {dtype}"
-            ))
-        })?;
+        let (shape, size, align) = lent_layout(dtype, dims)?;
         let expected = shape.num_elements().checked_mul(size);
         if expected != Some(len) {
             return Err(Error::invalid_argument(format!(
@@ -964,6 +989,27 @@ impl Tensor {
 /// The elements of `storage`, which its tensor alone holds, for writing;
 /// `None` if it does not hold `T` or is shared.
 #[inline]
+/// The shape of a lent tensor, its element size and alignment; an error
+/// for a dtype that is not plain.
+fn lent_layout(dtype: DType, dims: &[usize]) -> Result<(TensorShape, usize, usize)> {
+    /// Whether elements of the type live in raw bytes, and their alignment.
+    struct Layout;
+    impl ElementVisitor for Layout {
+        type Output = (bool, usize);
+        fn visit<T: Element>(self) -> (bool, usize) {
+            (T::POD, align_of::<T>())
+        }
+    }
+    let shape = TensorShape::try_new(dims)?;
+    let (plain, align) = visit(dtype, Layout).unwrap_or((false, 1));
+    let size = dtype.size_of().filter(|_| plain).ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "a tensor over lent memory must be of a plain type, not {dtype}"
+        ))
+    })?;
+    Ok((shape, size, align))
+}
+
 fn values_mut<T: Element>(storage: &mut Storage) -> Option<&mut [T]> {
     match storage {
         Storage::Small { len, tag, bits } => {

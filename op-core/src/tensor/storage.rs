@@ -229,6 +229,9 @@ pub struct Lent {
     writable: bool,
     /// The alignment the elements need, for repointing.
     align: u16,
+    /// Whether `ptr` points at the bytes: an unbound storage (made before
+    /// its memory exists) holds no bytes until repointed.
+    bound: bool,
 }
 
 // SAFETY: a `Lent` is a borrowed byte slice whose lifetime the lender
@@ -259,6 +262,19 @@ impl Lent {
             len,
             writable,
             align,
+            bound: true,
+        }
+    }
+
+    /// A storage of `len` bytes to come, holding none until
+    /// [`repoint`](Self::repoint)ed (`bytes` is empty until then).
+    pub(crate) fn unbound(len: usize, writable: bool, align: u16) -> Lent {
+        Lent {
+            ptr: std::ptr::NonNull::dangling(),
+            len,
+            writable,
+            align,
+            bound: false,
         }
     }
 
@@ -282,13 +298,17 @@ impl Lent {
             return false;
         }
         self.ptr = ptr;
+        self.bound = true;
         true
     }
 
     #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
+        if !self.bound {
+            return &[];
+        }
         // SAFETY: `new`'s contract: `len` readable bytes at `ptr`, which
-        // nobody writes while this storage lives.
+        // nobody writes while this storage is used.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
@@ -297,7 +317,7 @@ impl Lent {
     pub(crate) fn bytes_mut(&mut self) -> Option<&mut [u8]> {
         // SAFETY: `new`'s contract: `len` writable bytes at `ptr` that only
         // this storage reaches, and `&mut self` is its only reference.
-        self.writable
+        (self.writable && self.bound)
             .then(|| unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
     }
 }

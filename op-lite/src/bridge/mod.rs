@@ -358,12 +358,18 @@ impl LiteNode for FrameworkNode {
             ctx.set_output_dtype(i, *dtype)?;
             ctx.set_output_shape(i, &dims)?;
         }
-        // The tensors lent at invoke, made now so that invoke only
-        // repoints them.
+        // The tensors lent at invoke, made now (unbound: the arena does not
+        // exist yet) so that invoke only points them at it.
         self.inputs.clear();
-        self.inputs.resize(ctx.num_inputs(), Tensor::scalar(0u8));
+        for i in 0..ctx.num_inputs() {
+            let lent = Tensor::unbound_lent(ctx.input_dtype(i)?, ctx.input_shape(i)?, false)?;
+            self.inputs.push(lent);
+        }
         self.placed.clear();
-        self.placed.resize(ctx.num_outputs(), None);
+        for i in 0..ctx.num_outputs() {
+            let lent = Tensor::unbound_lent(ctx.output_dtype(i)?, ctx.output_shape(i)?, true)?;
+            self.placed.push(Some(lent));
+        }
         self.outputs.clear();
         self.outputs.resize(ctx.num_outputs(), None);
         self.addresses.clear();
