@@ -260,3 +260,24 @@ proptest! {
         prop_assert_eq!(lite, expected[0].as_slice::<f32>().unwrap());
     }
 }
+
+#[test]
+fn a_list_input_takes_the_inputs_the_single_ones_leave() {
+    // ConcatV2(values: N * T, axis: Tidx): three values, then the axis.
+    let mut b = ModelBuilder::new();
+    let x = b.f32("x", &[2, 1]);
+    let c = b.constant("c", &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let axis = b.with_data("axis", DType::I32, &[], &1i32.to_le_bytes());
+    let y = b.f32("y", &[1]);
+    b.custom("ConcatV2", &[x, c, x, axis], &[y]);
+    b.input(x).output(y);
+    let mut interpreter = Interpreter::new(&b.build(), &framework()).unwrap();
+    interpreter.allocate_tensors().unwrap();
+    assert_eq!(interpreter.output_shape(0).unwrap(), [2, 4]);
+    interpreter.set_input(0, &[9.0f32, 8.0]).unwrap();
+    interpreter.invoke().unwrap();
+    assert_eq!(
+        interpreter.output::<f32>(0).unwrap(),
+        [9.0, 1.0, 2.0, 9.0, 8.0, 3.0, 4.0, 8.0]
+    );
+}
