@@ -281,3 +281,25 @@ fn a_list_input_takes_the_inputs_the_single_ones_leave() {
         [9.0, 1.0, 2.0, 9.0, 8.0, 3.0, 4.0, 8.0]
     );
 }
+
+#[test]
+fn framework_ops_run_beside_the_builtins() {
+    // y = Cumprod(x * 2, axis 0): the builtin MUL, then the framework op.
+    let mut b = ModelBuilder::new();
+    let x = b.f32("x", &[3]);
+    let two = b.constant("two", &[1], &[2.0]);
+    let doubled = b.f32("doubled", &[3]);
+    let axis = b.with_data("axis", DType::I32, &[], &0i32.to_le_bytes());
+    let y = b.f32("y", &[3]);
+    b.builtin(
+        op_lite::model::BuiltinOperator::MUL,
+        1,
+        &[x, two],
+        &[doubled],
+    );
+    b.custom("Cumprod", &[doubled, axis], &[y]);
+    b.input(x).output(y);
+    let resolver = framework().over(op_lite::builtins::BuiltinOpResolver::new());
+    let y = run(&b.build(), &resolver, &[1.0, 2.0, 3.0]).unwrap();
+    assert_eq!(y, [2.0, 8.0, 48.0]);
+}

@@ -247,3 +247,16 @@ fn a_kernel_with_state_reads_its_options_once_and_keeps_its_state() {
         "{err}"
     );
 }
+
+#[test]
+fn a_linked_override_replaces_the_builtin_kernel_for_its_versions() {
+    let mut resolver = op_lite::builtins::BuiltinOpResolver::new().into_inner();
+    let builtin = resolver.find_builtin(BuiltinOperator::ADD, 1).unwrap() as *const _ as *const u8;
+    resolver.add_linked();
+    let linked = resolver.find_builtin(BuiltinOperator::ADD, 1).unwrap() as *const _ as *const u8;
+    assert_ne!(builtin, linked, "versions 1 and 2 are the linked kernel's");
+    // Version 3 is still the builtin library's (which has ADD up to version 5).
+    assert!(resolver.find_builtin(BuiltinOperator::ADD, 3).is_some());
+    assert_eq!(run_add(&resolver, 1).unwrap(), [2.0, 3.0, 4.0]);
+    assert_eq!(run_add(&resolver, 3).unwrap(), [2.0, 3.0, 4.0]);
+}
