@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use op_core::error::quoted;
 use op_core::{Code, DType, Error, Result, Tensor};
+use op_lite::bridge::{FrameworkOps, Layered};
 use op_lite::interpreter::Profile;
 use op_lite::kernel::{FnOp, InvokeContext, PrepareContext};
 use op_lite::model::BuiltinOperator;
@@ -49,12 +50,16 @@ pub fn seed_sin() -> FnOp {
 }
 
 /// The resolver the tool runs models with: every builtin of this build
-/// (TensorFlow Lite's `BuiltinOpResolver`) and the custom ops linked in,
-/// the seed's `Sin` among them.
-pub fn resolver() -> MutableOpResolver {
+/// (TensorFlow Lite's `BuiltinOpResolver`), the seed's `Sin`, then the
+/// kernels linked into the program with `#[lite_kernel]` (which override
+/// those for their ops and versions); for a custom op none of these has,
+/// the framework op of that name linked into the program (`op-kernels`'
+/// ops and a downstream crate's, through `op_lite::bridge`).
+pub fn resolver() -> Layered<MutableOpResolver> {
+    op_kernels::link();
     let mut resolver = BuiltinOpResolver::new().into_inner();
-    resolver.add_custom("Sin", seed_sin());
-    resolver
+    resolver.add_custom("Sin", seed_sin()).add_linked();
+    FrameworkOps::new().over(resolver)
 }
 
 fn io_error(e: std::io::Error) -> Error {
@@ -74,7 +79,7 @@ pub fn read_model(path: &Path) -> Result<Model> {
 
 /// The interpreter for `model`, its errors (a missing op above all)
 /// framed with the file and what lists the model's ops.
-fn build(path: &Path, model: &Model, resolver: &MutableOpResolver) -> Result<Interpreter> {
+fn build(path: &Path, model: &Model, resolver: &dyn OpResolver) -> Result<Interpreter> {
     Interpreter::new(model, resolver).map_err(|e| {
         e.with_context(format!(
             "loading {} (`opkit lite ops {}` lists its ops and whether this build has each)",

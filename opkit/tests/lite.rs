@@ -2,119 +2,14 @@
 //! point, on the converter's models in op-lite/tests/data and on models
 //! written here.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use common::{custom_model, custom_model_with, data, error, opkit, s, scratch, write_f32};
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{read_npy, write_npy};
-use op_core::DType;
-use op_lite::Model;
-use op_lite::model::{
-    Buffer, BuiltinOperator, BuiltinOptions, Operator, OperatorCode, Subgraph, TensorInfo,
-};
-
-/// Runs the tool; returns its status, stdout and stderr.
-fn opkit(args: &[&str]) -> (ExitCode, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let argv = std::iter::once("opkit").chain(args.iter().copied());
-    let status = opkit::cli::run(argv, &mut out, &mut err);
-    (
-        status,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
-}
-
-/// A file of op-lite's test data.
-fn data(name: &str) -> String {
-    format!(
-        "{}/../op-lite/tests/data/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-/// A fresh folder for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch(test: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("opkit-lite-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-/// `y = op(x)` for a custom `op`, `x` of shape `[1, 3]` with the batch left
-/// open in its shape signature (`[-1, 3]`), written to `dir/NAME.tflite`.
-fn custom_model(dir: &Path, op: &str) -> PathBuf {
-    custom_model_with(dir, op, |_| {})
-}
-
-/// [`custom_model`], changed by `change` before it is written.
-fn custom_model_with(dir: &Path, op: &str, change: impl FnOnce(&mut Model)) -> PathBuf {
-    let tensor = |name: &str| TensorInfo {
-        name: name.into(),
-        dtype: DType::F32,
-        shape: vec![1, 3],
-        shape_signature: Some(vec![-1, 3]),
-        buffer: 0,
-        quantization: None,
-        is_variable: false,
-    };
-    let mut model = Model {
-        version: 3,
-        operator_codes: vec![OperatorCode {
-            builtin: BuiltinOperator::CUSTOM,
-            custom_name: Some(op.into()),
-            version: 1,
-        }],
-        subgraphs: vec![Subgraph {
-            tensors: vec![
-                tensor("serving_default_x:0"),
-                tensor("StatefulPartitionedCall:0"),
-            ],
-            inputs: vec![0],
-            outputs: vec![1],
-            operators: vec![Operator {
-                opcode_index: 0,
-                inputs: vec![Some(0)],
-                outputs: vec![1],
-                intermediates: vec![],
-                builtin_options: BuiltinOptions::None,
-                custom_options: vec![],
-            }],
-            ..Subgraph::default()
-        }],
-        buffers: vec![Buffer::default()],
-        ..Model::default()
-    };
-    change(&mut model);
-    let path = dir.join(format!("{op}.tflite"));
-    std::fs::write(&path, model.to_bytes().unwrap()).unwrap();
-    path
-}
-
-fn write_f32(path: &Path, shape: &[usize], values: &[f32]) {
-    let array = ArrayD::from_shape_vec(IxDyn(shape), values.to_vec()).unwrap();
-    write_npy(path, &array).unwrap();
-}
 
 #[test]
 fn run_feeds_inputs_by_name_or_position_and_writes_each_output_by_tensor_name() {
@@ -153,14 +48,6 @@ fn run_feeds_inputs_by_name_or_position_and_writes_each_output_by_tensor_name() 
         assert_eq!(y.iter().copied().collect::<Vec<_>>(), expected);
         std::fs::remove_dir_all(&out_dir).unwrap();
     }
-}
-
-/// The tool's error for `args`, after checking it failed with status 1.
-fn error(args: &[&str]) -> String {
-    let (status, out, err) = opkit(args);
-    assert_eq!(status, ExitCode::FAILURE, "{out}");
-    assert!(out.is_empty(), "{out}");
-    err
 }
 
 #[test]
@@ -264,7 +151,7 @@ fn a_missing_model_or_op_is_an_error_naming_the_file() {
         "{err}"
     );
 
-    let cos = custom_model(&dir, "Cos");
+    let sn = custom_model(&dir, "Sn");
     let x = dir.join("x.npy");
     write_f32(&x, &[1, 3], &[1.0, 2.0, 3.0]);
     let out = dir.join("out");
@@ -272,20 +159,27 @@ fn a_missing_model_or_op_is_an_error_naming_the_file() {
     let err = error(&[
         "lite",
         "run",
-        s(&cos),
+        s(&sn),
         "--input",
         &input,
         "--output-dir",
         s(&out),
     ]);
-    assert_eq!(
-        err,
-        format!(
-            "opkit: NotFound: Didn't find custom operator for name 'Cos' (version 1, node 0). \
-             The custom operators registered are 'Sin' (all versions).\n\tloading {0} \
-             (`opkit lite ops {0}` lists its ops and whether this build has each)\n",
-            s(&cos)
-        )
+    // The seed's Sin first, then the framework's ops.
+    assert!(
+        err.starts_with(
+            "opkit: NotFound: Didn't find custom operator for name 'Sn' (version 1, node 0). \
+             The custom operators registered are 'Sin' (all versions), 'AddN' (all versions), "
+        ),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "; did you mean 'Sin'?\n\tloading {0} (`opkit lite ops {0}` lists its ops and \
+             whether this build has each)\n",
+            s(&sn)
+        )),
+        "{err}"
     );
     assert!(
         !out.exists(),
@@ -560,4 +454,34 @@ fn outputs_whose_names_sanitize_alike_get_their_position() {
     let x: ArrayD<f32> = read_npy(out.join("a_0_1.npy")).unwrap();
     assert_eq!(y.as_slice().unwrap(), [0.0, 1.0f32.sin(), 2.0f32.sin()]);
     assert_eq!(x.as_slice().unwrap(), [0.0, 1.0, 2.0]);
+}
+
+#[test]
+fn a_custom_op_the_framework_has_runs_through_the_bridge() {
+    // `Cos` is no builtin kernel's custom name: op-kernels' TensorFlow op
+    // `Cos` runs it, and `lite ops` says so.
+    let dir = scratch("framework");
+    let model = custom_model(&dir, "Cos");
+    let (status, out, err) = opkit(&["lite", "ops", s(&model)]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    assert!(
+        out.contains("\n'Cos' (custom)                  32        1      1  yes\n"),
+        "{out}"
+    );
+    let x = dir.join("x.npy");
+    write_f32(&x, &[1, 3], &[0.0, 1.0, 2.0]);
+    let input = format!("#0={}", s(&x));
+    let out = dir.join("out");
+    let (status, _, err) = opkit(&[
+        "lite",
+        "run",
+        s(&model),
+        "--input",
+        &input,
+        "--output-dir",
+        s(&out),
+    ]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    let y: ArrayD<f32> = read_npy(out.join("StatefulPartitionedCall_0.npy")).unwrap();
+    assert_eq!(y.as_slice().unwrap(), [1.0, 1.0f32.cos(), 2.0f32.cos()]);
 }
