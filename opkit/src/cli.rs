@@ -55,7 +55,15 @@ enum Command {
     Graph(GraphCommand),
     /// Run, inspect and benchmark TensorFlow Lite models (`.tflite`) in the
     /// lite runtime.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "\
+The kernels, in the order they are looked up: every TensorFlow Lite builtin
+this build has, the seed's custom op Sin, the lite kernels linked into the
+program with #[lite_kernel] (which override those), and, for a custom op
+none of these has, the framework op of that name (any op with a shape
+function, run through op_lite::bridge)."
+    )]
     Lite(LiteCommand),
 }
 
