@@ -1,0 +1,684 @@
+//! Graphs exported as TensorFlow Lite models (`op_graph::tflite`): read
+//! back, validated, their structure checked (op codes, options, custom
+//! options, constants equal to the variables' values), and run in op-lite's
+//! interpreter against the session's own outputs.
+//!
+//! With `OPKIT_TFLITE_EXPORT_DIR` set, each model is also written there
+//! with its input and the session's output as `.npy`, for
+//! `tests/data/check_export.py` to run in LiteRT.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::assert_contains;
+use op_core::{Code, DType, Result, ShapeValue, Tensor};
+use op_graph::tflite::{self, ExportOptions};
+use op_graph::{GraphBuilder, Output, Session};
+use op_kernels::array::{ConcatV2, Pack, Reshape, Transpose};
+use op_kernels::math::{
+    AddV2, Cast, Cos, Exp, Log, Maximum, Minimum, Mul, Neg, RealDiv, Relu, Rsqrt, Sigmoid, Sin,
+    Sqrt, Square, Sub, Tanh,
+};
+use op_kernels::matmul::MatMul;
+use op_kernels::reduction::{Mean, Sum};
+use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp};
+use op_lite::builtins::math::elementwise::{
+    BinaryOp, BinaryParams, UnaryOp, binary, binary_shape, unary,
+};
+use op_lite::builtins::math::fully_connected::{
+    FullyConnectedParams, fully_connected, fully_connected_shape,
+};
+use op_lite::kernel::{InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
+use op_lite::model::{Activation, BuiltinOperator, BuiltinOptions};
+use op_lite::{Interpreter, Model, MutableOpResolver};
+
+// ---- Programs ----
+
+/// A variable named `name` holding `value`, assigned by node `name/init`;
+/// returns its read. (Node names are `&'static`: the few here are leaked.)
+fn variable(b: &GraphBuilder, name: &'static str, value: Tensor) -> Result<Output> {
+    let dims: Vec<i64> = value.dims().iter().map(|&d| d as i64).collect();
+    let handle = VarHandleOp::call_with(value.dtype(), ShapeValue::from_sizes(&dims))
+        .shared_name(format!("{name}-{}", std::process::id()))
+        .node_name(name)
+        .run_on(b)?;
+    let init = b.constant(value)?;
+    AssignVariableOp::call_with(handle, init)
+        .node_name(format!("{name}/init").leak())
+        .run_on(b)?;
+    ReadVariableOp::call_with(handle, DType::F32)
+        .node_name(format!("{name}/read").leak())
+        .run_on(b)
+}
+
+/// A session over `b`'s graph with every `*/init` node run.
+fn session(b: GraphBuilder) -> Result<Session> {
+    let graph = b.into_graph();
+    let inits: Vec<String> = graph
+        .nodes()
+        .iter()
+        .filter(|n| n.name().ends_with("/init"))
+        .map(|n| n.name().to_owned())
+        .collect();
+    let session = Session::new(graph)?;
+    let mut run = session.runner();
+    for init in inits {
+        run = run.target(init.as_str());
+    }
+    run.run()?;
+    Ok(session)
+}
+
+const OFFSET: f32 = 1.0000001;
+const SIN_X: [f32; 5] = [-8.0, 0.5, 2.0, 2.2, 201.0];
+
+/// The seed's program, `y = sin(x + offset)`, with `offset` a variable at
+/// what training finds; returns the session and `y`.
+fn sin_program() -> Result<(Session, Output)> {
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[5]")?;
+    let offset = variable(&b, "offset", Tensor::scalar(OFFSET))?;
+    let shifted = AddV2::call_with(x, offset).run_on(&b)?;
+    let y = Sin::call_with(shifted).node_name("Sin").run_on(&b)?;
+    Ok((session(b)?, y))
+}
+
+/// A value in [-1, 1) from a fixed sequence, so models are reproducible.
+fn values(dims: &[usize], seed: u32) -> Tensor {
+    let n: usize = dims.iter().product();
+    let data = (0..n)
+        .map(|i| {
+            let h = (i as u32 + 1)
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add(seed.wrapping_mul(40_503));
+            (h >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+        })
+        .collect();
+    Tensor::from_vec(dims, data).unwrap()
+}
+
+/// A two-layer perceptron on a dynamic batch: `sigmoid(relu(x W1 + b1) W2
+/// + b2)`, the first layer's weights variables, the second's constants.
+fn mlp_program() -> Result<(Session, Output)> {
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[?,4]")?;
+    let w1 = variable(&b, "dense/kernel", values(&[4, 8], 1))?;
+    let b1 = variable(&b, "dense/bias", values(&[8], 2))?;
+    let w2 = b.constant(values(&[8, 3], 3))?;
+    let b2 = b.constant(values(&[3], 4))?;
+    let h = MatMul::call_with(x, w1).run_on(&b)?;
+    let h = AddV2::call_with(h, b1).run_on(&b)?;
+    let h = Relu::call_with(h).run_on(&b)?;
+    let y = MatMul::call_with(h, w2).run_on(&b)?;
+    let y = AddV2::call_with(y, b2).run_on(&b)?;
+    let y = Sigmoid::call_with(y).node_name("y").run_on(&b)?;
+    Ok((session(b)?, y))
+}
+
+/// Every other builtin of the table on one `[2, 3]` input.
+fn ops_program() -> Result<(Session, Output)> {
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[2,3]")?;
+    let c = b.constant(values(&[3], 5))?;
+    let positive = Square::call_with(x).run_on(&b)?;
+    let positive = AddV2::call_with(positive, b.constant(Tensor::scalar(0.5f32))?).run_on(&b)?;
+    let a = Sub::call_with(x, c).run_on(&b)?;
+    let a = Mul::call_with(a, c).run_on(&b)?;
+    let a = RealDiv::call_with(a, positive).run_on(&b)?;
+    let a = Maximum::call_with(a, Neg::call_with(x).run_on(&b)?).run_on(&b)?;
+    let a = Minimum::call_with(a, Exp::call_with(x).run_on(&b)?).run_on(&b)?;
+    let s = Sqrt::call_with(positive).run_on(&b)?;
+    let s = AddV2::call_with(s, Rsqrt::call_with(positive).run_on(&b)?).run_on(&b)?;
+    let s = AddV2::call_with(s, Log::call_with(positive).run_on(&b)?).run_on(&b)?;
+    let s = AddV2::call_with(s, Cos::call_with(x).run_on(&b)?).run_on(&b)?;
+    let s = AddV2::call_with(s, Tanh::call_with(a).run_on(&b)?).run_on(&b)?;
+    let axis1 = b.constant(Tensor::from_vec([1], vec![1i64])?)?;
+    let mean = Mean::call_with(s, axis1).keep_dims(true).run_on(&b)?; // [2, 1]
+    let t =
+        Transpose::call_with(s, b.constant(Tensor::from_vec([2], vec![1i32, 0])?)?).run_on(&b)?; // [3, 2]
+    let t = Reshape::call_with(t, b.constant(Tensor::from_vec([2], vec![2i32, 3])?)?).run_on(&b)?;
+    let joined = ConcatV2::call_with([s, t, mean], b.constant(Tensor::scalar(1i32))?).run_on(&b)?; // [2, 7]
+    let packed = Pack::call_with([joined, joined]).axis(0).run_on(&b)?; // [2, 2, 7]
+    let axis0 = b.constant(Tensor::from_vec([1], vec![0i32])?)?;
+    let summed = Sum::call_with(packed, axis0).run_on(&b)?; // [2, 7]
+    let rounded = Cast::call_with(summed, DType::I32).run_on(&b)?;
+    let back = Cast::call_with(rounded, DType::F32).run_on(&b)?;
+    let y = AddV2::call_with(summed, back).node_name("y").run_on(&b)?;
+    Ok((session(b)?, y))
+}
+
+fn run_session(session: &Session, y: Output, input: &Tensor) -> Tensor {
+    session
+        .runner()
+        .feed("x", input.clone())
+        .fetch(y)
+        .run()
+        .unwrap()
+        .remove(0)
+}
+
+/// Exports, checks that the bytes read back to the same model, and writes
+/// the model, its input and the session's output for the LiteRT check.
+fn export(
+    session: &Session,
+    y: Output,
+    options: &ExportOptions,
+    name: &str,
+    input: &Tensor,
+) -> Model {
+    let model = tflite::export(session, [y], options).unwrap();
+    let bytes = model.to_bytes().unwrap();
+    assert_eq!(&bytes[4..8], b"TFL3");
+    let read = Model::from_bytes(&bytes).unwrap();
+    read.validate().unwrap();
+    assert_eq!(read, model);
+    if let Some(dir) = std::env::var_os("OPKIT_TFLITE_EXPORT_DIR") {
+        let dir = PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.tflite")), &bytes).unwrap();
+        write_npy(&dir.join(format!("{name}.input.npy")), input);
+        write_npy(
+            &dir.join(format!("{name}.output.npy")),
+            &run_session(session, y, input),
+        );
+    }
+    model
+}
+
+/// A float32 tensor as a version 1 `.npy` file.
+fn write_npy(path: &std::path::Path, tensor: &Tensor) {
+    let dims: Vec<String> = tensor.dims().iter().map(|d| format!("{d},")).collect();
+    let mut header = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}",
+        dims.join(" ")
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    for v in tensor.as_slice::<f32>().unwrap() {
+        bytes.extend(v.to_le_bytes());
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn ops(model: &Model) -> Vec<String> {
+    let subgraph = &model.subgraphs[0];
+    subgraph
+        .operators
+        .iter()
+        .map(|op| {
+            let code = &model.operator_codes[op.opcode_index];
+            match &code.custom_name {
+                Some(name) => format!("custom {name}"),
+                None => code.builtin.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn constant_f32(model: &Model, tensor: usize) -> Vec<f32> {
+    let info = &model.subgraphs[0].tensors[tensor];
+    assert_eq!(info.dtype, DType::F32);
+    assert_ne!(info.buffer, 0, "tensor {} has no data", info.name);
+    model.buffers[info.buffer]
+        .data
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+// ---- Kernels for op-lite's interpreter, from op_lite::builtins::math ----
+
+/// An elementwise unary builtin on float32.
+#[derive(Clone, Copy)]
+struct Unary(UnaryOp);
+
+impl LiteOp for Unary {
+    fn init(&self, _: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
+        Ok(Box::new(*self))
+    }
+}
+
+impl LiteNode for Unary {
+    fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
+        let shape = ctx.input_shape(0)?;
+        ctx.set_output_dtype(0, DType::F32)?;
+        ctx.set_output_shape(0, shape)
+    }
+
+    fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
+        unary(self.0, ctx.input::<f32>(0)?, ctx.output_mut::<f32>(0)?)
+    }
+}
+
+/// An elementwise binary builtin on float32, broadcasting.
+#[derive(Clone, Copy)]
+struct Binary(BinaryOp);
+
+impl LiteOp for Binary {
+    fn init(&self, _: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
+        Ok(Box::new(*self))
+    }
+}
+
+impl LiteNode for Binary {
+    fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
+        let shape = binary_shape(ctx.input_shape(0)?, ctx.input_shape(1)?)?;
+        ctx.set_output_dtype(0, DType::F32)?;
+        ctx.set_output_shape(0, &shape)
+    }
+
+    fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
+        let activation = match ctx.builtin_options() {
+            BuiltinOptions::Arithmetic { activation } => *activation,
+            _ => Activation::None,
+        };
+        let params = BinaryParams {
+            op: self.0,
+            activation,
+        };
+        let (a_shape, b_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
+        let (a, b) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
+        binary(params, a_shape, a, b_shape, b, ctx.output_mut::<f32>(0)?)
+    }
+}
+
+/// FULLY_CONNECTED on float32, without bias as the exporter writes it.
+#[derive(Clone, Copy)]
+struct FullyConnected;
+
+fn fc_params(ctx: &op_lite::kernel::NodeInfo<'_>) -> FullyConnectedParams {
+    match ctx.builtin_options() {
+        &BuiltinOptions::FullyConnected {
+            activation,
+            keep_num_dims,
+        } => FullyConnectedParams {
+            activation,
+            keep_num_dims,
+        },
+        _ => FullyConnectedParams::default(),
+    }
+}
+
+impl LiteOp for FullyConnected {
+    fn init(&self, _: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
+        Ok(Box::new(*self))
+    }
+}
+
+impl LiteNode for FullyConnected {
+    fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
+        let params = fc_params(ctx);
+        let shape = fully_connected_shape(ctx.input_shape(0)?, ctx.input_shape(1)?, None, &params)?;
+        ctx.set_output_dtype(0, DType::F32)?;
+        ctx.set_output_shape(0, &shape)
+    }
+
+    fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
+        let params = fc_params(ctx);
+        let (input_shape, weights_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
+        let (input, weights) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
+        let output = ctx.output_mut::<f32>(0)?;
+        fully_connected(
+            &params,
+            input_shape,
+            input,
+            weights_shape,
+            weights,
+            None,
+            output,
+        )
+    }
+}
+
+fn resolver() -> MutableOpResolver {
+    let mut resolver = MutableOpResolver::new();
+    resolver
+        .add_builtin(BuiltinOperator::ADD, Binary(BinaryOp::Add))
+        .add_builtin(BuiltinOperator::SIN, Unary(UnaryOp::Sin))
+        .add_builtin(BuiltinOperator::RELU, Unary(UnaryOp::Relu))
+        .add_builtin(BuiltinOperator::LOGISTIC, Unary(UnaryOp::Logistic))
+        .add_builtin(BuiltinOperator::FULLY_CONNECTED, FullyConnected);
+    resolver
+}
+
+/// Runs a one-input, one-output model in op-lite's interpreter.
+fn run_lite(model: &Model, resolver: &MutableOpResolver, input: &Tensor) -> Vec<f32> {
+    let mut interpreter = Interpreter::new(model, resolver).unwrap();
+    let x = interpreter.input_index("x").unwrap();
+    if interpreter.input_shape(x).unwrap() != input.dims() {
+        interpreter.resize_input_tensor(x, input.dims()).unwrap();
+    }
+    interpreter.allocate_tensors().unwrap();
+    interpreter
+        .set_input(x, input.as_slice::<f32>().unwrap())
+        .unwrap();
+    interpreter.invoke().unwrap();
+    interpreter.output::<f32>(0).unwrap().to_vec()
+}
+
+fn assert_close(actual: &[f32], expected: &[f32], tolerance: f32) {
+    assert_eq!(actual.len(), expected.len());
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert!((a - e).abs() <= tolerance, "element {i}: {a} vs {e}");
+    }
+}
+
+// ---- The tests ----
+
+#[test]
+fn the_sin_program_exports_as_add_and_sin_with_the_offset_frozen() {
+    common::link();
+    let (session, y) = sin_program().unwrap();
+    let input = Tensor::from_vec([5], SIN_X.to_vec()).unwrap();
+    let model = export(
+        &session,
+        y,
+        &ExportOptions::default(),
+        "sin_builtin",
+        &input,
+    );
+    assert_eq!(ops(&model), ["ADD", "SIN"]);
+    assert!(model.operator_codes.iter().all(|c| c.version == 1));
+    let subgraph = &model.subgraphs[0];
+    let names = |list: &[usize]| -> Vec<&str> {
+        list.iter()
+            .map(|&t| subgraph.tensors[t].name.as_str())
+            .collect()
+    };
+    assert_eq!(names(&subgraph.inputs), ["x"]);
+    assert_eq!(names(&subgraph.outputs), ["Sin"]);
+    assert_eq!(subgraph.tensors[subgraph.inputs[0]].shape, [5]);
+    // Only what y needs: x, the frozen offset, x + offset, y; no handle.
+    assert_eq!(subgraph.tensors.len(), 4);
+    let add = &subgraph.operators[0];
+    let offset = add.inputs[1].unwrap();
+    assert_eq!(subgraph.tensors[offset].name, "offset/read");
+    assert_eq!(constant_f32(&model, offset), [OFFSET]);
+    assert_eq!(
+        add.builtin_options,
+        BuiltinOptions::Arithmetic {
+            activation: Activation::None
+        }
+    );
+    let signature = &model.signatures[0];
+    assert_eq!(signature.key, "serving_default");
+    assert_eq!(signature.inputs, [("x".to_owned(), subgraph.inputs[0])]);
+    assert_eq!(signature.outputs, [("Sin".to_owned(), subgraph.outputs[0])]);
+
+    let expected = run_session(&session, y, &input);
+    let actual = run_lite(&model, &resolver(), &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-6);
+}
+
+#[test]
+fn sin_kept_custom_is_a_custom_op_that_the_interpreter_asks_for() {
+    common::link();
+    let (session, y) = sin_program().unwrap();
+    let input = Tensor::from_vec([5], SIN_X.to_vec()).unwrap();
+    let options = ExportOptions::default().keep_custom("Sin");
+    let model = export(&session, y, &options, "sin_custom", &input);
+    assert_eq!(ops(&model), ["ADD", "custom Sin"]);
+    let sin = &model.operator_codes[model.subgraphs[0].operators[1].opcode_index];
+    assert_eq!(sin.builtin, BuiltinOperator::CUSTOM);
+    assert_eq!(sin.version, 1);
+
+    let error = Interpreter::new(&model, &resolver()).unwrap_err();
+    assert!(
+        error
+            .message()
+            .starts_with("Didn't find custom operator for name 'Sin'"),
+        "{error}"
+    );
+    let mut with_sin = resolver();
+    with_sin.add_custom("Sin", Unary(UnaryOp::Sin));
+    let expected = run_session(&session, y, &input);
+    let actual = run_lite(&model, &with_sin, &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-6);
+}
+
+#[test]
+fn the_mlp_exports_as_fully_connected_layers_with_transposed_weights() {
+    common::link();
+    let (session, y) = mlp_program().unwrap();
+    let input = values(&[3, 4], 9);
+    let model = export(&session, y, &ExportOptions::default(), "mlp", &input);
+    assert_eq!(
+        ops(&model),
+        [
+            "FULLY_CONNECTED",
+            "ADD",
+            "RELU",
+            "FULLY_CONNECTED",
+            "ADD",
+            "LOGISTIC"
+        ]
+    );
+    let subgraph = &model.subgraphs[0];
+    let x = &subgraph.tensors[subgraph.inputs[0]];
+    assert_eq!(
+        (x.shape.as_slice(), x.shape_signature.as_deref()),
+        (&[1, 4][..], Some(&[-1, 4][..]))
+    );
+    // FULLY_CONNECTED's weights are [out, in]: the variable's [4, 8] value
+    // transposed.
+    let fc = &subgraph.operators[0];
+    assert_eq!(fc.inputs[2], None, "no bias");
+    let weights = fc.inputs[1].unwrap();
+    assert_eq!(subgraph.tensors[weights].shape, [8, 4]);
+    let w1 = values(&[4, 8], 1);
+    let w1 = w1.as_slice::<f32>().unwrap();
+    let transposed: Vec<f32> = (0..8)
+        .flat_map(|o| (0..4).map(move |i| w1[i * 8 + o]))
+        .collect();
+    assert_eq!(constant_f32(&model, weights), transposed);
+    let bias = subgraph.operators[1].inputs[1].unwrap();
+    assert_eq!(
+        constant_f32(&model, bias),
+        values(&[8], 2).as_slice::<f32>().unwrap()
+    );
+
+    let expected = run_session(&session, y, &input);
+    let actual = run_lite(&model, &resolver(), &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
+}
+
+#[test]
+fn the_other_builtins_export_with_their_options() {
+    common::link();
+    let (session, y) = ops_program().unwrap();
+    let input = values(&[2, 3], 7);
+    let model = export(&session, y, &ExportOptions::default(), "ops", &input);
+    let mut codes = ops(&model);
+    codes.sort();
+    codes.dedup();
+    assert_eq!(
+        codes,
+        [
+            "ADD",
+            "CAST",
+            "CONCATENATION",
+            "COS",
+            "DIV",
+            "EXP",
+            "LOG",
+            "MAXIMUM",
+            "MEAN",
+            "MINIMUM",
+            "MUL",
+            "NEG",
+            "PACK",
+            "RESHAPE",
+            "RSQRT",
+            "SQRT",
+            "SQUARE",
+            "SUB",
+            "SUM",
+            "TANH",
+            "TRANSPOSE"
+        ]
+    );
+    let subgraph = &model.subgraphs[0];
+    let find = |code: BuiltinOperator| {
+        subgraph
+            .operators
+            .iter()
+            .find(|op| model.operator_codes[op.opcode_index].builtin == code)
+            .unwrap()
+    };
+    assert_eq!(
+        find(BuiltinOperator::CONCATENATION).builtin_options,
+        BuiltinOptions::Concatenation {
+            axis: 1,
+            activation: Activation::None
+        }
+    );
+    assert_eq!(
+        find(BuiltinOperator::CONCATENATION).inputs.len(),
+        3,
+        "the axis is an option"
+    );
+    assert_eq!(
+        find(BuiltinOperator::PACK).builtin_options,
+        BuiltinOptions::Pack {
+            values_count: 2,
+            axis: 0
+        }
+    );
+    assert_eq!(
+        find(BuiltinOperator::MEAN).builtin_options,
+        BuiltinOptions::Reducer { keep_dims: true }
+    );
+    assert_eq!(
+        find(BuiltinOperator::SUM).builtin_options,
+        BuiltinOptions::Reducer { keep_dims: false }
+    );
+    // The int64 axes of MEAN are written as int32, which MEAN reads.
+    let axes = &subgraph.tensors[find(BuiltinOperator::MEAN).inputs[1].unwrap()];
+    assert_eq!(axes.dtype, DType::I32);
+    assert_eq!(model.buffers[axes.buffer].data, 1i32.to_le_bytes());
+    // The options tables the converter writes empty.
+    assert_eq!(
+        find(BuiltinOperator::NEG).builtin_options,
+        BuiltinOptions::Other { union_type: 42 }
+    );
+    assert_eq!(
+        find(BuiltinOperator::SQRT).builtin_options,
+        BuiltinOptions::None
+    );
+}
+
+#[test]
+fn every_op_of_the_builtin_table_is_an_op_of_the_registry() {
+    common::link();
+    let registry = op_core::Registry::global();
+    for (op, code) in tflite::builtin_ops() {
+        assert!(
+            registry.op(op).is_ok(),
+            "{op} (exported as {code}) is not registered"
+        );
+    }
+}
+
+#[test]
+fn ops_without_a_builtin_are_custom_ops() {
+    common::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[3]").unwrap();
+    let y = op_kernels::example::Example::call_with(x)
+        .node_name("y")
+        .run_on(&b)
+        .unwrap();
+    let graph = b.into_graph();
+    let model = tflite::export(&graph, [y], &ExportOptions::default()).unwrap();
+    assert_eq!(ops(&model), ["custom Example"]);
+}
+
+#[test]
+fn errors_name_the_node_and_what_a_tflite_file_cannot_say() {
+    common::link();
+    let options = ExportOptions::default();
+
+    // An output the graph does not have.
+    let (session, _) = sin_program().unwrap();
+    let error = tflite::export(&session, ["Sinn"], &options).unwrap_err();
+    assert_eq!(error.code(), Code::NotFound);
+    assert_contains(&error, &["'Sinn'", "did you mean 'Sin'"]);
+
+    // A variable, exported from the graph alone.
+    let error = tflite::export(session.graph(), ["Sin"], &options).unwrap_err();
+    assert_eq!(error.code(), Code::FailedPrecondition);
+    assert_contains(
+        &error,
+        &["'offset/read' (op ReadVariableOp)", "export the Session"],
+    );
+
+    // A variable never assigned.
+    let b = GraphBuilder::new();
+    let handle = VarHandleOp::call_with(DType::F32, ShapeValue::from_sizes(&[]))
+        .shared_name(format!("never-{}", std::process::id()))
+        .run_on(&b)
+        .unwrap();
+    let read = ReadVariableOp::call_with(handle, DType::F32)
+        .node_name("read")
+        .run_on(&b)
+        .unwrap();
+    let session = Session::new(b.into_graph()).unwrap();
+    let error = tflite::export(&session, [read], &options).unwrap_err();
+    assert_contains(&error, &["'read' (op ReadVariableOp)", "freeze"]);
+
+    // A placeholder of unknown rank.
+    let b = GraphBuilder::new();
+    let x = b
+        .placeholder(
+            "x",
+            DType::F32,
+            op_core::shape_inference::PartialShape::unknown(),
+        )
+        .unwrap();
+    let y = Sin::call_with(x).run_on(&b).unwrap();
+    let error = tflite::export(&b.into_graph(), [y], &options).unwrap_err();
+    assert_contains(&error, &["'x' (op Placeholder)", "rank is unknown"]);
+
+    // A concatenation axis computed at run time.
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[2]").unwrap();
+    let axis = b.placeholder("axis", DType::I32, "[]").unwrap();
+    let y = ConcatV2::call_with([x, x], axis)
+        .node_name("concat")
+        .run_on(&b)
+        .unwrap();
+    let error = tflite::export(&b.into_graph(), [y], &options).unwrap_err();
+    assert_eq!(error.code(), Code::Unimplemented);
+    assert_contains(
+        &error,
+        &[
+            "'concat' (op ConcatV2)",
+            "axis (input 2, 'axis')",
+            "constant",
+        ],
+    );
+
+    // A tensor TensorFlow Lite has no type for (a resource handle).
+    let b = GraphBuilder::new();
+    let handle = VarHandleOp::call_with(DType::F32, ShapeValue::from_sizes(&[]))
+        .node_name("handle")
+        .run_on(&b)
+        .unwrap();
+    let error = tflite::export(&b.into_graph(), [handle], &options).unwrap_err();
+    assert_contains(&error, &["'handle' (op VarHandleOp)", "resource"]);
+
+    // No outputs.
+    let error = tflite::export(
+        &GraphBuilder::new().into_graph(),
+        Vec::<Output>::new(),
+        &options,
+    )
+    .unwrap_err();
+    assert_contains(&error, &["no outputs"]);
+}
