@@ -91,6 +91,7 @@ mod schema;
 
 pub use model::Model;
 pub mod arena;
+pub mod attrs;
 pub mod interpreter;
 pub mod kernel;
 pub mod resolver;
