@@ -12,7 +12,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::assert_contains;
-use op_core::{Code, DType, Result, ShapeValue, Tensor};
+use op_core::{AttrValue, Code, DType, Result, ShapeValue, Tensor};
 use op_graph::tflite::{self, ExportOptions};
 use op_graph::{GraphBuilder, Output, Session};
 use op_kernels::array::{ConcatV2, Pack, Reshape, Transpose};
@@ -424,9 +424,14 @@ fn sin_kept_custom_is_a_custom_op_that_the_interpreter_asks_for() {
     let options = ExportOptions::default().keep_custom("Sin");
     let model = export(&session, y, &options, "sin_custom", &input);
     assert_eq!(ops(&model), ["ADD", "custom Sin"]);
-    let sin = &model.operator_codes[model.subgraphs[0].operators[1].opcode_index];
+    let operator = &model.subgraphs[0].operators[1];
+    let sin = &model.operator_codes[operator.opcode_index];
     assert_eq!(sin.builtin, BuiltinOperator::CUSTOM);
     assert_eq!(sin.version, 1);
+    assert_eq!(
+        decode_attrs("Sin", &operator.custom_options),
+        [("T".to_owned(), AttrValue::Type(DType::F32))]
+    );
 
     let error = Interpreter::new(&model, &resolver()).unwrap_err();
     assert!(
@@ -586,7 +591,7 @@ fn every_op_of_the_builtin_table_is_an_op_of_the_registry() {
 }
 
 #[test]
-fn ops_without_a_builtin_are_custom_ops() {
+fn ops_without_a_builtin_are_custom_ops_with_their_attrs_in_the_options() {
     common::link();
     let b = GraphBuilder::new();
     let x = b.placeholder("x", DType::F32, "[3]").unwrap();
@@ -597,6 +602,47 @@ fn ops_without_a_builtin_are_custom_ops() {
     let graph = b.into_graph();
     let model = tflite::export(&graph, [y], &ExportOptions::default()).unwrap();
     assert_eq!(ops(&model), ["custom Example"]);
+    let operator = &model.subgraphs[0].operators[0];
+    assert_eq!(
+        decode_attrs("Example", &operator.custom_options),
+        graph.node_by_name("y").unwrap().attrs()
+    );
+
+    // MatMul kept custom: its attrs, as the node has them.
+    let (session, y) = mlp_program().unwrap();
+    let options = ExportOptions::default().keep_custom("MatMul");
+    let model = tflite::export(&session, [y], &options).unwrap();
+    assert_eq!(
+        ops(&model),
+        [
+            "custom MatMul",
+            "ADD",
+            "RELU",
+            "custom MatMul",
+            "ADD",
+            "LOGISTIC"
+        ]
+    );
+    let operator = &model.subgraphs[0].operators[0];
+    let attrs = decode_attrs("MatMul", &operator.custom_options);
+    assert_eq!(
+        attrs,
+        session.graph().node_by_name("MatMul").unwrap().attrs()
+    );
+    assert!(attrs.contains(&("transpose_b".to_owned(), AttrValue::Bool(false))));
+    assert!(attrs.contains(&("T".to_owned(), AttrValue::Type(DType::F32))));
+    // The weights are the variable's value as it is, not transposed.
+    let weights = operator.inputs[1].unwrap();
+    assert_eq!(
+        constant_f32(&model, weights),
+        values(&[4, 8], 1).as_slice::<f32>().unwrap()
+    );
+}
+
+/// The attrs in a custom op's options, decoded for op `op`.
+fn decode_attrs(op: &str, options: &[u8]) -> Vec<(String, AttrValue)> {
+    let registry = op_core::Registry::global();
+    op_lite::attrs::decode_attrs(registry.op(op).unwrap().def(), options).unwrap()
 }
 
 #[test]

@@ -358,8 +358,11 @@ impl<'g> Lowering<'g> {
 /// The custom options of `node` as a custom op: its attrs, as a flexbuffer
 /// map (op-lite's attrs codec).
 fn custom_options(node: &Node) -> Result<Vec<u8>> {
-    let _ = node;
-    Ok(Vec::new())
+    if node.attrs().is_empty() {
+        // What the converter writes for a custom op without attrs: nothing.
+        return Ok(Vec::new());
+    }
+    op_lite::attrs::encode_attrs(node.attrs())
 }
 
 /// A shape as a `.tflite` file holds it: the dims, an unknown dim as 1, and
