@@ -11,7 +11,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::assert_contains;
+use common::{assert_contains, write_npy};
 use op_core::{AttrValue, Code, DType, Result, ShapeValue, Tensor};
 use op_graph::tflite::{self, ExportOptions};
 use op_graph::{GraphBuilder, Output, Session};
@@ -184,26 +184,6 @@ fn export(
         );
     }
     model
-}
-
-/// A float32 tensor as a version 1 `.npy` file.
-fn write_npy(path: &std::path::Path, tensor: &Tensor) {
-    let dims: Vec<String> = tensor.dims().iter().map(|d| format!("{d},")).collect();
-    let mut header = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}), }}",
-        dims.join(" ")
-    );
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend((header.len() as u16).to_le_bytes());
-    bytes.extend(header.as_bytes());
-    for v in tensor.as_slice::<f32>().unwrap() {
-        bytes.extend(v.to_le_bytes());
-    }
-    std::fs::write(path, bytes).unwrap();
 }
 
 fn ops(model: &Model) -> Vec<String> {

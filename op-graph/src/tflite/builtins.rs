@@ -5,7 +5,10 @@
 //! The versions and options are what TensorFlow 2.21's converter writes
 //! for the same TensorFlow ops on float32 and int32 tensors (version 1 for
 //! all of them but `BROADCAST_TO`, 2), including the empty options tables it
-//! writes for `NEG`, `SQUARE`, `EXP`, `PAD` and `SELECT`.
+//! writes for `NEG`, `SQUARE`, `EXP`, `PAD`, `EXPAND_DIMS`, `SELECT` and
+//! `SELECT_V2`: `tests/data/make_converter_ops.py` records what the
+//! converter writes, and `tests/tflite_converter.rs` holds every rule here
+//! to it.
 
 use op_core::error::quoted;
 use op_core::{Error, Result, Tensor};
@@ -66,7 +69,9 @@ mod union {
     pub const EXP: u8 = 33;
     pub const NEG: u8 = 42;
     pub const SELECT: u8 = 47;
+    pub const EXPAND_DIMS: u8 = 52;
     pub const SQUARE: u8 = 66;
+    pub const SELECT_V2: u8 = 98;
 }
 
 const fn rule(op: &'static str, code: B, options: Options, inputs: Inputs) -> Rule {
@@ -108,7 +113,12 @@ const RULES: &[Rule] = &[
         Options::Empty(union::SELECT),
         Inputs::All,
     ),
-    plain("SelectV2", B::SELECT_V2),
+    rule(
+        "SelectV2",
+        B::SELECT_V2,
+        Options::Empty(union::SELECT_V2),
+        Inputs::All,
+    ),
     // Elementwise unary ops.
     rule("Neg", B::NEG, Options::Empty(union::NEG), Inputs::All),
     rule(
@@ -161,7 +171,7 @@ const RULES: &[Rule] = &[
     rule(
         "ExpandDims",
         B::EXPAND_DIMS,
-        Options::None,
+        Options::Empty(union::EXPAND_DIMS),
         Inputs::Indices(&[1]),
     ),
     rule("Squeeze", B::SQUEEZE, Options::Squeeze, Inputs::All),

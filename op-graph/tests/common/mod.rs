@@ -185,3 +185,53 @@ fn test_rendezvous(ctx: &mut KernelContext<'_>, attrs: &TestRendezvous) -> Resul
     let x = ctx.input(0)?.clone();
     ctx.set_output(0, x)
 }
+
+/// Writes a float32, int32 or bool tensor as a version 1 `.npy` file (for
+/// the scripts that check exported models in LiteRT).
+pub fn write_npy(path: &std::path::Path, tensor: &Tensor) {
+    let (descr, data): (&str, Vec<u8>) = match tensor.dtype() {
+        DType::F32 => (
+            "<f4",
+            tensor
+                .as_slice::<f32>()
+                .unwrap()
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        ),
+        DType::I32 => (
+            "<i4",
+            tensor
+                .as_slice::<i32>()
+                .unwrap()
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        ),
+        DType::Bool => (
+            "|b1",
+            tensor
+                .as_slice::<bool>()
+                .unwrap()
+                .iter()
+                .map(|&b| u8::from(b))
+                .collect(),
+        ),
+        other => panic!("write_npy: {other} tensors are not written"),
+    };
+    let dims: Vec<String> = tensor.dims().iter().map(|d| format!("{d},")).collect();
+    let mut header = format!(
+        "{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}), }}",
+        dims.join(" ")
+    );
+    // The header ends in a newline at a multiple of 64 bytes.
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).unwrap();
+}

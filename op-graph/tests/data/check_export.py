@@ -2,14 +2,20 @@
 ai-edge-litert) runs the models op-graph's exporter writes.
 
 It runs op-graph's export tests (`cargo test -p op-graph --test
-tflite_export`) with OPKIT_TFLITE_EXPORT_DIR set, so each test writes its
-model NAME.tflite there with its input (NAME.input.npy) and what the
-framework's session computed on it (NAME.output.npy). Then, in LiteRT:
+tflite_export --test tflite_converter`) with OPKIT_TFLITE_EXPORT_DIR set, so
+each test writes its model NAME.tflite there with its input (NAME.input.npy)
+and what the framework's session computed on it (NAME.output.npy), and each
+case of tflite_converter.rs (one framework op exported alone, for every op
+of the exporter's builtin table) writes ops/K_OP.tflite with its inputs
+(K_OP.inputI.npy for placeholder pI) and output. Then, in LiteRT:
 
 - each builtin-only model (the seed's Sin program with the builtin SIN, a
   two-layer perceptron, a model of the other exported builtins) must run,
   with its builtin kernels and with its default delegates (XNNPACK), and
   give the session's output (within 1e-5, relative and absolute);
+- each one-op model must run with the builtin kernels and give the
+  session's output (floats within 1e-5 relative and absolute; ints and
+  bools exactly);
 - the Sin program exported with Sin kept custom must load and then fail at
   allocate_tensors with LiteRT's own unresolved-custom-op error,
   "Encountered unresolved custom op: Sin." (the seed's older wording is
@@ -39,7 +45,7 @@ CUSTOM_MODEL = "sin_custom"
 def export(out_dir):
     env = dict(os.environ, OPKIT_TFLITE_EXPORT_DIR=out_dir)
     subprocess.run(
-        ["cargo", "test", "-q", "-p", "op-graph", "--test", "tflite_export"],
+        ["cargo", "test", "-q", "-p", "op-graph", "--test", "tflite_export", "--test", "tflite_converter"],
         check=True,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -56,6 +62,50 @@ def invoke(path, inputs, resolver):
     interpreter.set_tensor(input_detail["index"], inputs)
     interpreter.invoke()
     return interpreter.get_tensor(output_detail["index"])
+
+
+def invoke_named(path, inputs):
+    """Runs the model at `path` with its builtin kernels, input tensor pI
+    set to inputs[I]; returns its one output."""
+    interpreter = Interpreter(
+        model_path=path, experimental_op_resolver_type=OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    )
+    interpreter.allocate_tensors()
+    for detail in interpreter.get_input_details():
+        interpreter.set_tensor(detail["index"], inputs[int(detail["name"][1:])])
+    interpreter.invoke()
+    (output_detail,) = interpreter.get_output_details()
+    return interpreter.get_tensor(output_detail["index"])
+
+
+def same(output, expected):
+    if output.dtype != expected.dtype or output.shape != expected.shape:
+        return False
+    if output.dtype.kind == "f":
+        return np.allclose(output, expected, rtol=1e-5, atol=1e-5)
+    return np.array_equal(output, expected)
+
+
+def check_one_op_models(ops_dir):
+    failures = 0
+    names = sorted(f[: -len(".tflite")] for f in os.listdir(ops_dir) if f.endswith(".tflite"))
+    for name in names:
+        stem = os.path.join(ops_dir, name)
+        inputs = []
+        while os.path.exists(f"{stem}.input{len(inputs)}.npy"):
+            inputs.append(np.load(f"{stem}.input{len(inputs)}.npy"))
+        expected = np.load(stem + ".output.npy")
+        try:
+            output = invoke_named(stem + ".tflite", inputs)
+            ok = same(output, expected)
+            result = f"output {output.dtype} {list(output.shape)} " + (
+                "matches the session's" if ok else f"DOES NOT MATCH the session's: {output} vs {expected}"
+            )
+        except Exception as error:  # LiteRT raises RuntimeError and ValueError
+            ok, result = False, f"FAILED: {str(error).strip()}"
+        print(f"ops/{name} ({', '.join(ops(stem + '.tflite'))}): {result}")
+        failures += not ok
+    return failures, len(names)
 
 
 def ops(path):
@@ -94,6 +144,10 @@ def main():
                     f"{'matches' if same else 'DOES NOT MATCH'} the session's (max |diff| {diff:.3g})"
                 )
                 failures += not same
+
+        op_failures, op_models = check_one_op_models(os.path.join(out_dir, "ops"))
+        print(f"one-op models: {op_models - op_failures} of {op_models} match the session in LiteRT")
+        failures += op_failures
 
         path = os.path.join(out_dir, CUSTOM_MODEL + ".tflite")
         try:
