@@ -37,9 +37,12 @@ fn ints(values: &[i32]) -> In {
     Const(Tensor::from_vec([values.len()], values.to_vec()).unwrap())
 }
 
+/// A framework op, its inputs and its attrs.
+type Case = (&'static str, Vec<In>, Vec<(&'static str, AttrValue)>);
+
 /// One framework op with its inputs and attrs, as `make_converter_ops.py`
 /// has the TensorFlow op.
-fn cases() -> Vec<(&'static str, Vec<In>, Vec<(&'static str, AttrValue)>)> {
+fn cases() -> Vec<Case> {
     let binary = |op| (op, vec![F, F], vec![]);
     let unary = |op| (op, vec![F], vec![]);
     let matrix = Const(Tensor::from_vec([3, 4], vec![1.0f32; 12]).unwrap());
