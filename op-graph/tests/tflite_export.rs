@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use common::{assert_contains, write_npy};
 use op_core::{AttrValue, Code, DType, Result, ShapeValue, Tensor};
 use op_graph::tflite::{self, ExportOptions};
-use op_graph::{GraphBuilder, Output, Session};
+use op_graph::{Graph, GraphBuilder, NewNode, Output, Session};
 use op_kernels::array::{ConcatV2, Pack, Reshape, Transpose};
 use op_kernels::math::{
     AddV2, Cast, Cos, Exp, Log, Maximum, Minimum, Mul, Neg, RealDiv, Relu, Rsqrt, Sigmoid, Sin,
@@ -32,6 +32,7 @@ use op_lite::builtins::math::fully_connected::{
 use op_lite::kernel::{InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
 use op_lite::model::{Activation, BuiltinOperator, BuiltinOptions};
 use op_lite::{Interpreter, Model, MutableOpResolver};
+use proptest::prelude::*;
 
 // ---- Programs ----
 
@@ -318,14 +319,40 @@ impl LiteNode for FullyConnected {
 
 fn resolver() -> MutableOpResolver {
     let mut resolver = MutableOpResolver::new();
-    resolver
-        .add_builtin(BuiltinOperator::ADD, Binary(BinaryOp::Add))
-        .add_builtin(BuiltinOperator::SIN, Unary(UnaryOp::Sin))
-        .add_builtin(BuiltinOperator::RELU, Unary(UnaryOp::Relu))
-        .add_builtin(BuiltinOperator::LOGISTIC, Unary(UnaryOp::Logistic))
-        .add_builtin(BuiltinOperator::FULLY_CONNECTED, FullyConnected);
+    for (_, code, op) in UNARY {
+        resolver.add_builtin(code, Unary(op));
+    }
+    for (_, code, op) in BINARY {
+        resolver.add_builtin(code, Binary(op));
+    }
+    resolver.add_builtin(BuiltinOperator::FULLY_CONNECTED, FullyConnected);
     resolver
 }
+
+/// Unary ops of the table, their builtin and its arithmetic.
+const UNARY: [(&str, BuiltinOperator, UnaryOp); 7] = [
+    ("Sin", BuiltinOperator::SIN, UnaryOp::Sin),
+    ("Cos", BuiltinOperator::COS, UnaryOp::Cos),
+    ("Tanh", BuiltinOperator::TANH, UnaryOp::Tanh),
+    ("Sigmoid", BuiltinOperator::LOGISTIC, UnaryOp::Logistic),
+    ("Relu", BuiltinOperator::RELU, UnaryOp::Relu),
+    ("Neg", BuiltinOperator::NEG, UnaryOp::Neg),
+    ("Square", BuiltinOperator::SQUARE, UnaryOp::Square),
+];
+
+/// Binary ops of the table, their builtin and its arithmetic.
+const BINARY: [(&str, BuiltinOperator, BinaryOp); 6] = [
+    ("AddV2", BuiltinOperator::ADD, BinaryOp::Add),
+    ("Sub", BuiltinOperator::SUB, BinaryOp::Sub),
+    ("Mul", BuiltinOperator::MUL, BinaryOp::Mul),
+    ("Maximum", BuiltinOperator::MAXIMUM, BinaryOp::Maximum),
+    ("Minimum", BuiltinOperator::MINIMUM, BinaryOp::Minimum),
+    (
+        "SquaredDifference",
+        BuiltinOperator::SQUARED_DIFFERENCE,
+        BinaryOp::SquaredDifference,
+    ),
+];
 
 /// Runs a one-input, one-output model in op-lite's interpreter.
 fn run_lite(model: &Model, resolver: &MutableOpResolver, input: &Tensor) -> Vec<f32> {
@@ -350,6 +377,104 @@ fn assert_close(actual: &[f32], expected: &[f32], tolerance: f32) {
 }
 
 // ---- The tests ----
+
+/// A random program of elementwise ops: placeholders `a` (of `shape`) and
+/// `b` (of `shape` with some dims 1 and maybe fewer of them, so that every
+/// pair of values broadcasts), then each step applies a unary op to a
+/// value, or a binary op to two.
+fn random_program(
+    shape: &[usize],
+    b_ones: &[bool],
+    b_rank: usize,
+    steps: &[(bool, usize, usize, usize)],
+) -> Result<(Graph, Output)> {
+    let mut graph = Graph::new();
+    let b_shape: Vec<usize> = shape[shape.len() - b_rank..]
+        .iter()
+        .zip(b_ones)
+        .map(|(&d, &one)| if one { 1 } else { d })
+        .collect();
+    let mut values = Vec::new();
+    for (name, dims) in [("a", shape.to_vec()), ("b", b_shape)] {
+        let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let node = NewNode::new("Placeholder")
+            .name(name)
+            .attr("dtype", DType::F32)
+            .attr("shape", ShapeValue::from_sizes(&dims));
+        values.push(graph.add(node)?.output(0));
+    }
+    for &(is_unary, op, x, y) in steps {
+        let pick = |k: usize| values[k % values.len()];
+        let node = if is_unary {
+            NewNode::new(UNARY[op % UNARY.len()].0).input(pick(x))
+        } else {
+            NewNode::new(BINARY[op % BINARY.len()].0)
+                .input(pick(x))
+                .input(pick(y))
+        };
+        values.push(graph.add(node)?.output(0));
+    }
+    let y = *values.last().expect("two placeholders at least");
+    Ok((graph, y))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn random_elementwise_programs_compute_the_same_in_the_lite_runtime(
+        shape in prop::collection::vec(1usize..4, 1..4),
+        b_ones in prop::collection::vec(any::<bool>(), 3),
+        b_rank in 0usize..4,
+        steps in prop::collection::vec((any::<bool>(), 0usize..16, any::<usize>(), any::<usize>()), 1..8),
+        seed in any::<u32>(),
+    ) {
+        common::link();
+        let b_rank = b_rank.min(shape.len());
+        let (graph, y) = random_program(&shape, &b_ones, b_rank, &steps).unwrap();
+        let model = tflite::export(&graph, [y], &ExportOptions::default()).unwrap();
+        let model = Model::from_bytes(&model.to_bytes().unwrap()).unwrap();
+        let feeds: Vec<(&str, Tensor)> = ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(k, &name)| {
+                let node = graph.node_by_name(name).unwrap();
+                let dims: Vec<usize> = match &node.output_shape(0).unwrap().0 {
+                    Some(dims) => dims.iter().map(|d| d.unwrap()).collect(),
+                    None => unreachable!("placeholders of known shapes"),
+                };
+                let value = values(&dims, seed.wrapping_add(k as u32));
+                let doubled: Vec<f32> = value.as_slice::<f32>().unwrap().iter().map(|v| v * 2.0).collect();
+                (name, Tensor::from_vec(&dims, doubled).unwrap())
+            })
+            .collect();
+
+        let session = Session::new(graph).unwrap();
+        let mut run = session.runner().fetch(y);
+        for (name, value) in &feeds {
+            run = run.feed(*name, value.clone());
+        }
+        let expected = run.run().unwrap().remove(0);
+
+        let mut interpreter = Interpreter::new(&model, &resolver()).unwrap();
+        interpreter.allocate_tensors().unwrap();
+        for (name, value) in &feeds {
+            // A placeholder the output does not need is not an input.
+            if let Ok(i) = interpreter.input_index(name) {
+                interpreter.set_input(i, value.as_slice::<f32>().unwrap()).unwrap();
+            }
+        }
+        interpreter.invoke().unwrap();
+        prop_assert_eq!(interpreter.output_shape(0).unwrap(), expected.dims());
+        let actual = interpreter.output::<f32>(0).unwrap();
+        for (a, e) in actual.iter().zip(expected.as_slice::<f32>().unwrap()) {
+            // Squares of squares may overflow; both sides then agree on
+            // infinity or NaN.
+            let close = a == e || (a.is_nan() && e.is_nan()) || (a - e).abs() <= 1e-5 + 1e-5 * e.abs();
+            prop_assert!(close, "{} vs {}", a, e);
+        }
+    }
+}
 
 #[test]
 fn the_sin_program_exports_as_add_and_sin_with_the_offset_frozen() {
