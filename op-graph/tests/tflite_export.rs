@@ -269,7 +269,7 @@ impl LiteNode for Binary {
     }
 }
 
-/// FULLY_CONNECTED on float32, without bias as the exporter writes it.
+/// FULLY_CONNECTED on float32, with or without bias.
 #[derive(Clone, Copy)]
 struct FullyConnected;
 
@@ -295,7 +295,11 @@ impl LiteOp for FullyConnected {
 impl LiteNode for FullyConnected {
     fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
         let params = fc_params(ctx);
-        let shape = fully_connected_shape(ctx.input_shape(0)?, ctx.input_shape(1)?, None, &params)?;
+        let bias = match ctx.has_input(2) {
+            true => Some(ctx.input_shape(2)?),
+            false => None,
+        };
+        let shape = fully_connected_shape(ctx.input_shape(0)?, ctx.input_shape(1)?, bias, &params)?;
         ctx.set_output_dtype(0, DType::F32)?;
         ctx.set_output_shape(0, &shape)
     }
@@ -304,6 +308,10 @@ impl LiteNode for FullyConnected {
         let params = fc_params(ctx);
         let (input_shape, weights_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
         let (input, weights) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
+        let bias = match ctx.has_input(2) {
+            true => Some(ctx.input::<f32>(2)?),
+            false => None,
+        };
         let output = ctx.output_mut::<f32>(0)?;
         fully_connected(
             &params,
@@ -311,7 +319,7 @@ impl LiteNode for FullyConnected {
             input,
             weights_shape,
             weights,
-            None,
+            bias,
             output,
         )
     }
@@ -557,7 +565,66 @@ fn the_mlp_exports_as_fully_connected_layers_with_transposed_weights() {
     common::link();
     let (session, y) = mlp_program().unwrap();
     let input = values(&[3, 4], 9);
+    let expected = run_session(&session, y, &input);
+    let w1 = values(&[4, 8], 1);
+    let w1 = w1.as_slice::<f32>().unwrap();
+    let transposed: Vec<f32> = (0..8)
+        .flat_map(|o| (0..4).map(move |i| w1[i * 8 + o]))
+        .collect();
+
+    // As the converter writes it: the biases and the Relu fused.
     let model = export(&session, y, &ExportOptions::default(), "mlp", &input);
+    assert_eq!(
+        ops(&model),
+        ["FULLY_CONNECTED", "FULLY_CONNECTED", "LOGISTIC"]
+    );
+    let subgraph = &model.subgraphs[0];
+    let x = &subgraph.tensors[subgraph.inputs[0]];
+    assert_eq!(
+        (x.shape.as_slice(), x.shape_signature.as_deref()),
+        (&[1, 4][..], Some(&[-1, 4][..]))
+    );
+    let [first, second] = [&subgraph.operators[0], &subgraph.operators[1]];
+    // FULLY_CONNECTED's weights are [out, in]: the variable's [4, 8] value
+    // transposed.
+    let weights = first.inputs[1].unwrap();
+    assert_eq!(subgraph.tensors[weights].shape, [8, 4]);
+    assert_eq!(constant_f32(&model, weights), transposed);
+    let bias = first.inputs[2].expect("the first layer's bias, fused");
+    assert_eq!(
+        constant_f32(&model, bias),
+        values(&[8], 2).as_slice::<f32>().unwrap()
+    );
+    assert_eq!(
+        first.builtin_options,
+        BuiltinOptions::FullyConnected {
+            activation: Activation::Relu,
+            keep_num_dims: false
+        }
+    );
+    // The fused tensor is named after the last op fused in.
+    assert_eq!(subgraph.tensors[first.outputs[0]].name, "Relu");
+    let bias = second.inputs[2].expect("the second layer's bias, fused");
+    assert_eq!(
+        constant_f32(&model, bias),
+        values(&[3], 4).as_slice::<f32>().unwrap()
+    );
+    assert_eq!(
+        second.builtin_options,
+        BuiltinOptions::FullyConnected {
+            activation: Activation::None,
+            keep_num_dims: false
+        }
+    );
+    let actual = run_lite(&model, &resolver(), &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
+
+    // Unfused: one operator per op.
+    let options = ExportOptions {
+        fuse: false,
+        ..ExportOptions::default()
+    };
+    let model = export(&session, y, &options, "mlp_unfused", &input);
     assert_eq!(
         ops(&model),
         [
@@ -569,32 +636,42 @@ fn the_mlp_exports_as_fully_connected_layers_with_transposed_weights() {
             "LOGISTIC"
         ]
     );
-    let subgraph = &model.subgraphs[0];
-    let x = &subgraph.tensors[subgraph.inputs[0]];
-    assert_eq!(
-        (x.shape.as_slice(), x.shape_signature.as_deref()),
-        (&[1, 4][..], Some(&[-1, 4][..]))
-    );
-    // FULLY_CONNECTED's weights are [out, in]: the variable's [4, 8] value
-    // transposed.
-    let fc = &subgraph.operators[0];
-    assert_eq!(fc.inputs[2], None, "no bias");
-    let weights = fc.inputs[1].unwrap();
-    assert_eq!(subgraph.tensors[weights].shape, [8, 4]);
-    let w1 = values(&[4, 8], 1);
-    let w1 = w1.as_slice::<f32>().unwrap();
-    let transposed: Vec<f32> = (0..8)
-        .flat_map(|o| (0..4).map(move |i| w1[i * 8 + o]))
-        .collect();
-    assert_eq!(constant_f32(&model, weights), transposed);
-    let bias = subgraph.operators[1].inputs[1].unwrap();
-    assert_eq!(
-        constant_f32(&model, bias),
-        values(&[8], 2).as_slice::<f32>().unwrap()
-    );
-
-    let expected = run_session(&session, y, &input);
+    assert_eq!(model.subgraphs[0].operators[0].inputs[2], None, "no bias");
     let actual = run_lite(&model, &resolver(), &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
+}
+
+#[test]
+fn a_value_read_twice_is_not_fused_away() {
+    common::link();
+    // h = x W + b is read by the Relu and by the output's Sub: the bias is
+    // fused into the product (which only the addition reads), the Relu is
+    // not (the Sub would read relu(h) for h).
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[2,4]").unwrap();
+    let w = b.constant(values(&[4, 3], 1)).unwrap();
+    let bias = b.constant(values(&[3], 2)).unwrap();
+    let h = MatMul::call_with(x, w).run_on(&b).unwrap();
+    let h = AddV2::call_with(h, bias).run_on(&b).unwrap();
+    let r = Relu::call_with(h).run_on(&b).unwrap();
+    let y = Sub::call_with(r, h).node_name("y").run_on(&b).unwrap();
+    let session = session(b).unwrap();
+    let input = values(&[2, 4], 3);
+    let model = export(&session, y, &ExportOptions::default(), "shared", &input);
+    assert_eq!(ops(&model), ["FULLY_CONNECTED", "RELU", "SUB"]);
+    let fc = &model.subgraphs[0].operators[0];
+    assert!(fc.inputs[2].is_some(), "the bias, fused");
+    assert_eq!(
+        fc.builtin_options,
+        BuiltinOptions::FullyConnected {
+            activation: Activation::None,
+            keep_num_dims: false
+        }
+    );
+    let expected = run_session(&session, y, &input);
+    let mut resolver = resolver();
+    resolver.add_builtin(BuiltinOperator::SUB, Binary(BinaryOp::Sub));
+    let actual = run_lite(&model, &resolver, &input);
     assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
 }
 
@@ -717,16 +794,10 @@ fn ops_without_a_builtin_are_custom_ops_with_their_attrs_in_the_options() {
     let (session, y) = mlp_program().unwrap();
     let options = ExportOptions::default().keep_custom("MatMul");
     let model = tflite::export(&session, [y], &options).unwrap();
+    // The Relu fused into the ADD before it.
     assert_eq!(
         ops(&model),
-        [
-            "custom MatMul",
-            "ADD",
-            "RELU",
-            "custom MatMul",
-            "ADD",
-            "LOGISTIC"
-        ]
+        ["custom MatMul", "ADD", "custom MatMul", "ADD", "LOGISTIC"]
     );
     let operator = &model.subgraphs[0].operators[0];
     let attrs = decode_attrs("MatMul", &operator.custom_options);

@@ -14,6 +14,7 @@ use op_core::error::quoted;
 use op_core::{Error, Result, Tensor};
 use op_lite::model::{Activation, BuiltinOperator as B, BuiltinOptions, OperatorCode};
 
+use super::fuse;
 use super::lower::Lowering;
 use crate::graph::Node;
 
@@ -214,6 +215,9 @@ pub(super) fn lower(l: &mut Lowering<'_>, node: &Node) -> Result<()> {
         Some(rule) if !l.keeps_custom(node.op()) => rule,
         _ => return l.custom(node),
     };
+    if l.fuses() && (fuse::bias(l, node)? || fuse::activation(l, node)) {
+        return Ok(());
+    }
     let inputs = match rule.inputs {
         Inputs::Special(lower) => return lower(l, node, rule),
         Inputs::All => l.input_tensors(node)?,

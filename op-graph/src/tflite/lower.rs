@@ -39,7 +39,7 @@ pub(super) fn export(
         ));
     }
     let (graph, outputs) = freeze(source, &outputs)?;
-    let mut lowering = Lowering::new(&graph, options);
+    let mut lowering = Lowering::new(&graph, &outputs, options);
     for node in graph.nodes() {
         lowering.node(node).map_err(|e| {
             e.with_context(format!("node {} (op {})", quoted(node.name()), node.op()))
@@ -78,12 +78,23 @@ pub(super) struct Lowering<'g> {
     /// The int32 copies of constant index inputs (see
     /// [`Lowering::index_input`]).
     index_tensors: HashMap<Output, usize>,
-    /// Outputs that are another output under a second name (`Identity`).
+    /// Outputs that are another output under a second name (`Identity`, or
+    /// an activation fused into the op before it).
     aliases: HashMap<Output, Output>,
+    /// How many inputs of nodes (and outputs of the model) read each
+    /// output: an op may take in the next one only if that is its sole
+    /// reader.
+    readers: HashMap<Output, usize>,
+    /// The operator that writes each tensor.
+    producers: HashMap<usize, usize>,
 }
 
 impl<'g> Lowering<'g> {
-    fn new(graph: &'g Graph, options: &'g ExportOptions) -> Self {
+    fn new(graph: &'g Graph, outputs: &[Output], options: &'g ExportOptions) -> Self {
+        let mut readers = HashMap::new();
+        for &output in graph.nodes().iter().flat_map(|n| n.inputs()).chain(outputs) {
+            *readers.entry(output).or_insert(0) += 1;
+        }
         Lowering {
             graph,
             options,
@@ -98,6 +109,8 @@ impl<'g> Lowering<'g> {
             constants: HashMap::new(),
             index_tensors: HashMap::new(),
             aliases: HashMap::new(),
+            readers,
+            producers: HashMap::new(),
         }
     }
 
@@ -158,6 +171,51 @@ impl<'g> Lowering<'g> {
         };
         model.validate()?;
         Ok(model)
+    }
+
+    /// Whether bias additions and activations are to be fused into the ops
+    /// before them.
+    pub(super) fn fuses(&self) -> bool {
+        self.options.fuse
+    }
+
+    /// The operator that writes `output` and its tensor, when `output` is
+    /// read by one node alone (and is not a model output), so that the
+    /// operator may take in that node. An output that stands for another
+    /// (an `Identity`, an op fused already) qualifies when every output on
+    /// the way is read once.
+    pub(super) fn sole_producer(&self, output: Output) -> Option<(usize, usize)> {
+        let mut output = output;
+        loop {
+            if self.readers.get(&output) != Some(&1) {
+                return None;
+            }
+            match self.aliases.get(&output) {
+                Some(&next) => output = next,
+                None => break,
+            }
+        }
+        let tensor = *self.tensors.get(&output)?;
+        Some((*self.producers.get(&tensor)?, tensor))
+    }
+
+    /// Operator `index`, and its builtin code.
+    pub(super) fn operator_mut(&mut self, index: usize) -> (BuiltinOperator, &mut Operator) {
+        let operator = &mut self.subgraph.operators[index];
+        (self.operator_codes[operator.opcode_index].builtin, operator)
+    }
+
+    /// The shape of tensor `t`.
+    pub(super) fn tensor_shape(&self, t: usize) -> &[usize] {
+        &self.subgraph.tensors[t].shape
+    }
+
+    /// Makes `node`'s output 0 the tensor of `into` (an output that an
+    /// operator now computes with `node` fused in), renamed after `node`
+    /// as the converter names fused tensors.
+    pub(super) fn fuse_into(&mut self, node: &Node, into: Output, tensor: usize) {
+        self.aliases.insert(node.output(0), into);
+        self.subgraph.tensors[tensor].name = self.graph.tensor_name(node.output(0)).to_string();
     }
 
     /// Whether `op` is to stay a custom op though it has a builtin.
@@ -329,6 +387,9 @@ impl<'g> Lowering<'g> {
                 self.operator_codes.len() - 1
             }
         };
+        for &t in &outputs {
+            self.producers.insert(t, self.subgraph.operators.len());
+        }
         self.subgraph.operators.push(Operator {
             opcode_index,
             inputs,

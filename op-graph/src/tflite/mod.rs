@@ -19,7 +19,9 @@
 //!   writes; the table is in `builtins.rs`. `MatMul` becomes
 //!   `FULLY_CONNECTED` where the converter makes it one (a 2-D product whose
 //!   right side is transposed, or constant and transposed here), and
-//!   `BATCH_MATMUL` otherwise.
+//!   `BATCH_MATMUL` otherwise. A constant vector added to a
+//!   `FULLY_CONNECTED` becomes its bias, and a `Relu` the fused activation
+//!   of the op before it ([`ExportOptions::fuse`]).
 //! - Every other op becomes a custom op of its own name, its attrs in the
 //!   operator's custom options (a flexbuffer map, op-lite's attrs codec),
 //!   as are the ops named in [`ExportOptions::keep_custom`] (the seed keeps
@@ -78,6 +80,7 @@
 
 mod builtins;
 mod freeze;
+mod fuse;
 mod lower;
 
 use std::path::Path;
@@ -100,6 +103,11 @@ pub struct ExportOptions {
     /// The model's description (TensorFlow's converter writes
     /// `"MLIR Converted."`).
     pub description: String,
+    /// Fuse as the converter does (default true): an `AddV2` of a constant
+    /// vector to a `FULLY_CONNECTED` becomes its bias, and a `Relu` after
+    /// `ADD`, `SUB`, `MUL`, `DIV`, `FULLY_CONNECTED` or `CONCATENATION` its
+    /// fused activation, where nothing else reads the value in between.
+    pub fuse: bool,
 }
 
 impl Default for ExportOptions {
@@ -107,6 +115,7 @@ impl Default for ExportOptions {
         ExportOptions {
             keep_custom: Vec::new(),
             description: "opkit op-graph export".into(),
+            fuse: true,
         }
     }
 }

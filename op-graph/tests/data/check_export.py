@@ -10,7 +10,8 @@ of the exporter's builtin table) writes ops/K_OP.tflite with its inputs
 (K_OP.inputI.npy for placeholder pI) and output. Then, in LiteRT:
 
 - each builtin-only model (the seed's Sin program with the builtin SIN, a
-  two-layer perceptron, a model of the other exported builtins) must run,
+  two-layer perceptron fused as the converter fuses and unfused, a layer
+  whose output is read twice, a model of the other exported builtins) must run,
   with its builtin kernels and with its default delegates (XNNPACK), and
   give the session's output (within 1e-5, relative and absolute);
 - each one-op model must run with the builtin kernels and give the
@@ -38,7 +39,7 @@ from importlib.metadata import version
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-BUILTIN_MODELS = ["sin_builtin", "mlp", "ops"]
+BUILTIN_MODELS = ["sin_builtin", "mlp", "mlp_unfused", "shared", "ops"]
 CUSTOM_MODEL = "sin_custom"
 
 
