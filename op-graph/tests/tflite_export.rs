@@ -764,7 +764,7 @@ fn the_other_builtins_export_with_their_options() {
 fn every_op_of_the_builtin_table_is_an_op_of_the_registry() {
     common::link();
     let registry = op_core::Registry::global();
-    for (op, code) in tflite::builtin_ops() {
+    for (op, code, _) in tflite::builtin_ops() {
         assert!(
             registry.op(op).is_ok(),
             "{op} (exported as {code}) is not registered"

@@ -205,6 +205,15 @@ impl<'g> Lowering<'g> {
         (self.operator_codes[operator.opcode_index].builtin, operator)
     }
 
+    /// The shape of `output` if the graph knows all of it.
+    pub(super) fn known_shape(&self, output: Output) -> Result<Option<Vec<usize>>> {
+        let shape = self.graph.output_shape(output)?;
+        Ok(shape
+            .0
+            .as_ref()
+            .and_then(|dims| dims.iter().copied().collect::<Option<Vec<usize>>>()))
+    }
+
     /// The shape of tensor `t`.
     pub(super) fn tensor_shape(&self, t: usize) -> &[usize] {
         &self.subgraph.tensors[t].shape

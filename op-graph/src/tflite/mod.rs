@@ -14,15 +14,17 @@
 //!   the variable's current value, read from the [`Session`]'s runtime.
 //!   `Const` nodes become constant tensors; `Identity` and `StopGradient`
 //!   disappear.
-//! - An op with a TensorFlow Lite builtin becomes that builtin, with its
-//!   builtin options and the op version the converter (TensorFlow 2.21)
-//!   writes; the table is in `builtins.rs`. `MatMul` becomes
+//! - An op with a TensorFlow Lite builtin becomes that builtin, on the
+//!   dtypes the builtin takes, with the builtin options and the op version
+//!   (which depends on the dtype) that the converter (TensorFlow 2.21)
+//!   writes; the table is in `builtins.rs`, listed by [`builtin_ops`]. `MatMul` becomes
 //!   `FULLY_CONNECTED` where the converter makes it one (a 2-D product whose
 //!   right side is transposed, or constant and transposed here), and
 //!   `BATCH_MATMUL` otherwise. A constant vector added to a
 //!   `FULLY_CONNECTED` becomes its bias, and a `Relu` the fused activation
 //!   of the op before it ([`ExportOptions::fuse`]).
-//! - Every other op becomes a custom op of its own name, its attrs in the
+//! - Every other op (and a builtin's op on a dtype the builtin does not
+//!   take) becomes a custom op of its own name, its attrs in the
 //!   operator's custom options (a flexbuffer map, op-lite's attrs codec),
 //!   as are the ops named in [`ExportOptions::keep_custom`] (the seed keeps
 //!   `Sin` custom although TensorFlow Lite has `SIN`).

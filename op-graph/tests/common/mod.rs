@@ -186,37 +186,28 @@ fn test_rendezvous(ctx: &mut KernelContext<'_>, attrs: &TestRendezvous) -> Resul
     ctx.set_output(0, x)
 }
 
-/// Writes a float32, int32 or bool tensor as a version 1 `.npy` file (for
-/// the scripts that check exported models in LiteRT).
+/// Writes a tensor of a fixed-size number dtype or bool as a version 1
+/// `.npy` file (for the scripts that check exported models in LiteRT).
 pub fn write_npy(path: &std::path::Path, tensor: &Tensor) {
+    fn le<T: op_core::Element, const N: usize>(
+        tensor: &Tensor,
+        bytes: impl Fn(&T) -> [u8; N],
+    ) -> Vec<u8> {
+        tensor
+            .as_slice::<T>()
+            .unwrap()
+            .iter()
+            .flat_map(bytes)
+            .collect()
+    }
     let (descr, data): (&str, Vec<u8>) = match tensor.dtype() {
-        DType::F32 => (
-            "<f4",
-            tensor
-                .as_slice::<f32>()
-                .unwrap()
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect(),
-        ),
-        DType::I32 => (
-            "<i4",
-            tensor
-                .as_slice::<i32>()
-                .unwrap()
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect(),
-        ),
-        DType::Bool => (
-            "|b1",
-            tensor
-                .as_slice::<bool>()
-                .unwrap()
-                .iter()
-                .map(|&b| u8::from(b))
-                .collect(),
-        ),
+        DType::F32 => ("<f4", le(tensor, |v: &f32| v.to_le_bytes())),
+        DType::I64 => ("<i8", le(tensor, |v: &i64| v.to_le_bytes())),
+        DType::I32 => ("<i4", le(tensor, |v: &i32| v.to_le_bytes())),
+        DType::I16 => ("<i2", le(tensor, |v: &i16| v.to_le_bytes())),
+        DType::I8 => ("|i1", le(tensor, |v: &i8| v.to_le_bytes())),
+        DType::U8 => ("|u1", le(tensor, |v: &u8| v.to_le_bytes())),
+        DType::Bool => ("|b1", le(tensor, |v: &bool| [u8::from(*v)])),
         other => panic!("write_npy: {other} tensors are not written"),
     };
     let dims: Vec<String> = tensor.dims().iter().map(|d| format!("{d},")).collect();

@@ -30,6 +30,7 @@ Run from the repository root, with a Python that has LiteRT and numpy:
 prints a line per check and exits non-zero if any fails.
 """
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -79,6 +80,27 @@ def invoke_named(path, inputs):
     return interpreter.get_tensor(output_detail["index"])
 
 
+def isolated(function, *args):
+    """function(*args) in a child process, so that a crash of LiteRT's (it
+    aborts on some models) is a failed check rather than the end of the
+    script: the result, or a string saying what went wrong."""
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+
+    def child():
+        try:
+            queue.put(function(*args))
+        except Exception as error:  # LiteRT raises RuntimeError and ValueError
+            queue.put(str(error).strip())
+
+    process = context.Process(target=child)
+    process.start()
+    process.join()
+    if process.exitcode != 0:
+        return f"LiteRT crashed (exit code {process.exitcode})"
+    return queue.get()
+
+
 def same(output, expected):
     if output.dtype != expected.dtype or output.shape != expected.shape:
         return False
@@ -96,14 +118,14 @@ def check_one_op_models(ops_dir):
         while os.path.exists(f"{stem}.input{len(inputs)}.npy"):
             inputs.append(np.load(f"{stem}.input{len(inputs)}.npy"))
         expected = np.load(stem + ".output.npy")
-        try:
-            output = invoke_named(stem + ".tflite", inputs)
+        output = isolated(invoke_named, stem + ".tflite", inputs)
+        if isinstance(output, np.ndarray):
             ok = same(output, expected)
             result = f"output {output.dtype} {list(output.shape)} " + (
                 "matches the session's" if ok else f"DOES NOT MATCH the session's: {output} vs {expected}"
             )
-        except Exception as error:  # LiteRT raises RuntimeError and ValueError
-            ok, result = False, f"FAILED: {str(error).strip()}"
+        else:
+            ok, result = False, f"FAILED: {output}"
         print(f"ops/{name} ({', '.join(ops(stem + '.tflite'))}): {result}")
         failures += not ok
     return failures, len(names)
