@@ -16,6 +16,7 @@ use op_core::{AttrValue, Code, DType, Result, ShapeValue, Tensor};
 use op_graph::tflite::{self, ExportOptions};
 use op_graph::{Graph, GraphBuilder, NewNode, Output, Session};
 use op_kernels::array::{ConcatV2, Pack, Reshape, Transpose};
+use op_kernels::identity::Identity;
 use op_kernels::math::{
     AddV2, Cast, Cos, Exp, Log, Maximum, Minimum, Mul, Neg, RealDiv, Relu, Rsqrt, Sigmoid, Sin,
     Sqrt, Square, Sub, Tanh,
@@ -638,6 +639,30 @@ fn the_mlp_exports_as_fully_connected_layers_with_transposed_weights() {
     );
     assert_eq!(model.subgraphs[0].operators[0].inputs[2], None, "no bias");
     let actual = run_lite(&model, &resolver(), &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
+}
+
+#[test]
+fn a_value_read_twice_through_identities_is_not_fused_away() {
+    common::link();
+    // relu(identity(identity(x W))) where the first identity is also read by
+    // the Sub: the Relu must not be fused into the product.
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[2,4]").unwrap();
+    let w = b.constant(values(&[4, 3], 1)).unwrap();
+    let h = MatMul::call_with(x, w).run_on(&b).unwrap();
+    let first = Identity::call_with(h).run_on(&b).unwrap();
+    let second = Identity::call_with(first).run_on(&b).unwrap();
+    let r = Relu::call_with(second).run_on(&b).unwrap();
+    let y = Sub::call_with(r, first).node_name("y").run_on(&b).unwrap();
+    let session = session(b).unwrap();
+    let input = values(&[2, 4], 3);
+    let model = export(&session, y, &ExportOptions::default(), "identities", &input);
+    assert_eq!(ops(&model), ["FULLY_CONNECTED", "RELU", "SUB"]);
+    let expected = run_session(&session, y, &input);
+    let mut resolver = resolver();
+    resolver.add_builtin(BuiltinOperator::SUB, Binary(BinaryOp::Sub));
+    let actual = run_lite(&model, &resolver, &input);
     assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
 }
 

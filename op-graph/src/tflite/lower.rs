@@ -128,8 +128,10 @@ impl<'g> Lowering<'g> {
                 self.constants.insert(node.output(0), value);
             }
             "Identity" | "StopGradient" | "IdentityN" => {
+                // Kept one link at a time (not resolved here), so that a
+                // fusion sees every output on the way and how often each
+                // is read.
                 for (k, &input) in node.inputs().iter().enumerate() {
-                    let input = self.resolve(input);
                     self.aliases.insert(node.output(k), input);
                 }
             }

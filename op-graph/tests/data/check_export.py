@@ -40,7 +40,7 @@ from importlib.metadata import version
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-BUILTIN_MODELS = ["sin_builtin", "mlp", "mlp_unfused", "shared", "ops"]
+BUILTIN_MODELS = ["sin_builtin", "mlp", "mlp_unfused", "shared", "identities", "ops"]
 CUSTOM_MODEL = "sin_custom"
 
 
