@@ -847,6 +847,36 @@ fn decode_attrs(op: &str, options: &[u8]) -> Vec<(String, AttrValue)> {
 }
 
 #[test]
+fn to_bytes_and_write_give_the_file_of_the_model() {
+    common::link();
+    let (session, y) = sin_program().unwrap();
+    let options = ExportOptions::default();
+    let model = tflite::export(&session, ["Sin"], &options).unwrap();
+    let bytes = tflite::to_bytes(&session, [y], &options).unwrap();
+    assert_eq!(bytes, model.to_bytes().unwrap());
+
+    let dir = std::env::temp_dir().join(format!("opkit-tflite-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sin.tflite");
+    tflite::write(&session, [y], &options, &path).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    // A directory where the file should be.
+    let error = tflite::write(&session, [y], &options, &dir).unwrap_err();
+    assert_contains(&error, &["cannot write", &dir.display().to_string()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A graph without variables exports from the graph alone (here as the
+    // session holds it).
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[3]").unwrap();
+    let y = Sin::call_with(x).run_on(&b).unwrap();
+    let graph = std::sync::Arc::new(b.into_graph());
+    let model = tflite::export(&graph, [y], &options).unwrap();
+    assert_eq!(ops(&model), ["SIN"]);
+    assert_eq!(model.description, options.description);
+}
+
+#[test]
 fn errors_name_the_node_and_what_a_tflite_file_cannot_say() {
     common::link();
     let options = ExportOptions::default();

@@ -493,3 +493,46 @@ fn tensor_bytes(tensor: &Tensor) -> Result<Vec<u8>> {
         U8 => u8, U16 => u16, U32 => u32, U64 => u64,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_are_written_little_endian_and_strings_in_tflite_string_encoding() {
+        let bytes = |t: Tensor| tensor_bytes(&t).unwrap();
+        assert_eq!(
+            bytes(Tensor::from_vec([2], vec![1.0f32, -2.0]).unwrap()),
+            [0, 0, 128, 63, 0, 0, 0, 192]
+        );
+        assert_eq!(bytes(Tensor::scalar(-2i64)), (-2i64).to_le_bytes());
+        assert_eq!(bytes(Tensor::scalar(f16::from_f32(1.0))), [0, 60]);
+        assert_eq!(
+            bytes(Tensor::from_vec([3], vec![true, false, true]).unwrap()),
+            [1, 0, 1]
+        );
+        assert_eq!(
+            bytes(Tensor::from_vec([0], Vec::<u16>::new()).unwrap()),
+            [] as [u8; 0]
+        );
+        let strings = Tensor::strings([2], [&b"ab"[..], b""]).unwrap();
+        assert_eq!(bytes(strings), encode_strings(&[&b"ab"[..], b""]).unwrap());
+        let error = tensor_bytes(&Tensor::scalar(op_core::Complex::new(1.0f32, 0.0))).unwrap_err();
+        assert!(
+            error
+                .message()
+                .contains("complex64 constants cannot be written"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn unknown_dims_are_1_in_the_shape_and_minus_1_in_the_signature() {
+        let known = PartialShape::known(&[2, 3]);
+        assert_eq!(dims(&known).unwrap(), (vec![2, 3], None));
+        let batch = PartialShape(Some(vec![None, Some(4)]));
+        assert_eq!(dims(&batch).unwrap(), (vec![1, 4], Some(vec![-1, 4])));
+        let error = dims(&PartialShape::unknown()).unwrap_err();
+        assert!(error.message().contains("rank is unknown"), "{error}");
+    }
+}
