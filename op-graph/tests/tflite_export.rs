@@ -847,6 +847,45 @@ fn decode_attrs(op: &str, options: &[u8]) -> Vec<(String, AttrValue)> {
 }
 
 #[test]
+fn several_inputs_and_outputs_keep_their_order_and_names() {
+    common::link();
+    let b = GraphBuilder::new();
+    let _unused = b.placeholder("unused", DType::F32, "[2]").unwrap();
+    let x = b.placeholder("x", DType::F32, "[2]").unwrap();
+    let w = b.placeholder("w", DType::F32, "[2]").unwrap();
+    let sum = AddV2::call_with(x, w).node_name("sum").run_on(&b).unwrap();
+    let product = Mul::call_with(sum, w)
+        .node_name("product")
+        .run_on(&b)
+        .unwrap();
+    let graph = b.into_graph();
+    let model = tflite::export(&graph, [product, sum, x], &ExportOptions::default()).unwrap();
+    let subgraph = &model.subgraphs[0];
+    let names = |list: &[usize]| -> Vec<String> {
+        list.iter()
+            .map(|&t| subgraph.tensors[t].name.clone())
+            .collect()
+    };
+    // Placeholders in the graph's order, the unneeded one left out; the
+    // outputs in the order asked, an input among them.
+    assert_eq!(names(&subgraph.inputs), ["x", "w"]);
+    assert_eq!(names(&subgraph.outputs), ["product", "sum", "x"]);
+    assert_eq!(subgraph.outputs[2], subgraph.inputs[0]);
+    let signature = &model.signatures[0];
+    let keys: Vec<&str> = signature.outputs.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["product", "sum", "x"]);
+
+    let mut interpreter = Interpreter::new(&model, &resolver()).unwrap();
+    interpreter.allocate_tensors().unwrap();
+    interpreter.set_input(0, &[1.0f32, 2.0]).unwrap();
+    interpreter.set_input(1, &[10.0f32, 20.0]).unwrap();
+    interpreter.invoke().unwrap();
+    assert_eq!(interpreter.output::<f32>(0).unwrap(), [110.0, 440.0]);
+    assert_eq!(interpreter.output::<f32>(1).unwrap(), [11.0, 22.0]);
+    assert_eq!(interpreter.output::<f32>(2).unwrap(), [1.0, 2.0]);
+}
+
+#[test]
 fn to_bytes_and_write_give_the_file_of_the_model() {
     common::link();
     let (session, y) = sin_program().unwrap();
