@@ -38,7 +38,7 @@ use crate::kernel::{
     ArenaElement, ArenaView, InitContext, InvokeContext, LiteNode, LiteOp, NodeId, NodeInfo, Phase,
     PrepareContext,
 };
-use crate::model::{BuiltinOperator, BuiltinOptions, Model, Subgraph, TensorInfo};
+use crate::model::{BuiltinOperator, BuiltinOptions, Model, OperatorCode, Subgraph, TensorInfo};
 use crate::resolver::{MissingOp, OpResolver, missing_op_error};
 use tensors::{OutputSpec, Place, TemporarySpec, TensorKind, TensorSlot, byte_size};
 
@@ -776,6 +776,31 @@ fn sized(t: usize, name: &str, dtype: DType, shape: &[usize]) -> Result<usize> {
     })
 }
 
+/// Where tensor `t` is first used, for messages: `, input 1 of node 0
+/// (CONV_2D)`, or nothing when no node reads or writes it.
+fn first_use(model: &Model, subgraph: &Subgraph, t: usize) -> String {
+    subgraph
+        .operators
+        .iter()
+        .enumerate()
+        .find_map(|(node, op)| {
+            let role = match op.inputs.iter().position(|&i| i == Some(t)) {
+                Some(k) => format!("input {k}"),
+                None => format!("output {}", op.outputs.iter().position(|&o| o == t)?),
+            };
+            let name = match model.operator_codes.get(op.opcode_index) {
+                Some(OperatorCode {
+                    custom_name: Some(name),
+                    ..
+                }) => name.clone(),
+                Some(code) => code.builtin.to_string(),
+                None => "an unknown op".into(),
+            };
+            Some(format!(", {role} of node {node} ({name}),"))
+        })
+        .unwrap_or_default()
+}
+
 /// The tensor table of `subgraph`, checked: dtypes the arena can hold, no
 /// quantization, buffers in range and of the right size, sizes that fit.
 fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> {
@@ -785,9 +810,10 @@ fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> 
         check_dtype(info.dtype, what)?;
         if let Some(q) = info.quantization.as_ref().filter(|q| !q.scale.is_empty()) {
             return Err(Error::unimplemented(format!(
-                "{} is quantized (scale {:?}, zero point {:?}): quantized models are not supported \
-                 by this runtime; convert the model without quantization",
+                "{}{} is quantized (scale {:?}, zero point {:?}): quantized models are not \
+                 supported by this runtime; convert the model without quantization",
                 what(),
+                first_use(model, subgraph, t),
                 q.scale,
                 q.zero_point
             )));
@@ -801,7 +827,10 @@ fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> 
                 counted(model.buffers.len(), "buffer")
             ))
         })?;
-        let has_data = info.buffer != 0 && !buffer.data.is_empty();
+        // A tensor of no elements with a buffer of its own is a constant
+        // too (a reshape to a scalar has the shape `[]` as an empty
+        // constant), though its buffer holds no bytes.
+        let has_data = info.buffer != 0 && (!buffer.data.is_empty() || bytes == 0);
         if has_data && buffer.data.len() != bytes {
             return Err(Error::invalid_argument(format!(
                 "{} of shape {:?} and dtype {} needs {bytes} bytes, but its buffer {} holds {}",

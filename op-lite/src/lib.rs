@@ -6,6 +6,25 @@
 //! each kernel's `prepare` once to fix shapes and plan one memory arena, and
 //! then `invoke`s the nodes in order without allocating.
 //!
+//! TensorFlow Lite's builtin ops are in [`builtins`]: a model that
+//! TensorFlow's converter wrote runs with [`BuiltinOpResolver`], which
+//! registers all of them (the seed's custom ops are added to it with
+//! `add_custom`):
+//!
+//! ```
+//! use op_lite::{BuiltinOpResolver, Interpreter, Model};
+//!
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/mlp.tflite");
+//! let model = Model::from_bytes(&std::fs::read(path)?)?;
+//! let mut interpreter = Interpreter::new(&model, &BuiltinOpResolver::new())?;
+//! interpreter.resize_input_tensor(0, &[2, 6])?; // the batch is dynamic
+//! interpreter.allocate_tensors()?;
+//! interpreter.set_input(0, &[0.25f32; 12])?;
+//! interpreter.invoke()?;
+//! assert_eq!(interpreter.output_shape(0)?, [2, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Why a crate of its own
 //!
 //! The framework's eager and graph runtimes (`op-core`) dispatch by op name
@@ -96,6 +115,7 @@ pub mod interpreter;
 pub mod kernel;
 pub mod resolver;
 
+pub use builtins::BuiltinOpResolver;
 pub use interpreter::Interpreter;
 pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
 pub use resolver::{MutableOpResolver, OpResolver};

@@ -237,8 +237,9 @@ fn quantized_tensors_and_unsupported_dtypes_are_rejected_naming_the_tensor() {
     assert_eq!(err.code(), Code::Unimplemented);
     assert_eq!(
         err.message(),
-        "tensor 0 ('image') is quantized (scale [0.5], zero point [3]): quantized models are not \
-         supported by this runtime; convert the model without quantization"
+        "tensor 0 ('image'), input 0 of node 0 (Sin), is quantized (scale [0.5], zero point [3]): \
+         quantized models are not supported by this runtime; convert the model without \
+         quantization"
     );
     // Empty quantization parameters, as converters write for float models,
     // are no quantization.

@@ -178,7 +178,7 @@ fn geometry(
         (filter_h, filter_w, filter_c, groups) = (filter[1], filter[2], out_c / in_c, in_c);
     } else {
         (out_c, filter_h, filter_w, filter_c) = (filter[0], filter[1], filter[2], filter[3]);
-        if filter_c == 0 || in_c % filter_c != 0 {
+        if filter_c == 0 || in_c == 0 || in_c % filter_c != 0 {
             return Err(Error::invalid_argument(format!(
                 "{op}: the input's {in_c} channels are not a multiple of the filter's {filter_c}"
             )));

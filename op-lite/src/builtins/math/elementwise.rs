@@ -303,8 +303,14 @@ pub fn binary<T: BinaryElement>(
 ) -> Result<()> {
     check_len("the first input", a.len(), a_shape)?;
     check_len("the second input", b.len(), b_shape)?;
-    let (out_dims, _) = broadcast(a_shape, b_shape)?;
-    check_len("the output", out.len(), &out_dims)?;
+    if a_shape == b_shape {
+        // Nothing to broadcast: the common case, checked without extending
+        // both shapes to MAX_RANK (which costs more than adding 4 floats).
+        check_len("the output", out.len(), a_shape)?;
+    } else {
+        let (out_dims, _) = broadcast(a_shape, b_shape)?;
+        check_len("the output", out.len(), &out_dims)?;
+    }
     let act = ActivationRange::<T>::new(params.activation);
     match params.op {
         BinaryOp::Add => broadcast_apply(a_shape, a, b_shape, b, out, |x, y| act.apply(x.add(y))),

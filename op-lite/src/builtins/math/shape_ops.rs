@@ -247,7 +247,9 @@ pub fn pack<'a, T: Copy + 'a>(
     let size = num_elements(input_shape)?;
     let mut count = 0usize;
     for (i, data) in inputs.clone().enumerate() {
-        check_len(&format!("PACK: input {i}"), data.len(), input_shape)?;
+        // The index formatted only on failure: this runs in invoke.
+        check_len("PACK: an input", data.len(), input_shape)
+            .map_err(|e| e.with_context(format!("PACK: input {i}")))?;
         count += 1;
     }
     if Some(output.len()) != size.checked_mul(count) {
@@ -332,6 +334,11 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
         )));
     }
     let bit = |mask: i32, i: usize| i < 32 && (mask as u32) & (1 << i) != 0;
+    if (0..n).filter(|&i| bit(p.ellipsis_mask, i)).count() > 1 {
+        return Err(Error::invalid_argument(
+            "STRIDED_SLICE: the ellipsis mask has more than one bit set (one ellipsis at most)",
+        ));
+    }
     let num_add_axis = (0..n)
         .filter(|&i| !bit(p.ellipsis_mask, i) && bit(p.new_axis_mask, i))
         .count();
@@ -360,7 +367,7 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
             }
             continue;
         }
-        if bit(p.new_axis_mask, i - expanded) {
+        if bit(p.new_axis_mask, i.saturating_sub(expanded)) {
             new_axis |= 1 << i;
         }
         i += 1;
@@ -378,22 +385,28 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
         // (begin, end, stride, begin masked, end masked)
         let (b, e, s, bm, em);
         if ellipsis & (1 << i) != 0 {
-            added_ellipsis = i - ellipsis_start;
-            plan.input[i] = input[i - added_axes];
+            added_ellipsis = i
+                .checked_sub(ellipsis_start)
+                .ok_or_else(|| masks_do_not_fit(input))?;
+            plan.input[i] = input_dim(input, i - added_axes)?;
             (b, e, s, bm, em) = (0, 0, 1, true, true);
         } else if new_axis & (1 << i) != 0 {
             plan.input[i] = 1;
             added_axes += 1;
             (b, e, s, bm, em) = (0, 1, 1, false, false);
         } else if i >= n + expanded {
-            plan.input[i] = input[i - added_axes];
+            plan.input[i] = input_dim(input, i - added_axes)?;
             (b, e, s, bm, em) = (0, 0, 1, true, true);
         } else {
             let orig = i - added_ellipsis;
-            plan.input[i] = input[i - added_axes];
-            let stride: i64 = strides[orig].into();
-            let begin_v: i64 = begin[orig].into();
-            let mut end_v: i64 = end[orig].into();
+            plan.input[i] = input_dim(input, i - added_axes)?;
+            let (Some(&stride), Some(&begin_v), Some(&end_v)) =
+                (strides.get(orig), begin.get(orig), end.get(orig))
+            else {
+                return Err(masks_do_not_fit(input));
+            };
+            let (stride, begin_v, mut end_v): (i64, i64, i64) =
+                (stride.into(), begin_v.into(), end_v.into());
             if p.offset {
                 end_v = begin_v.saturating_add(end_v);
             }
@@ -705,12 +718,26 @@ pub struct GatherParams {
     pub batch_dims: i64,
 }
 
-/// `(batch, outer, axis_size, inner, coords)` and the output shape.
+/// Dimension `k` of a strided slice's input, or an error when the masks
+/// (new axes against the ellipsis) make more dimensions than the input has.
+fn input_dim(input: &[usize], k: usize) -> Result<usize> {
+    input.get(k).copied().ok_or_else(|| masks_do_not_fit(input))
+}
+
+#[cold]
+fn masks_do_not_fit(input: &[usize]) -> Error {
+    Error::invalid_argument(format!(
+        "STRIDED_SLICE: the new-axis and ellipsis masks do not fit an input of shape {input:?}"
+    ))
+}
+
+/// `(batch, outer, axis_size, inner, coords)` and the axis and batch
+/// dimensions. Allocates nothing: the compute function calls it.
 fn gather_geometry(
     params: &[usize],
     indices: &[usize],
     p: &GatherParams,
-) -> Result<([usize; 5], Vec<usize>)> {
+) -> Result<([usize; 5], usize, usize)> {
     num_elements(params)?;
     num_elements(indices)?;
     let axis = normalize_axis("GATHER: the axis", p.axis, params.len())?;
@@ -732,10 +759,6 @@ fn gather_geometry(
             "GATHER: the first {bd} dimensions of the params {params:?} and the indices {indices:?} differ"
         )));
     }
-    let mut out = params[..axis].to_vec();
-    out.extend_from_slice(&indices[bd..]);
-    out.extend_from_slice(&params[axis + 1..]);
-    num_elements(&out)?;
     let sizes = [
         params[..bd].iter().product(),
         params[bd..axis].iter().product(),
@@ -743,7 +766,7 @@ fn gather_geometry(
         params[axis + 1..].iter().product(),
         indices[bd..].iter().product(),
     ];
-    Ok((sizes, out))
+    Ok((sizes, axis, bd))
 }
 
 /// GATHER's output shape: `params[:axis] + indices[batch_dims:] +
@@ -755,7 +778,12 @@ fn gather_geometry(
 /// assert_eq!(gather_shape(&[3, 5, 2], &[4, 1], &p).unwrap(), [3, 4, 1, 2]);
 /// ```
 pub fn gather_shape(params: &[usize], indices: &[usize], p: &GatherParams) -> Result<Vec<usize>> {
-    Ok(gather_geometry(params, indices, p)?.1)
+    let (_, axis, bd) = gather_geometry(params, indices, p)?;
+    let mut out = params[..axis].to_vec();
+    out.extend_from_slice(&indices[bd..]);
+    out.extend_from_slice(&params[axis + 1..]);
+    num_elements(&out)?;
+    Ok(out)
 }
 
 /// GATHER into `output` of [`gather_shape`]; an index outside `[0,
@@ -769,15 +797,15 @@ pub fn gather<T: Copy, I: Copy + Into<i64>>(
     indices: &[I],
     output: &mut [T],
 ) -> Result<()> {
-    let ([batch, outer, axis_size, inner, coords], _) =
+    let ([batch, outer, axis_size, inner, coords], _, _) =
         gather_geometry(params_shape, indices_shape, p)?;
     check_len("GATHER: the params", params.len(), params_shape)?;
     check_len("GATHER: the indices", indices.len(), indices_shape)?;
-    if output.len() != batch * outer * coords * inner {
+    let expected = num_elements(&[batch, outer, coords, inner])?;
+    if output.len() != expected {
         return Err(Error::invalid_argument(format!(
-            "GATHER: the output has {} elements, expected {}",
+            "GATHER: the output has {} elements, expected {expected}",
             output.len(),
-            batch * outer * coords * inner
         )));
     }
     if let Some(bad) = indices
@@ -835,7 +863,7 @@ pub fn cumsum<T: Number>(
     axis: i64,
     output: &mut [T],
 ) -> Result<()> {
-    cumsum_shape(input_shape, axis)?;
+    num_elements(input_shape)?;
     let axis = normalize_axis("CUMSUM: the axis", axis, input_shape.len())?;
     check_len("CUMSUM: the input", input.len(), input_shape)?;
     check_len("CUMSUM: the output", output.len(), input_shape)?;
@@ -882,6 +910,11 @@ cast_as! {
     f32 => f32, i64;
     i32 => f32, i32, i64;
     i64 => f32, i32, i64;
+    // The small integers widen exactly: a float model's uint8 image input
+    // is cast to float32 first.
+    u8 => f32, i32, i64;
+    i8 => f32, i32, i64;
+    i16 => f32, i32, i64;
 }
 
 impl CastTo<i32> for f32 {
@@ -927,8 +960,8 @@ impl CastTo<bool> for bool {
     }
 }
 
-/// CAST elementwise from `A` to `B` (float32, int32, int64, bool), into
-/// `output` of the same length.
+/// CAST elementwise from `A` to `B` (float32, int32, int64, bool; and
+/// from uint8, int8, int16), into `output` of the same length.
 ///
 /// ```
 /// use op_lite::builtins::math::shape_ops::cast;

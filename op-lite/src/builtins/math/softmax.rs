@@ -18,13 +18,20 @@ pub struct SoftmaxParams {
 /// SOFTMAX's output shape: the input's, which needs at least one
 /// dimension.
 pub fn softmax_shape(input: &[usize]) -> Result<Vec<usize>> {
+    check_shape(input)?;
+    Ok(input.to_vec())
+}
+
+/// Fails unless `input` is a shape SOFTMAX takes; allocates nothing (the
+/// compute function calls it).
+fn check_shape(input: &[usize]) -> Result<()> {
     if input.is_empty() {
         return Err(Error::invalid_argument(
             "SOFTMAX: the input must have at least one dimension",
         ));
     }
     num_elements(input)?;
-    Ok(input.to_vec())
+    Ok(())
 }
 
 /// SOFTMAX along the last axis of `input`, into `output` of the same shape.
@@ -41,7 +48,7 @@ pub fn softmax(
     input: &[f32],
     output: &mut [f32],
 ) -> Result<()> {
-    softmax_shape(input_shape)?;
+    check_shape(input_shape)?;
     check_len("SOFTMAX: the input", input.len(), input_shape)?;
     check_len("SOFTMAX: the output", output.len(), input_shape)?;
     let depth = input_shape[input_shape.len() - 1];
