@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use examples::sin::{self, GraphTraining};
 use examples::sin_lite;
 use op_core::{Error, Result};
-use op_lite::Model;
+use op_lite::{BuiltinOpResolver, Model};
 
 const STEPS: usize = 1000;
 
@@ -61,13 +61,13 @@ fn run() -> Result<()> {
     );
 
     println!("\nwith the builtin resolver alone:");
-    match sin_lite::run(&model, &sin_lite::builtin_resolver(), &sin::X) {
+    match sin_lite::run(&model, &BuiltinOpResolver::new(), &sin::X) {
         Ok(_) => return Err(Error::internal("the model ran without a Sin kernel")),
         Err(e) => println!("Error:\n{}\nRegistration failed.", e.message()),
     }
 
     println!("\nwith resolver.add_custom(\"Sin\", FnOp::new(sin_prepare, sin_eval)):");
-    let mut resolver = sin_lite::builtin_resolver();
+    let mut resolver = BuiltinOpResolver::new();
     sin_lite::register_sin(&mut resolver);
     let y = sin_lite::run(&model, &resolver, &sin::X)?;
     println!("{:>8}  {:>12}  {:>12}", "x", "sin(x+offset)", "seed's y");

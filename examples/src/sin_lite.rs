@@ -16,10 +16,10 @@
 
 use op_core::{DType, Result};
 use op_graph::tflite::ExportOptions;
-use op_lite::builtins::math::elementwise::{BinaryOp, BinaryParams, binary, binary_shape};
 use op_lite::kernel::{FnOp, InvokeContext, PrepareContext};
-use op_lite::model::{Activation, BuiltinOperator};
-use op_lite::{Interpreter, Model, MutableOpResolver, lite_ensure_eq, lite_ensure_types_eq};
+use op_lite::{
+    Interpreter, Model, MutableOpResolver, OpResolver, lite_ensure_eq, lite_ensure_types_eq,
+};
 
 use crate::sin::GraphTraining;
 
@@ -53,35 +53,10 @@ pub fn sin_eval(ctx: &mut InvokeContext<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The seed's `resolver.AddCustom("Sin", Register_SIN())`.
+/// The seed's `resolver.AddCustom("Sin", Register_SIN())` (a
+/// `BuiltinOpResolver` derefs to the [`MutableOpResolver`] it extends).
 pub fn register_sin(resolver: &mut MutableOpResolver) {
     resolver.add_custom("Sin", FnOp::new(sin_prepare, sin_eval));
-}
-
-/// The builtins the exported model needs (`ADD`), from op-lite's builtin
-/// arithmetic. (Stands in for op-lite's `BuiltinOpResolver` until that is
-/// on this branch.)
-pub fn builtin_resolver() -> MutableOpResolver {
-    let mut resolver = MutableOpResolver::new();
-    resolver.add_builtin(BuiltinOperator::ADD, FnOp::new(add_prepare, add_eval));
-    resolver
-}
-
-fn add_prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
-    lite_ensure_eq!(ctx, ctx.num_inputs(), 2);
-    let shape = binary_shape(ctx.input_shape(0)?, ctx.input_shape(1)?)?;
-    ctx.set_output_dtype(0, DType::F32)?;
-    ctx.set_output_shape(0, &shape)
-}
-
-fn add_eval(ctx: &mut InvokeContext<'_>) -> Result<()> {
-    let params = BinaryParams {
-        op: BinaryOp::Add,
-        activation: Activation::None,
-    };
-    let (a_shape, b_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
-    let (a, b) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
-    binary(params, a_shape, a, b_shape, b, ctx.output_mut::<f32>(0)?)
 }
 
 /// The export options of the seed's model: `Sin` a custom op.
@@ -97,7 +72,7 @@ pub fn export(training: &GraphTraining) -> Result<Vec<u8>> {
 /// Runs `model` in the lite runtime on `x` (its input `x`), with the ops
 /// of `resolver`; returns its output. Building the interpreter is where a
 /// missing op fails, in TensorFlow Lite's words.
-pub fn run(model: &Model, resolver: &MutableOpResolver, x: &[f32]) -> Result<Vec<f32>> {
+pub fn run(model: &Model, resolver: &dyn OpResolver, x: &[f32]) -> Result<Vec<f32>> {
     let mut interpreter = Interpreter::new(model, resolver)?;
     interpreter.allocate_tensors()?;
     interpreter.set_input(interpreter.input_index("x")?, x)?;

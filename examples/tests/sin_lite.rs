@@ -6,8 +6,8 @@
 use examples::sin::{GraphTraining, X, Y};
 use examples::sin_lite;
 use op_core::Code;
-use op_lite::Model;
 use op_lite::model::BuiltinOperator;
+use op_lite::{BuiltinOpResolver, Model};
 
 #[test]
 fn the_trained_sin_model_runs_in_the_lite_runtime_with_the_seeds_custom_sin() {
@@ -31,7 +31,7 @@ fn the_trained_sin_model_runs_in_the_lite_runtime_with_the_seeds_custom_sin() {
         ]
     );
 
-    let error = sin_lite::run(&model, &sin_lite::builtin_resolver(), &X).unwrap_err();
+    let error = sin_lite::run(&model, &BuiltinOpResolver::new(), &X).unwrap_err();
     assert_eq!(error.code(), Code::NotFound);
     assert!(
         error
@@ -40,7 +40,7 @@ fn the_trained_sin_model_runs_in_the_lite_runtime_with_the_seeds_custom_sin() {
         "{error}"
     );
 
-    let mut resolver = sin_lite::builtin_resolver();
+    let mut resolver = BuiltinOpResolver::new();
     sin_lite::register_sin(&mut resolver);
     let y = sin_lite::run(&model, &resolver, &X).unwrap();
     for ((x, y), seed_y) in X.iter().zip(&y).zip(Y) {

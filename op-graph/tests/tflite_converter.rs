@@ -5,6 +5,9 @@
 //! `tests/data/make_converter_ops.py`): the same builtin, op version and
 //! options table, or a custom op where the converter has no builtin for it.
 //!
+//! Each builtin case also runs in op-lite's interpreter where op-lite has
+//! the builtin on the dtype, and must compute the session's output.
+//!
 //! With `OPKIT_TFLITE_EXPORT_DIR` set, each builtin case's model is also
 //! written to its `ops/` folder with its inputs and the session's output,
 //! for `tests/data/check_export.py` to run in LiteRT.
@@ -16,8 +19,8 @@ use std::collections::BTreeSet;
 use op_core::{AttrValue, DType, Tensor};
 use op_graph::tflite::{self, ExportOptions};
 use op_graph::{Graph, NewNode, Output};
-use op_lite::Model;
 use op_lite::model::{BuiltinOperator, BuiltinOptions};
+use op_lite::{BuiltinOpResolver, Interpreter, Model, OpResolver};
 use serde_json::Value;
 
 /// An input of a case's op node.
@@ -273,29 +276,80 @@ fn feed(dtype: DType, dims: &[usize], i: usize) -> Tensor {
     .unwrap()
 }
 
+/// What the session computes for a case: its output, or `None` where the
+/// framework has no kernel for the op on the case's dtype (it declares
+/// some ops on dtypes it has no kernel for: int32 RealDiv).
+fn session_output(graph: Graph, y: Output, feeds: &Feeds) -> Option<Tensor> {
+    let session = op_graph::Session::new(graph).unwrap();
+    let mut run = session.runner().fetch(y);
+    for (placeholder, value) in feeds {
+        run = run.feed(placeholder.as_str(), value.clone());
+    }
+    run.run().ok().map(|mut v| v.remove(0))
+}
+
+/// A tensor's elements as little-endian bytes.
+fn le_bytes(tensor: &Tensor) -> Vec<u8> {
+    fn le<T: op_core::Element, const N: usize>(t: &Tensor, f: impl Fn(&T) -> [u8; N]) -> Vec<u8> {
+        t.as_slice::<T>().unwrap().iter().flat_map(f).collect()
+    }
+    match tensor.dtype() {
+        DType::F32 => le(tensor, |v: &f32| v.to_le_bytes()),
+        DType::I64 => le(tensor, |v: &i64| v.to_le_bytes()),
+        DType::I32 => le(tensor, |v: &i32| v.to_le_bytes()),
+        DType::I16 => le(tensor, |v: &i16| v.to_le_bytes()),
+        DType::I8 => le(tensor, |v: &i8| v.to_le_bytes()),
+        DType::U8 => le(tensor, |v: &u8| v.to_le_bytes()),
+        DType::Bool => le(tensor, |v: &bool| [u8::from(*v)]),
+        other => panic!("{other} outputs are not compared"),
+    }
+}
+
+/// Runs a case's model in op-lite's interpreter with its builtins:
+/// `Ok(None)` where op-lite has no kernel for the builtin, or its kernel
+/// refuses the dtype, else whether the output is the session's (floats
+/// within 1e-5, the rest exactly).
+fn run_in_op_lite(model: &Model, feeds: &Feeds, expected: &Tensor) -> Option<bool> {
+    let mut interpreter = Interpreter::new(model, &BuiltinOpResolver::new()).ok()?;
+    interpreter.allocate_tensors().ok()?;
+    for (name, value) in feeds {
+        if let Ok(i) = interpreter.input_index(name) {
+            interpreter
+                .input_bytes_mut(i)
+                .unwrap()
+                .copy_from_slice(&le_bytes(value));
+        }
+    }
+    interpreter.invoke().unwrap();
+    if interpreter.output_shape(0).unwrap() != expected.dims() {
+        return Some(false);
+    }
+    Some(match expected.dtype() {
+        DType::F32 => {
+            let actual = interpreter.output::<f32>(0).unwrap();
+            let expected = expected.as_slice::<f32>().unwrap();
+            actual
+                .iter()
+                .zip(expected)
+                .all(|(a, e)| (a - e).abs() <= 1e-5 + 1e-5 * e.abs())
+        }
+        _ => interpreter.output_bytes(0).unwrap() == le_bytes(expected),
+    })
+}
+
 /// With `OPKIT_TFLITE_EXPORT_DIR` set, writes a case's model, its inputs
 /// and the session's output there, for `tests/data/check_export.py`.
-fn write_case(name: &str, bytes: &[u8], graph: Graph, y: Output, feeds: Feeds) {
+fn write_case(name: &str, bytes: &[u8], feeds: &Feeds, output: &Tensor) {
     let Some(dir) = std::env::var_os("OPKIT_TFLITE_EXPORT_DIR") else {
         return;
     };
     let dir = std::path::PathBuf::from(dir).join("ops");
     std::fs::create_dir_all(&dir).unwrap();
-    let session = op_graph::Session::new(graph).unwrap();
-    let mut run = session.runner().fetch(y);
-    for (placeholder, value) in &feeds {
-        run = run.feed(placeholder.as_str(), value.clone());
-    }
-    // The framework declares some ops on dtypes it has no kernel for
-    // (int32 RealDiv): no reference output, so no LiteRT check.
-    let Ok(mut output) = run.run() else {
-        return;
-    };
     std::fs::write(dir.join(format!("{name}.tflite")), bytes).unwrap();
     for (i, (_, value)) in feeds.iter().enumerate() {
         common::write_npy(&dir.join(format!("{name}.input{i}.npy")), value);
     }
-    common::write_npy(&dir.join(format!("{name}.output.npy")), &output.remove(0));
+    common::write_npy(&dir.join(format!("{name}.output.npy")), output);
 }
 
 /// The name of the options table an operator is written with.
@@ -352,6 +406,12 @@ fn every_builtin_is_written_as_the_converter_writes_it_on_every_dtype() {
     assert_eq!(json["tensorflow"], "2.21.0");
     let mut builtins = BTreeSet::new();
     let (mut checked, mut customs) = (0, 0);
+    let mut ran_in_op_lite = 0;
+    let op_lite_builtins: Vec<BuiltinOperator> = BuiltinOpResolver::new()
+        .builtin_ops()
+        .into_iter()
+        .map(|(code, _)| code)
+        .collect();
     for (dtype, dtype_name) in DTYPES {
         for (case, op, inputs, attrs) in cases(dtype) {
             let what = format!("{case} on {dtype_name}");
@@ -405,13 +465,26 @@ fn every_builtin_is_written_as_the_converter_writes_it_on_every_dtype() {
             );
             builtins.insert((op, dtype));
             checked += 1;
+            let Some(output) = session_output(graph, y, &feeds) else {
+                continue;
+            };
             write_case(
                 &format!("{case}_{dtype_name}").replace([' ', '(', ')'], ""),
                 &bytes,
-                graph,
-                y,
-                feeds,
+                &feeds,
+                &output,
             );
+            match run_in_op_lite(&model, &feeds, &output) {
+                Some(true) => ran_in_op_lite += 1,
+                Some(false) => panic!("{what}: op-lite's interpreter computes another output"),
+                // op-lite's kernels take float32 wherever they take anything.
+                None => assert!(
+                    dtype != DType::F32
+                        || !op_lite_builtins.contains(&model.operator_codes[0].builtin),
+                    "{what}: op-lite has {} but did not run it",
+                    model.operator_codes[0].builtin
+                ),
+            }
         }
     }
     // Every entry of the table was checked.
@@ -427,4 +500,5 @@ fn every_builtin_is_written_as_the_converter_writes_it_on_every_dtype() {
         checked > 100 && customs > 10,
         "{checked} builtins, {customs} customs"
     );
+    assert!(ran_in_op_lite > 60, "{ran_in_op_lite} cases ran in op-lite");
 }

@@ -1,7 +1,7 @@
 //! Graphs exported as TensorFlow Lite models (`op_graph::tflite`): read
 //! back, validated, their structure checked (op codes, options, custom
 //! options, constants equal to the variables' values), and run in op-lite's
-//! interpreter against the session's own outputs.
+//! interpreter (its `BuiltinOpResolver`) against the session's own outputs.
 //!
 //! With `OPKIT_TFLITE_EXPORT_DIR` set, each model is also written there
 //! with its input and the session's output as `.npy`, for
@@ -24,15 +24,9 @@ use op_kernels::math::{
 use op_kernels::matmul::MatMul;
 use op_kernels::reduction::{Mean, Sum};
 use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp};
-use op_lite::builtins::math::elementwise::{
-    BinaryOp, BinaryParams, UnaryOp, binary, binary_shape, unary,
-};
-use op_lite::builtins::math::fully_connected::{
-    FullyConnectedParams, fully_connected, fully_connected_shape,
-};
-use op_lite::kernel::{InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
+use op_lite::builtins::builtin_kernel;
 use op_lite::model::{Activation, BuiltinOperator, BuiltinOptions};
-use op_lite::{Interpreter, Model, MutableOpResolver};
+use op_lite::{BuiltinOpResolver, Interpreter, Model, OpResolver};
 use proptest::prelude::*;
 
 // ---- Programs ----
@@ -214,157 +208,28 @@ fn constant_f32(model: &Model, tensor: usize) -> Vec<f32> {
         .collect()
 }
 
-// ---- Kernels for op-lite's interpreter, from op_lite::builtins::math ----
+// ---- op-lite's interpreter ----
 
-/// An elementwise unary builtin on float32.
-#[derive(Clone, Copy)]
-struct Unary(UnaryOp);
-
-impl LiteOp for Unary {
-    fn init(&self, _: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
-        Ok(Box::new(*self))
-    }
+/// op-lite's builtins.
+fn resolver() -> BuiltinOpResolver {
+    BuiltinOpResolver::new()
 }
 
-impl LiteNode for Unary {
-    fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
-        let shape = ctx.input_shape(0)?;
-        ctx.set_output_dtype(0, DType::F32)?;
-        ctx.set_output_shape(0, shape)
-    }
+/// Unary ops of the table, for random programs.
+const UNARY: [&str; 7] = ["Sin", "Cos", "Tanh", "Sigmoid", "Relu", "Neg", "Square"];
 
-    fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
-        unary(self.0, ctx.input::<f32>(0)?, ctx.output_mut::<f32>(0)?)
-    }
-}
-
-/// An elementwise binary builtin on float32, broadcasting.
-#[derive(Clone, Copy)]
-struct Binary(BinaryOp);
-
-impl LiteOp for Binary {
-    fn init(&self, _: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
-        Ok(Box::new(*self))
-    }
-}
-
-impl LiteNode for Binary {
-    fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
-        let shape = binary_shape(ctx.input_shape(0)?, ctx.input_shape(1)?)?;
-        ctx.set_output_dtype(0, DType::F32)?;
-        ctx.set_output_shape(0, &shape)
-    }
-
-    fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
-        let activation = match ctx.builtin_options() {
-            BuiltinOptions::Arithmetic { activation } => *activation,
-            _ => Activation::None,
-        };
-        let params = BinaryParams {
-            op: self.0,
-            activation,
-        };
-        let (a_shape, b_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
-        let (a, b) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
-        binary(params, a_shape, a, b_shape, b, ctx.output_mut::<f32>(0)?)
-    }
-}
-
-/// FULLY_CONNECTED on float32, with or without bias.
-#[derive(Clone, Copy)]
-struct FullyConnected;
-
-fn fc_params(ctx: &op_lite::kernel::NodeInfo<'_>) -> FullyConnectedParams {
-    match ctx.builtin_options() {
-        &BuiltinOptions::FullyConnected {
-            activation,
-            keep_num_dims,
-        } => FullyConnectedParams {
-            activation,
-            keep_num_dims,
-        },
-        _ => FullyConnectedParams::default(),
-    }
-}
-
-impl LiteOp for FullyConnected {
-    fn init(&self, _: &InitContext<'_>) -> Result<Box<dyn LiteNode>> {
-        Ok(Box::new(*self))
-    }
-}
-
-impl LiteNode for FullyConnected {
-    fn prepare(&mut self, ctx: &mut PrepareContext<'_>) -> Result<()> {
-        let params = fc_params(ctx);
-        let bias = match ctx.has_input(2) {
-            true => Some(ctx.input_shape(2)?),
-            false => None,
-        };
-        let shape = fully_connected_shape(ctx.input_shape(0)?, ctx.input_shape(1)?, bias, &params)?;
-        ctx.set_output_dtype(0, DType::F32)?;
-        ctx.set_output_shape(0, &shape)
-    }
-
-    fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
-        let params = fc_params(ctx);
-        let (input_shape, weights_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
-        let (input, weights) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
-        let bias = match ctx.has_input(2) {
-            true => Some(ctx.input::<f32>(2)?),
-            false => None,
-        };
-        let output = ctx.output_mut::<f32>(0)?;
-        fully_connected(
-            &params,
-            input_shape,
-            input,
-            weights_shape,
-            weights,
-            bias,
-            output,
-        )
-    }
-}
-
-fn resolver() -> MutableOpResolver {
-    let mut resolver = MutableOpResolver::new();
-    for (_, code, op) in UNARY {
-        resolver.add_builtin(code, Unary(op));
-    }
-    for (_, code, op) in BINARY {
-        resolver.add_builtin(code, Binary(op));
-    }
-    resolver.add_builtin(BuiltinOperator::FULLY_CONNECTED, FullyConnected);
-    resolver
-}
-
-/// Unary ops of the table, their builtin and its arithmetic.
-const UNARY: [(&str, BuiltinOperator, UnaryOp); 7] = [
-    ("Sin", BuiltinOperator::SIN, UnaryOp::Sin),
-    ("Cos", BuiltinOperator::COS, UnaryOp::Cos),
-    ("Tanh", BuiltinOperator::TANH, UnaryOp::Tanh),
-    ("Sigmoid", BuiltinOperator::LOGISTIC, UnaryOp::Logistic),
-    ("Relu", BuiltinOperator::RELU, UnaryOp::Relu),
-    ("Neg", BuiltinOperator::NEG, UnaryOp::Neg),
-    ("Square", BuiltinOperator::SQUARE, UnaryOp::Square),
-];
-
-/// Binary ops of the table, their builtin and its arithmetic.
-const BINARY: [(&str, BuiltinOperator, BinaryOp); 6] = [
-    ("AddV2", BuiltinOperator::ADD, BinaryOp::Add),
-    ("Sub", BuiltinOperator::SUB, BinaryOp::Sub),
-    ("Mul", BuiltinOperator::MUL, BinaryOp::Mul),
-    ("Maximum", BuiltinOperator::MAXIMUM, BinaryOp::Maximum),
-    ("Minimum", BuiltinOperator::MINIMUM, BinaryOp::Minimum),
-    (
-        "SquaredDifference",
-        BuiltinOperator::SQUARED_DIFFERENCE,
-        BinaryOp::SquaredDifference,
-    ),
+/// Binary ops of the table, for random programs.
+const BINARY: [&str; 6] = [
+    "AddV2",
+    "Sub",
+    "Mul",
+    "Maximum",
+    "Minimum",
+    "SquaredDifference",
 ];
 
 /// Runs a one-input, one-output model in op-lite's interpreter.
-fn run_lite(model: &Model, resolver: &MutableOpResolver, input: &Tensor) -> Vec<f32> {
+fn run_lite(model: &Model, resolver: &dyn OpResolver, input: &Tensor) -> Vec<f32> {
     let mut interpreter = Interpreter::new(model, resolver).unwrap();
     let x = interpreter.input_index("x").unwrap();
     if interpreter.input_shape(x).unwrap() != input.dims() {
@@ -415,9 +280,9 @@ fn random_program(
     for &(is_unary, op, x, y) in steps {
         let pick = |k: usize| values[k % values.len()];
         let node = if is_unary {
-            NewNode::new(UNARY[op % UNARY.len()].0).input(pick(x))
+            NewNode::new(UNARY[op % UNARY.len()]).input(pick(x))
         } else {
-            NewNode::new(BINARY[op % BINARY.len()].0)
+            NewNode::new(BINARY[op % BINARY.len()])
                 .input(pick(x))
                 .input(pick(y))
         };
@@ -555,7 +420,7 @@ fn sin_kept_custom_is_a_custom_op_that_the_interpreter_asks_for() {
         "{error}"
     );
     let mut with_sin = resolver();
-    with_sin.add_custom("Sin", Unary(UnaryOp::Sin));
+    with_sin.add_custom("Sin", builtin_kernel(BuiltinOperator::SIN).unwrap());
     let expected = run_session(&session, y, &input);
     let actual = run_lite(&model, &with_sin, &input);
     assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-6);
@@ -660,9 +525,7 @@ fn a_value_read_twice_through_identities_is_not_fused_away() {
     let model = export(&session, y, &ExportOptions::default(), "identities", &input);
     assert_eq!(ops(&model), ["FULLY_CONNECTED", "RELU", "SUB"]);
     let expected = run_session(&session, y, &input);
-    let mut resolver = resolver();
-    resolver.add_builtin(BuiltinOperator::SUB, Binary(BinaryOp::Sub));
-    let actual = run_lite(&model, &resolver, &input);
+    let actual = run_lite(&model, &resolver(), &input);
     assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
 }
 
@@ -694,9 +557,7 @@ fn a_value_read_twice_is_not_fused_away() {
         }
     );
     let expected = run_session(&session, y, &input);
-    let mut resolver = resolver();
-    resolver.add_builtin(BuiltinOperator::SUB, Binary(BinaryOp::Sub));
-    let actual = run_lite(&model, &resolver, &input);
+    let actual = run_lite(&model, &resolver(), &input);
     assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
 }
 
@@ -706,6 +567,9 @@ fn the_other_builtins_export_with_their_options() {
     let (session, y) = ops_program().unwrap();
     let input = values(&[2, 3], 7);
     let model = export(&session, y, &ExportOptions::default(), "ops", &input);
+    let expected = run_session(&session, y, &input);
+    let actual = run_lite(&model, &resolver(), &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
     let mut codes = ops(&model);
     codes.sort();
     codes.dedup();
