@@ -16,6 +16,7 @@ use op_core::{AttrValue, Code, DType, Result, ShapeValue, Tensor};
 use op_graph::tflite::{self, ExportOptions};
 use op_graph::{Graph, GraphBuilder, NewNode, Output, Session};
 use op_kernels::array::{ConcatV2, Pack, Reshape, Transpose};
+use op_kernels::constant::PlaceholderWithDefault;
 use op_kernels::identity::Identity;
 use op_kernels::math::{
     AddV2, Cast, Cos, Exp, Log, Maximum, Minimum, Mul, Neg, RealDiv, Relu, Rsqrt, Sigmoid, Sin,
@@ -747,6 +748,38 @@ fn several_inputs_and_outputs_keep_their_order_and_names() {
     assert_eq!(interpreter.output::<f32>(0).unwrap(), [110.0, 440.0]);
     assert_eq!(interpreter.output::<f32>(1).unwrap(), [11.0, 22.0]);
     assert_eq!(interpreter.output::<f32>(2).unwrap(), [1.0, 2.0]);
+}
+
+#[test]
+fn a_placeholder_with_default_is_its_default() {
+    common::link();
+    let b = GraphBuilder::new();
+    let default = b.constant(values(&[3], 1)).unwrap();
+    let x = PlaceholderWithDefault::call_with(default, ShapeValue::from_sizes(&[-1]))
+        .node_name("x")
+        .run_on(&b)
+        .unwrap();
+    let y = Sin::call_with(x).node_name("y").run_on(&b).unwrap();
+    let session = session(b).unwrap();
+    let model = tflite::export(&session, [y], &ExportOptions::default()).unwrap();
+    let subgraph = &model.subgraphs[0];
+    assert!(subgraph.inputs.is_empty());
+    assert_eq!(ops(&model), ["SIN"]);
+    let input = subgraph.operators[0].inputs[0].unwrap();
+    assert_eq!(
+        constant_f32(&model, input),
+        values(&[3], 1).as_slice::<f32>().unwrap()
+    );
+
+    let mut interpreter = Interpreter::new(&model, &resolver()).unwrap();
+    interpreter.allocate_tensors().unwrap();
+    interpreter.invoke().unwrap();
+    let expected = session.runner().fetch(y).run().unwrap().remove(0);
+    assert_close(
+        interpreter.output::<f32>(0).unwrap(),
+        expected.as_slice::<f32>().unwrap(),
+        1e-6,
+    );
 }
 
 #[test]

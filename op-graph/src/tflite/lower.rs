@@ -127,7 +127,9 @@ impl<'g> Lowering<'g> {
                 };
                 self.constants.insert(node.output(0), value);
             }
-            "Identity" | "StopGradient" | "IdentityN" => {
+            // A `PlaceholderWithDefault` passes its default: a model has no
+            // optional inputs.
+            "Identity" | "StopGradient" | "IdentityN" | "PlaceholderWithDefault" => {
                 // Kept one link at a time (not resolved here), so that a
                 // fusion sees every output on the way and how often each
                 // is read.

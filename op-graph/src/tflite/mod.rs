@@ -13,7 +13,8 @@
 //! - Variables are frozen: each `ReadVariableOp` becomes a constant holding
 //!   the variable's current value, read from the [`Session`]'s runtime.
 //!   `Const` nodes become constant tensors; `Identity` and `StopGradient`
-//!   disappear.
+//!   disappear, and a `PlaceholderWithDefault` is its default (a model has
+//!   no optional inputs).
 //! - An op with a TensorFlow Lite builtin becomes that builtin, on the
 //!   dtypes the builtin takes, with the builtin options and the op version
 //!   (which depends on the dtype) that the converter (TensorFlow 2.21)
