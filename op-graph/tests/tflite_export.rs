@@ -886,6 +886,13 @@ fn errors_name_the_node_and_what_a_tflite_file_cannot_say() {
     let error = tflite::export(&b.into_graph(), [handle], &options).unwrap_err();
     assert_contains(&error, &["'handle' (op VarHandleOp)", "resource"]);
 
+    // An op to keep custom that does not exist.
+    let (session, y) = sin_program().unwrap();
+    let error =
+        tflite::export(&session, [y], &ExportOptions::default().keep_custom("sin")).unwrap_err();
+    assert_eq!(error.code(), Code::NotFound);
+    assert_contains(&error, &["keep_custom names 'sin'", "'Sin'"]);
+
     // No outputs.
     let error = tflite::export(
         &GraphBuilder::new().into_graph(),

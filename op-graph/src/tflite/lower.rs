@@ -38,6 +38,12 @@ pub(super) fn export(
             "no outputs were requested: a model needs at least one",
         ));
     }
+    // A misspelt op would silently keep nothing custom.
+    for op in &options.keep_custom {
+        source.graph().registry().op(op).map_err(|e| {
+            e.with_context(format!("ExportOptions::keep_custom names {}", quoted(op)))
+        })?;
+    }
     let (graph, outputs) = freeze(source, &outputs)?;
     let mut lowering = Lowering::new(&graph, &outputs, options);
     for node in graph.nodes() {

@@ -35,7 +35,8 @@
 //! (`resource`), a variable exported from a bare [`Graph`] (only a session
 //! holds its value) or one that was never assigned, an output the graph
 //! does not have, an option a builtin needs as a constant (a `ConcatV2`
-//! axis) computed at run time.
+//! axis) computed at run time, an op in [`ExportOptions::keep_custom`] that
+//! the registry does not have.
 //!
 //! # Why op-graph depends on op-lite
 //!
