@@ -2,7 +2,7 @@
 //! `OpKernelContext`).
 
 use std::ops::Range;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use ndarray::ArrayViewD;
 use op_spec::{ArgDef, DType};
@@ -48,6 +48,14 @@ pub struct KernelContext<'a> {
     /// Inputs whose buffers went to an output; usually empty (no allocation).
     forwarded: Vec<usize>,
     outputs: &'a mut [Option<Tensor>],
+    /// Buffers the caller placed outputs in, by output index
+    /// ([`PreparedOp::run_placed`](crate::PreparedOp::run_placed)); empty
+    /// otherwise. Behind a lock because outputs are made through `&self`
+    /// (while inputs are borrowed), and a context is shared with the
+    /// intra-op threads.
+    placed: Mutex<&'a mut [Option<Tensor>]>,
+    /// Whether `placed` is in use: ordinary calls skip the lock.
+    placing: bool,
     /// The device's allocator, threads and resources.
     state: &'a DeviceState,
 }
@@ -68,8 +76,33 @@ impl<'a> KernelContext<'a> {
             inputs,
             forwarded: Vec::new(),
             outputs,
+            placed: Mutex::new(&mut []),
+            placing: false,
             state,
         }
+    }
+
+    /// This context, with `placed[i]` the buffer to make output `i` in
+    /// when the kernel asks for one of its dtype and shape.
+    pub(crate) fn with_placed(mut self, placed: &'a mut [Option<Tensor>]) -> Self {
+        self.placing = placed.iter().any(Option::is_some);
+        self.placed = Mutex::new(placed);
+        self
+    }
+
+    /// The buffer placed for output `index`, taken, if there is one of
+    /// `dtype` and shape `dims`.
+    #[inline]
+    pub(crate) fn take_placed(&self, index: usize, dtype: DType, dims: &[usize]) -> Option<Tensor> {
+        if !self.placing {
+            return None;
+        }
+        let mut placed = self.placed.lock().unwrap_or_else(PoisonError::into_inner);
+        let slot = placed.get_mut(index)?;
+        let fits = slot
+            .as_ref()
+            .is_some_and(|t| t.dtype() == dtype && t.dims() == dims);
+        if fits { slot.take() } else { None }
     }
 
     /// The device the kernel runs on.
@@ -483,6 +516,14 @@ impl<'a> KernelContext<'a> {
     /// allocator (zeros if `zeroed`, else for overwriting), not yet set.
     pub(crate) fn new_output(&self, index: usize, dims: &[usize], zeroed: bool) -> Result<Tensor> {
         let dtype = self.output_dtype(index)?;
+        if let Some(mut placed) = self.take_placed(index, dtype, dims) {
+            // A placed buffer holds what the caller's memory held: zeroed
+            // here as a fresh one would be (it is plain, so it can be).
+            if zeroed {
+                placed.zero_plain();
+            }
+            return Ok(placed);
+        }
         Tensor::allocate(&self.state.allocator, dtype, dims, zeroed)
             .map_err(|e| self.output_error(index, e))
     }

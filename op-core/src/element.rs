@@ -168,6 +168,7 @@ pub(crate) mod private {
         match data {
             HostData::Inline(inline) => Some(inline.bytes()),
             HostData::Block(block) => Some(block.bytes()),
+            HostData::Lent(lent) => Some(lent.bytes()),
             _ => None,
         }
     }
@@ -176,6 +177,7 @@ pub(crate) mod private {
         match data {
             HostData::Inline(inline) => Some(inline.bytes_mut()),
             HostData::Block(block) => Some(block.bytes_mut()),
+            HostData::Lent(lent) => lent.bytes_mut(),
             _ => None,
         }
     }

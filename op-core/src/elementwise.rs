@@ -781,6 +781,10 @@ impl KernelContext<'_> {
     ) -> Result<Tensor> {
         self.expect_output_dtype::<U>(output)?;
         let threads = self.threads();
+        if let Some(mut placed) = self.take_placed(output, U::DTYPE, shape.dims()) {
+            threads.shard_slice(placed.as_slice_mut::<U>()?, cost_per_element, fill);
+            return Ok(placed);
+        }
         Tensor::allocate_filled::<U>(self.allocator(), shape, |values| {
             threads.shard_slice(values, cost_per_element, fill);
         })

@@ -103,6 +103,18 @@
 //! assert!((y[1] - 0.997_495).abs() < 1e-6); // sin(0.5 + 1)
 //! # Ok::<(), op_core::Error>(())
 //! ```
+//!
+//! # Kernels written once
+//!
+//! A lite kernel can also be written on its `impl` with
+//! [`#[lite_kernel]`](macro@lite_kernel) (`custom = "Sin"`, or `builtin =
+//! "ADD"` to override one, checked at compile time), which registers it at
+//! link time: [`MutableOpResolver::add_linked`] registers every such
+//! kernel. And any op of the framework that has a shape function runs here
+//! as a custom op without a lite kernel at all ([`bridge::FrameworkOps`],
+//! feature `framework-ops`): its attrs come from the custom options
+//! ([`attrs`]), its prepare from its shape function, its invoke from its
+//! kernel, writing into the arena.
 
 pub mod builtins;
 pub mod model;
@@ -111,17 +123,27 @@ mod schema;
 pub use model::Model;
 pub mod arena;
 pub mod attrs;
+#[cfg(feature = "framework-ops")]
+pub mod bridge;
 pub mod interpreter;
 pub mod kernel;
+pub mod registration;
 pub mod resolver;
 
 pub use builtins::BuiltinOpResolver;
 pub use interpreter::Interpreter;
 pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};
+pub use op_macros::lite_kernel;
+pub use registration::{LiteRegistration, linked_kernels};
 pub use resolver::{MutableOpResolver, OpResolver};
 
 /// What the exported macros name; not part of the API.
 #[doc(hidden)]
 pub mod __private {
-    pub use op_core::DType;
+    pub use crate::kernel::{FnOp, InitContext, InvokeContext, LiteNode, PrepareContext};
+    pub use crate::model::BuiltinOperator;
+    pub use crate::registration::{InitOp, LiteOpName, LiteRegistration};
+    pub use crate::resolver::Versions;
+    pub use op_core::inventory;
+    pub use op_core::{DType, Result};
 }

@@ -24,6 +24,7 @@ use op_core::op_spec::suggest::closest;
 
 use crate::kernel::LiteOp;
 use crate::model::BuiltinOperator;
+use crate::registration::{Linked, LiteOpName, LiteRegistration};
 
 /// Finds a kernel for an operator: TensorFlow Lite's `OpResolver`.
 ///
@@ -181,6 +182,32 @@ impl MutableOpResolver {
             op,
             versions.into(),
         );
+        self
+    }
+
+    /// Registers a kernel linked with
+    /// [`#[lite_kernel]`](crate::lite_kernel) for its op and versions,
+    /// overriding earlier registrations of them (one of
+    /// [`linked_kernels`](crate::linked_kernels), or a kernel's
+    /// registration reached by name).
+    pub fn add(&mut self, registration: &LiteRegistration) -> &mut Self {
+        let op = Linked(registration.op());
+        match registration.name() {
+            LiteOpName::Builtin(code) => {
+                self.add_builtin_versions(code, op, registration.versions())
+            }
+            LiteOpName::Custom(name) => self.add_custom_versions(name, op, registration.versions()),
+        }
+    }
+
+    /// Registers every kernel linked into the program with
+    /// [`#[lite_kernel]`](crate::lite_kernel), in the order of
+    /// [`linked_kernels`](crate::linked_kernels) (so of two linked kernels
+    /// for the same op and versions, the one later in that order wins).
+    pub fn add_linked(&mut self) -> &mut Self {
+        for registration in crate::registration::linked_kernels() {
+            self.add(registration);
+        }
         self
     }
 

@@ -9,6 +9,8 @@
 //! - [`macro@op`] on a function declares an op and its CPU kernel from the
 //!   function's signature.
 //! - [`op_def!`] builds an `OpDefBuilder` from checked spec strings.
+//! - [`macro@lite_kernel`] on an `impl` registers a kernel of the lite
+//!   runtime (`op-lite`) for a custom op or a builtin.
 //!
 //! Each macro works in three stages, one folder each, as serde_derive
 //! splits its generators:
@@ -38,6 +40,7 @@ mod expand;
 mod parse;
 mod runtime_path;
 mod spec;
+mod tflite_builtins;
 
 /// Declares an op on a struct whose fields are its typed attrs.
 ///
@@ -250,6 +253,65 @@ pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     match check::fn_op(&args, &mut item) {
         Ok(f) => with_code(parsed.errors, expand::fn_op(&f)),
+        Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
+    }
+}
+
+/// Registers a kernel of the lite runtime (`op-lite`) at link time, for a
+/// custom op or as an override of a TensorFlow Lite builtin.
+///
+/// On the kernel's inherent `impl`, which holds TensorFlow Lite's phases.
+/// A kernel without state is two associated functions, as the seed's
+/// `SinPrepare`/`SinEval`:
+///
+/// ```ignore
+/// use op_lite::kernel::{InvokeContext, PrepareContext};
+/// use op_lite::lite_kernel;
+///
+/// struct Sin;
+///
+/// #[lite_kernel(custom = "Sin")]
+/// impl Sin {
+///     fn prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+///         let shape = ctx.input_shape(0)?;
+///         ctx.set_output_shape(0, shape)
+///     }
+///     fn invoke(ctx: &mut InvokeContext<'_>) -> Result<()> {
+///         let (x, y) = (ctx.input::<f32>(0)?, ctx.output_mut::<f32>(0)?);
+///         y.iter_mut().zip(x).for_each(|(y, x)| *y = x.sin());
+///         Ok(())
+///     }
+/// }
+/// ```
+///
+/// A kernel with state adds `fn init(ctx: &InitContext<'_>) -> Result<Self>`
+/// (TensorFlow Lite's `init`: read the node's options, once per node) and
+/// takes `&mut self` in `prepare` and `invoke`; `free` is `Drop`. The
+/// macro implements `LiteNode` for the type by forwarding to these.
+///
+/// Arguments: `custom = "Sin"` (the custom op's name, an identifier) or
+/// `builtin = "ADD"` (TensorFlow Lite's name for the builtin, checked
+/// against its schema at compile time, with the closest name suggested),
+/// exactly one of them; `versions = 1..=2`, `versions = 2..` or
+/// `versions = 1` (default all versions).
+///
+/// The registration is an `op_lite::LiteRegistration` submitted with
+/// `inventory`: `op_lite::linked_kernels()` lists every one linked in,
+/// `MutableOpResolver::add_linked()` registers them all, and
+/// `MutableOpResolver::add(&registration)` one. Every mistake is a compile
+/// error on the author's token: a missing or doubled op, an unknown
+/// builtin, a bad version range, an unknown key, an item that is not an
+/// inherent impl, a generic impl, a missing phase, `self` where the kernel
+/// has no state (or none where it has), and a phase of the wrong type.
+#[proc_macro_attribute]
+pub fn lite_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::Item);
+    let parsed = parse::args::<parse::LiteKernelArgs>(args.into(), "#[lite_kernel(...)]");
+    let Some(args) = parsed.value else {
+        return with_item(parsed.errors, quote!(#item));
+    };
+    match check::lite_kernel(&args, item.clone()) {
+        Ok(k) => with_code(parsed.errors, expand::lite_kernel(&k)),
         Err(e) => with_item(first_errors(parsed.errors, e), quote!(#item)),
     }
 }

@@ -31,6 +31,15 @@ impl RuntimePath {
             },
         }
     }
+
+    /// The lite runtime, `::op_lite::__private`, which `#[lite_kernel]`'s
+    /// code reaches (op-lite re-exports what it needs of op-core there).
+    pub fn lite() -> Self {
+        RuntimePath {
+            krate: syn::parse_quote!(::op_lite),
+            span: Span::call_site(),
+        }
+    }
 }
 
 impl Default for RuntimePath {

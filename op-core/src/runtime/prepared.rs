@@ -123,7 +123,59 @@ impl PreparedOp {
         if recording::is_active() {
             return self.run_recorded(inputs, outputs);
         }
-        self.run_kernel(inputs, outputs)
+        self.run_kernel(inputs, &mut [], outputs, true)
+    }
+
+    /// Runs the kernel as [`run_into`](Self::run_into) does, with outputs
+    /// placed in buffers the caller owns: how another runtime (the lite
+    /// interpreter, which plans every tensor in one arena) runs a framework
+    /// kernel without allocating its outputs.
+    ///
+    /// `placed[i]`, when `Some`, is the buffer for output `i`: a tensor of
+    /// the output's dtype in the shape the caller expects, usually over
+    /// lent memory ([`Tensor::lend_mut`]). When the kernel makes output `i`
+    /// of that dtype and shape ([`KernelContext::allocate_output`], the
+    /// elementwise helpers), it gets that tensor (zeroed, when the call
+    /// zeroes), and `placed[i]` is left `None`. After the call `outputs`
+    /// holds every output, as after `run_into`: output `i` is in the
+    /// placed buffer exactly when `outputs[i]` has its
+    /// [`buffer_address`](Tensor::buffer_address). A kernel that made it
+    /// otherwise (forwarded an input, set a tensor of its own, asked for
+    /// another shape) leaves its own tensor there, for the caller to copy.
+    ///
+    /// Unlike `run_into`, no gradient tape records the call and the output
+    /// shapes are not checked against the shape function (the caller ran
+    /// it to plan the buffers). Nothing is allocated for the call itself.
+    ///
+    /// ```standalone_crate
+    /// use op_core::{DType, Runtime, Tensor};
+    /// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Twice", || op_core::OpDefBuilder::new("Twice").input("x: float").output("y: float").build(), file!(), line!()) }
+    /// # fn twice(ctx: &mut op_core::KernelContext<'_>, _: &()) -> op_core::Result<()> {
+    /// #     ctx.unary(0, 0, 1, |x: &f32| x * 2.0)
+    /// # }
+    /// # op_core::inventory::submit! { op_core::registry::KernelRegistration::new("Twice", op_core::DeviceType::Cpu, "twice", |c| op_core::FnKernel::<()>::create(c, twice), file!(), line!()) }
+    /// let twice = Runtime::global().prepare("Twice", &[DType::F32.into()], &[])?;
+    /// let x = [1.0f32, 2.0];
+    /// let mut y = [0.0f32; 2];
+    /// {
+    ///     // SAFETY: both tensors, and every clone, are gone by the end of the block.
+    ///     let mut inputs = [unsafe { Tensor::lend(DType::F32, &[2], bytemuck::cast_slice(&x)) }?];
+    ///     let mut placed = [Some(unsafe { Tensor::lend_mut(DType::F32, &[2], bytemuck::cast_slice_mut(&mut y)) }?)];
+    ///     let address = placed[0].as_ref().unwrap().buffer_address();
+    ///     let mut outputs = [None];
+    ///     twice.run_placed(&mut inputs, &mut placed, &mut outputs)?;
+    ///     assert_eq!(outputs[0].as_ref().unwrap().buffer_address(), address);
+    /// }
+    /// assert_eq!(y, [2.0, 4.0]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn run_placed(
+        &self,
+        inputs: &mut [Tensor],
+        placed: &mut [Option<Tensor>],
+        outputs: &mut [Option<Tensor>],
+    ) -> Result<()> {
+        self.run_kernel(inputs, placed, outputs, false)
     }
 
     /// [`run_into`](Self::run_into) while a gradient tape is active on
@@ -134,9 +186,9 @@ impl PreparedOp {
     fn run_recorded(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
         let recording = recording::begin(&self.op, &self.node, inputs);
         if recording.is_empty() {
-            return self.run_kernel(inputs, outputs);
+            return self.run_kernel(inputs, &mut [], outputs, true);
         }
-        let result = self.run_kernel(inputs, outputs);
+        let result = self.run_kernel(inputs, &mut [], outputs, true);
         let mut first = true;
         for recorder in &recording {
             let outputs = result.is_ok().then_some(&mut *outputs);
@@ -145,7 +197,16 @@ impl PreparedOp {
         result
     }
 
-    fn run_kernel(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
+    /// Runs the kernel, with outputs in `placed` buffers where they fit,
+    /// and checks the output shapes against the shape function if
+    /// `check_shapes` and the runtime checks them.
+    fn run_kernel(
+        &self,
+        inputs: &mut [Tensor],
+        placed: &mut [Option<Tensor>],
+        outputs: &mut [Option<Tensor>],
+        check_shapes: bool,
+    ) -> Result<()> {
         self.check_inputs(inputs)?;
         if outputs.len() != self.node.output_types().len() {
             return Err(Error::invalid_argument(format!(
@@ -160,14 +221,16 @@ impl PreparedOp {
         if outputs.iter().any(Option::is_some) {
             outputs.fill(None);
         }
-        let input_shapes: Option<Vec<PartialShape>> = self.shape_check.map(|_| {
+        let shape_check = self.shape_check.filter(|_| check_shapes);
+        let input_shapes: Option<Vec<PartialShape>> = shape_check.map(|_| {
             inputs
                 .iter()
                 .map(|t| PartialShape::known(t.dims()))
                 .collect()
         });
         let result = {
-            let mut ctx = KernelContext::new(&self.op, &self.node, inputs, outputs, &self.state);
+            let mut ctx = KernelContext::new(&self.op, &self.node, inputs, outputs, &self.state)
+                .with_placed(placed);
             catch_panic(|| self.kernel.compute(&mut ctx))
         };
         match result {
@@ -185,7 +248,7 @@ impl PreparedOp {
             ))
             .with_context(self.context_frame()));
         }
-        if let (Some(shape_fn), Some(input_shapes)) = (self.shape_check, input_shapes) {
+        if let (Some(shape_fn), Some(input_shapes)) = (shape_check, input_shapes) {
             self.check_output_shapes(shape_fn, &input_shapes, outputs)?;
         }
         Ok(())

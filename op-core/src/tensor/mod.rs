@@ -14,7 +14,7 @@ use crate::element::Element;
 use crate::element::private::{ElementVisitor, visit};
 use crate::error::{Code, Error, Result};
 use crate::shape::TensorShape;
-use storage::{HostData, SmallTag, Storage, small_bytes, small_bytes_mut};
+use storage::{HostData, Lent, SmallTag, Storage, small_bytes, small_bytes_mut};
 
 /// A dynamically typed tensor of any rank: the values that ops consume and
 /// produce.
@@ -151,6 +151,269 @@ impl Tensor {
                 Tensor::host(T::DTYPE, shape, T::wrap_shared(shared))
             }
             Err(shared) => Tensor::from_array(shared.as_standard_layout().into_owned()),
+        }
+    }
+
+    /// A tensor of `dtype` and shape `dims` over `bytes`, which it reads
+    /// but does not own or copy: how another runtime (the lite
+    /// interpreter's arena) lends a kernel its inputs for one call.
+    ///
+    /// The tensor is never unique ([`is_unique`](Self::is_unique) is
+    /// false), so writing to it copies the elements first and no kernel
+    /// reuses its buffer for an output.
+    ///
+    /// Returns an `InvalidArgument` error when `dtype` is not a plain type
+    /// (`bool`, whose bytes need not be 0 or 1, `string` and `resource` are
+    /// not), when `bytes` is not exactly the elements of `dims` or is not
+    /// aligned for `dtype`.
+    ///
+    /// # Safety
+    ///
+    /// Whenever this tensor or a clone of it is used (its elements read,
+    /// or a copy made), `bytes` must be valid and not being written (the
+    /// borrow's lifetime is not tracked). Between uses the memory may
+    /// change or go: the tensor holds a pointer, not a reference, and
+    /// dropping it touches nothing; [`relend`](Self::relend) points it at
+    /// memory again. So give it only to code that keeps no clone (a
+    /// stateless kernel).
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let arena = [1.0f32, 2.0, 3.0, 4.0];
+    /// // SAFETY: `x` is dropped before `arena`, which nobody writes meanwhile.
+    /// let x = unsafe { Tensor::lend(DType::F32, &[2, 2], bytemuck::cast_slice(&arena)) }?;
+    /// assert_eq!(x.as_slice::<f32>()?, [1.0, 2.0, 3.0, 4.0]);
+    /// assert!(!x.is_unique());
+    /// drop(x);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub unsafe fn lend(dtype: DType, dims: &[usize], bytes: &[u8]) -> Result<Tensor> {
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract is `Lent::new`'s, read-only.
+        unsafe { Tensor::lent(dtype, dims, ptr, bytes.len(), false) }
+    }
+
+    /// A tensor of `dtype` and shape `dims` over `bytes`, which it reads
+    /// and writes but does not own: the buffer a kernel's output is placed
+    /// in (see [`PreparedOp::run_placed`](crate::PreparedOp::run_placed)).
+    /// A tensor that alone holds it writes in place.
+    ///
+    /// Returns the errors of [`lend`](Self::lend).
+    ///
+    /// # Safety
+    ///
+    /// [`lend`](Self::lend)'s contract, and while the tensor is used,
+    /// `bytes` is read or written only through it.
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let mut arena = [0i32; 3];
+    /// {
+    ///     // SAFETY: `y` is dropped at the end of the block, and `arena` is
+    ///     // used only through it until then.
+    ///     let mut y = unsafe { Tensor::lend_mut(DType::I32, &[3], bytemuck::cast_slice_mut(&mut arena)) }?;
+    ///     y.as_slice_mut::<i32>()?.copy_from_slice(&[7, 8, 9]);
+    /// }
+    /// assert_eq!(arena, [7, 8, 9]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub unsafe fn lend_mut(dtype: DType, dims: &[usize], bytes: &mut [u8]) -> Result<Tensor> {
+        let len = bytes.len();
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract is `Lent::new`'s, for writing.
+        unsafe { Tensor::lent(dtype, dims, ptr, len, true) }
+    }
+
+    /// A tensor of `dtype` and shape `dims` to be lent memory later
+    /// ([`relend`](Self::relend), or [`relend_mut`](Self::relend_mut) when
+    /// `writable`), which then allocates nothing: made where allocating is
+    /// allowed (a lite kernel's prepare) for a caller whose memory exists
+    /// only later (the arena, at invoke). Until then it holds no elements:
+    /// reading them is an `Internal` error, never a read of memory.
+    ///
+    /// Returns the errors of [`lend`](Self::lend) for the dtype and shape.
+    ///
+    /// ```
+    /// use op_core::{DType, Tensor};
+    /// let mut x = Tensor::unbound_lent(DType::F32, &[2], false)?;
+    /// assert!(x.as_slice::<f32>().is_err());
+    /// let arena = [1.0f32, 2.0];
+    /// // SAFETY: `x` is dropped before `arena`, which nobody writes.
+    /// unsafe { x.relend(bytemuck::cast_slice(&arena)) }?;
+    /// assert_eq!(x.as_slice::<f32>()?, [1.0, 2.0]);
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn unbound_lent(dtype: DType, dims: &[usize], writable: bool) -> Result<Tensor> {
+        let (shape, size, align) = lent_layout(dtype, dims)?;
+        let len = shape.num_elements().checked_mul(size).ok_or_else(|| {
+            Error::invalid_argument(format!(
+                "a {dtype} tensor of shape {shape} does not fit in memory"
+            ))
+        })?;
+        if len == 0 {
+            return Tensor::allocate(HostAllocator::global(), dtype, dims, true);
+        }
+        let align = u16::try_from(align).unwrap_or(u16::MAX);
+        Ok(Tensor::host(
+            dtype,
+            shape,
+            HostData::Lent(Lent::unbound(len, writable, align)),
+        ))
+    }
+
+    /// Points this tensor at `bytes` instead, as [`lend`](Self::lend) would
+    /// make it (same dtype and shape): in place, allocating nothing, when
+    /// it is a tensor lent for reading that it alone holds with as many
+    /// bytes; otherwise it becomes a new lent tensor. How a caller that
+    /// lends the same buffers call after call (the lite interpreter's
+    /// arena) keeps its tensors and gives each call pointers fresh from
+    /// the memory's owner.
+    ///
+    /// Returns the errors of [`lend`](Self::lend).
+    ///
+    /// # Safety
+    ///
+    /// [`lend`](Self::lend)'s contract, for `bytes`. The memory the tensor
+    /// held before is not touched.
+    pub unsafe fn relend(&mut self, bytes: &[u8]) -> Result<()> {
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract.
+        unsafe { self.relent(ptr, bytes.len(), false) }
+    }
+
+    /// [`relend`](Self::relend) for writing: points this tensor at `bytes`
+    /// as [`lend_mut`](Self::lend_mut) would make it.
+    ///
+    /// Returns the errors of [`lend`](Self::lend).
+    ///
+    /// # Safety
+    ///
+    /// [`lend_mut`](Self::lend_mut)'s contract, for `bytes`.
+    pub unsafe fn relend_mut(&mut self, bytes: &mut [u8]) -> Result<()> {
+        let len = bytes.len();
+        let ptr = std::ptr::NonNull::from(bytes).cast::<u8>();
+        // SAFETY: the caller's contract.
+        unsafe { self.relent(ptr, len, true) }
+    }
+
+    /// Copies `other`'s elements into this tensor's buffer (copy-on-write
+    /// like [`as_slice_mut`](Self::as_slice_mut): into a buffer this tensor
+    /// alone holds, such as lent memory, in place). How a caller that
+    /// placed an output copies one a kernel made elsewhere.
+    ///
+    /// Returns an `InvalidArgument` error when the dtypes or shapes differ.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let mut a = Tensor::from_vec([2], vec![0i64, 0])?;
+    /// a.copy_from(&Tensor::from_vec([2], vec![3i64, 4])?)?;
+    /// assert_eq!(a.as_slice::<i64>()?, [3, 4]);
+    /// assert!(a.copy_from(&Tensor::from_vec([3], vec![1i64, 2, 3])?).is_err());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn copy_from(&mut self, other: &Tensor) -> Result<()> {
+        struct CopyFrom<'a>(&'a mut Tensor, &'a Tensor);
+        impl ElementVisitor for CopyFrom<'_> {
+            type Output = Result<()>;
+            fn visit<T: Element>(self) -> Result<()> {
+                self.0
+                    .as_slice_mut::<T>()?
+                    .clone_from_slice(self.1.as_slice::<T>()?);
+                Ok(())
+            }
+        }
+        if self.dtype != other.dtype || self.dims() != other.dims() {
+            return Err(Error::invalid_argument(format!(
+                "cannot copy a {} tensor of shape {} into a {} tensor of shape {}",
+                other.dtype, other.shape, self.dtype, self.shape
+            )));
+        }
+        let dtype = self.dtype;
+        visit(dtype, CopyFrom(self, other))
+            .unwrap_or_else(|| Err(Error::internal("a variant tensor exists")))
+    }
+
+    /// [`relend`](Self::relend) and [`relend_mut`](Self::relend_mut).
+    ///
+    /// # Safety
+    ///
+    /// `Lent::new`'s contract.
+    unsafe fn relent(
+        &mut self,
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+    ) -> Result<()> {
+        if let Storage::Host(data) = &mut self.storage
+            && let Some(HostData::Lent(lent)) = Arc::get_mut(data)
+            // SAFETY: the caller's contract.
+            && unsafe { lent.repoint(ptr, len, writable) }
+        {
+            return Ok(());
+        }
+        // SAFETY: the caller's contract.
+        *self = unsafe { Tensor::lent(self.dtype, self.shape.dims(), ptr, len, writable) }?;
+        Ok(())
+    }
+
+    /// [`lend`](Self::lend) and [`lend_mut`](Self::lend_mut), checked.
+    ///
+    /// # Safety
+    ///
+    /// `Lent::new`'s contract.
+    unsafe fn lent(
+        dtype: DType,
+        dims: &[usize],
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+    ) -> Result<Tensor> {
+        let (shape, size, align) = lent_layout(dtype, dims)?;
+        let expected = shape.num_elements().checked_mul(size);
+        if expected != Some(len) {
+            return Err(Error::invalid_argument(format!(
+                "lent memory of {len} bytes does not hold a {dtype} tensor of shape {shape} ({} bytes)",
+                expected.map_or_else(|| "more".to_string(), |n| n.to_string())
+            )));
+        }
+        if len == 0 {
+            // No memory to lend (and an empty slice's address need not be
+            // aligned): an empty tensor of its own, which allocates nothing.
+            return Tensor::allocate(HostAllocator::global(), dtype, dims, true);
+        }
+        if !(ptr.as_ptr() as usize).is_multiple_of(align) {
+            return Err(Error::invalid_argument(format!(
+                "lent memory at {ptr:p} is not aligned for {dtype} ({align} bytes)"
+            )));
+        }
+        // SAFETY: the caller's contract.
+        let lent =
+            unsafe { Lent::new(ptr, len, writable, u16::try_from(align).unwrap_or(u16::MAX)) };
+        Ok(Tensor::host(dtype, shape, HostData::Lent(lent)))
+    }
+
+    /// Sets every byte of a plain tensor's elements, which it alone holds,
+    /// to zero; `false` (and nothing written) when it is not such a tensor.
+    pub(crate) fn zero_plain(&mut self) -> bool {
+        match &mut self.storage {
+            Storage::Small { len, tag, bits } => {
+                *tag = SmallTag::NONE;
+                small_bytes_mut(*len, bits).fill(0);
+                true
+            }
+            Storage::Host(data) => match Arc::get_mut(data) {
+                Some(HostData::Inline(inline)) => {
+                    inline.bytes_mut().fill(0);
+                    true
+                }
+                Some(HostData::Block(block)) => {
+                    block.bytes_mut().fill(0);
+                    true
+                }
+                Some(HostData::Lent(lent)) => lent.bytes_mut().map(|b| b.fill(0)).is_some(),
+                _ => false,
+            },
+            Storage::Device(_) => false,
         }
     }
 
@@ -726,6 +989,27 @@ impl Tensor {
 /// The elements of `storage`, which its tensor alone holds, for writing;
 /// `None` if it does not hold `T` or is shared.
 #[inline]
+/// The shape of a lent tensor, its element size and alignment; an error
+/// for a dtype that is not plain.
+fn lent_layout(dtype: DType, dims: &[usize]) -> Result<(TensorShape, usize, usize)> {
+    /// Whether elements of the type live in raw bytes, and their alignment.
+    struct Layout;
+    impl ElementVisitor for Layout {
+        type Output = (bool, usize);
+        fn visit<T: Element>(self) -> (bool, usize) {
+            (T::POD, align_of::<T>())
+        }
+    }
+    let shape = TensorShape::try_new(dims)?;
+    let (plain, align) = visit(dtype, Layout).unwrap_or((false, 1));
+    let size = dtype.size_of().filter(|_| plain).ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "a tensor over lent memory must be of a plain type, not {dtype}"
+        ))
+    })?;
+    Ok((shape, size, align))
+}
+
 fn values_mut<T: Element>(storage: &mut Storage) -> Option<&mut [T]> {
     match storage {
         Storage::Small { len, tag, bits } => {

@@ -17,6 +17,7 @@
 //! | [`HostData::Block`] | an allocator ([`HostAllocator`](crate::allocator::HostAllocator)), for outputs and zeros | a cached, 64-byte aligned block |
 //! | [`HostData::Vec`] | a `Vec` handed over (`Tensor::from_vec`, `from_array`) | the `Vec`'s own buffer, not copied |
 //! | [`HostData::Shared`] | an ndarray `ArcArray` still shared with its owner (`Tensor::from_shared`) | the array's buffer, kept alive |
+//! | [`HostData::Lent`] | memory another runtime owns, lent for a call (`Tensor::lend`, `Tensor::lend_mut`: a lite interpreter's arena) | not owned: the lender keeps it alive |
 //!
 //! [`DeviceBuffer`] stands in for device memory until the GPU kernels come:
 //! code that needs host memory already handles it with an error rather than
@@ -58,6 +59,8 @@ pub enum HostData {
     Vec(VecData),
     /// An ndarray array of any element type, shared with code outside.
     Shared(Box<SharedArray>),
+    /// Plain elements in memory the tensor does not own.
+    Lent(Lent),
 }
 
 impl HostData {
@@ -67,6 +70,9 @@ impl HostData {
     pub(crate) fn is_exclusive(&self) -> bool {
         match self {
             HostData::Shared(array) => array.is_unique(),
+            // Memory lent for reading is never written through the tensor
+            // (a writer gets a copy) nor handed on as a kernel's output.
+            HostData::Lent(lent) => lent.writable,
             _ => true,
         }
     }
@@ -209,6 +215,110 @@ impl Inline {
     #[inline]
     pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.bytes[..usize::from(self.len)]
+    }
+}
+
+/// Plain elements in memory the tensor does not own: `len` bytes at `ptr`,
+/// which the lender ([`Tensor::lend`](crate::Tensor::lend),
+/// [`Tensor::lend_mut`](crate::Tensor::lend_mut)) promised stay valid (and,
+/// when `writable`, reached only through this storage) while any tensor
+/// holds it.
+pub struct Lent {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+    writable: bool,
+    /// The alignment the elements need, for repointing.
+    align: u16,
+    /// Whether `ptr` points at the bytes: an unbound storage (made before
+    /// its memory exists) holds no bytes until repointed.
+    bound: bool,
+}
+
+// SAFETY: a `Lent` is a borrowed byte slice whose lifetime the lender
+// vouches for: shared across threads it is read (`&[u8]` is Sync), and it
+// is written only through `&mut` of its one `HostData` (`&mut [u8]` is
+// Send), as the `Arc` around it guarantees.
+unsafe impl Send for Lent {}
+// SAFETY: as above.
+unsafe impl Sync for Lent {}
+
+impl Lent {
+    /// The storage of `len` bytes at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// Whenever the storage is used (`bytes`, `bytes_mut`), the bytes must
+    /// be valid for reads (and writes when `writable`) and written by no
+    /// one else (nor read by anyone else, when `writable`). It holds a
+    /// pointer, not a reference: between uses the memory may change or go.
+    pub(crate) unsafe fn new(
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+        align: u16,
+    ) -> Lent {
+        Lent {
+            ptr,
+            len,
+            writable,
+            align,
+            bound: true,
+        }
+    }
+
+    /// A storage of `len` bytes to come, holding none until
+    /// [`repoint`](Self::repoint)ed (`bytes` is empty until then).
+    pub(crate) fn unbound(len: usize, writable: bool, align: u16) -> Lent {
+        Lent {
+            ptr: std::ptr::NonNull::dangling(),
+            len,
+            writable,
+            align,
+            bound: false,
+        }
+    }
+
+    /// Points this storage at `len` bytes at `ptr` instead, if it holds
+    /// as many, for the same access, and `ptr` is aligned for its elements
+    /// (`false`, and nothing changed, otherwise).
+    ///
+    /// # Safety
+    ///
+    /// `new`'s contract, for the new bytes.
+    pub(crate) unsafe fn repoint(
+        &mut self,
+        ptr: std::ptr::NonNull<u8>,
+        len: usize,
+        writable: bool,
+    ) -> bool {
+        if len != self.len || writable != self.writable {
+            return false;
+        }
+        if !(ptr.as_ptr() as usize).is_multiple_of(usize::from(self.align)) {
+            return false;
+        }
+        self.ptr = ptr;
+        self.bound = true;
+        true
+    }
+
+    #[inline]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        if !self.bound {
+            return &[];
+        }
+        // SAFETY: `new`'s contract: `len` readable bytes at `ptr`, which
+        // nobody writes while this storage is used.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The bytes for writing, when they were lent for writing.
+    #[inline]
+    pub(crate) fn bytes_mut(&mut self) -> Option<&mut [u8]> {
+        // SAFETY: `new`'s contract: `len` writable bytes at `ptr` that only
+        // this storage reaches, and `&mut self` is its only reference.
+        (self.writable && self.bound)
+            .then(|| unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
     }
 }
 

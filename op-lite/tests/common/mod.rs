@@ -401,3 +401,38 @@ pub fn resolver() -> op_lite::MutableOpResolver {
         .add_custom("Sin", register_sin());
     resolver
 }
+
+/// A float32 `.npy` file of `tests/data/` (version 1 to 3, C order): its
+/// shape and values.
+pub fn read_npy_f32(name: &str) -> (Vec<usize>, Vec<f32>) {
+    let path = format!("{}/tests/data/{name}.npy", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(&bytes[..6], b"\x93NUMPY", "{path}");
+    let (len, start) = if bytes[6] == 1 {
+        (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10)
+    } else {
+        let len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+        (len as usize, 12)
+    };
+    let header = std::str::from_utf8(&bytes[start..start + len]).unwrap();
+    assert!(header.contains("'descr': '<f4'"), "{path}: {header}");
+    assert!(
+        header.contains("'fortran_order': False"),
+        "{path}: {header}"
+    );
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("{path}: {header}"))
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let values = bytes[start + len..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (shape, values)
+}

@@ -12,6 +12,7 @@ mod attr;
 mod gradient;
 mod kernel;
 mod kernel_fn;
+mod lite_kernel;
 mod op;
 mod register_op;
 mod shape_fn;
@@ -20,6 +21,7 @@ mod types;
 
 pub use gradient::{CheckedGradient, gradient};
 pub use kernel::{CheckedKernel, KernelBody, kernel};
+pub use lite_kernel::{CheckedLiteKernel, LiteOpName, lite_kernel};
 pub use op::{CheckedFnOp, fn_op};
 pub use register_op::register_op;
 pub use signature::{Element, FnSignature, Output, Param, ReturnValue};

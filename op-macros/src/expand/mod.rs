@@ -16,6 +16,7 @@ mod adapter;
 mod fn_op;
 mod gradient;
 mod kernel;
+mod lite_kernel;
 mod op;
 pub mod registration;
 mod wrapper;
@@ -23,6 +24,7 @@ mod wrapper;
 pub use fn_op::fn_op;
 pub use gradient::gradient;
 pub use kernel::kernel;
+pub use lite_kernel::lite_kernel;
 use op::op_items;
 
 /// An identifier for `name`, raw when `name` is a keyword (`in` → `r#in`).

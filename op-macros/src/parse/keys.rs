@@ -91,7 +91,9 @@ mod tests {
     use darling::ast::NestedMeta;
 
     use super::Keys;
-    use crate::parse::{AttrOptions, FnOpArgs, GradientArgs, KernelArgs, RegisterOpArgs};
+    use crate::parse::{
+        AttrOptions, FnOpArgs, GradientArgs, KernelArgs, LiteKernelArgs, RegisterOpArgs,
+    };
 
     /// Darling knows every key that the unknown-key error lists: a value
     /// of the wrong kind is an error, but never "Unknown field".
@@ -111,6 +113,7 @@ mod tests {
         every_key_is_a_field::<KernelArgs>();
         every_key_is_a_field::<AttrOptions>();
         every_key_is_a_field::<GradientArgs>();
+        every_key_is_a_field::<LiteKernelArgs>();
     }
 
     #[test]

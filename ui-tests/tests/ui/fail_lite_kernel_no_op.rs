@@ -1,0 +1,17 @@
+use op_core::Result;
+use op_lite::kernel::{InvokeContext, PrepareContext};
+use op_lite::lite_kernel;
+
+struct Sin;
+
+#[lite_kernel(versions = 1)]
+impl Sin {
+    fn prepare(_ctx: &mut PrepareContext<'_>) -> Result<()> {
+        Ok(())
+    }
+    fn invoke(_ctx: &mut InvokeContext<'_>) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use op_lite::lite_kernel;
+
+#[lite_kernel(custom = "Sin")]
+struct Sin;
+
+fn main() {}
