@@ -25,6 +25,7 @@ use op_kernels::math::{
 use op_kernels::matmul::MatMul;
 use op_kernels::reduction::{Mean, Sum};
 use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp};
+use op_lite::bridge::FrameworkOps;
 use op_lite::builtins::builtin_kernel;
 use op_lite::model::{Activation, BuiltinOperator, BuiltinOptions};
 use op_lite::{BuiltinOpResolver, Interpreter, Model, OpResolver};
@@ -901,4 +902,25 @@ fn errors_name_the_node_and_what_a_tflite_file_cannot_say() {
     )
     .unwrap_err();
     assert_contains(&error, &["no outputs"]);
+}
+
+#[test]
+fn custom_ops_run_in_op_lite_through_the_framework_bridge() {
+    common::link();
+    // Both layers of the MLP with MatMul kept custom: op-lite runs them with
+    // the framework's own kernel, the attrs decoded from the custom options
+    // this export wrote.
+    let (session, y) = mlp_program().unwrap();
+    let options = ExportOptions::default().keep_custom("MatMul");
+    let model = tflite::export(&session, [y], &options).unwrap();
+    let model = Model::from_bytes(&model.to_bytes().unwrap()).unwrap();
+    assert_eq!(
+        ops(&model),
+        ["custom MatMul", "ADD", "custom MatMul", "ADD", "LOGISTIC"]
+    );
+    let input = values(&[3, 4], 9);
+    let expected = run_session(&session, y, &input);
+    let resolver = FrameworkOps::new().over(BuiltinOpResolver::new());
+    let actual = run_lite(&model, &resolver, &input);
+    assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
 }
