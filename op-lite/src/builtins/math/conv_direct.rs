@@ -29,9 +29,6 @@ use super::conv::{Conv2DParams, ConvGeometry, Window};
 /// group); past it the GEMM (AVX2 and FMA through nano-gemm) wins.
 pub(super) const DIRECT_MAX_OUT: usize = 8;
 
-/// Output pixels per register block in the interior of a row.
-const MR: usize = 4;
-
 /// The filter taps `f` in `0..filter` whose input index `o * stride + f *
 /// dilation - pad` lies in `0..input`: a range, since the index grows with
 /// `f`.
@@ -118,10 +115,7 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
                 for (ci, w) in taps.chunks_exact(oc).enumerate() {
                     let w: &[f32; NR] = w[cb * NR..][..NR].try_into().expect("NR lanes");
                     for (j, acc) in acc.iter_mut().enumerate() {
-                        let x = xs[j * pixel_step + ci];
-                        for l in 0..NR {
-                            acc[l] += x * w[l];
-                        }
+                        mul_add(acc, &[xs[j * pixel_step + ci]; NR], w);
                     }
                 }
             }
@@ -175,9 +169,7 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
                 let w: [f32; NR] = std::array::from_fn(|l| taps[first + l * step]);
                 for (j, acc) in acc.iter_mut().enumerate() {
                     let x: &[f32; NR] = xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
-                    for l in 0..NR {
-                        acc[l] += x[l] * w[l];
-                    }
+                    mul_add(acc, x, &w);
                 }
             }
         }
@@ -185,9 +177,40 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
     }
 }
 
-/// Runs `kernel` over every output pixel: blocks of [`MR`] pixels where
-/// their windows lie inside the row, single pixels at the borders.
-fn walk<const NR: usize, K: Kernel<NR>>(
+/// `acc += a * b` lane by lane (a product then a sum, each rounded, as
+/// the scalar code would).
+///
+/// On x86-64 four lanes at a time in SSE registers (the baseline, so
+/// always there): left to itself LLVM vectorizes the `[[f32; NR]; MR]`
+/// blocks poorly, mixing scalar and shuffled lanes. The casts are
+/// bytemuck's; the only `unsafe` is calling the two arithmetic intrinsics.
+#[inline(always)]
+fn mul_add<const NR: usize>(acc: &mut [f32; NR], a: &[f32; NR], b: &[f32; NR]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    if NR.is_multiple_of(4) {
+        use std::arch::x86_64::{__m128, _mm_add_ps, _mm_mul_ps};
+        let (acc4, _) = acc.as_chunks_mut::<4>();
+        let (a4, _) = a.as_chunks::<4>();
+        let (b4, _) = b.as_chunks::<4>();
+        for ((c, &x), &y) in acc4.iter_mut().zip(a4).zip(b4) {
+            let [c_, x, y]: [__m128; 3] =
+                [bytemuck::cast(*c), bytemuck::cast(x), bytemuck::cast(y)];
+            // SAFETY: the intrinsics need SSE, which this code is compiled
+            // for (the cfg above: x86-64's baseline has it), and take no
+            // pointers.
+            *c = bytemuck::cast(unsafe { _mm_add_ps(c_, _mm_mul_ps(x, y)) });
+        }
+        return;
+    }
+    for l in 0..NR {
+        acc[l] += a[l] * b[l];
+    }
+}
+
+/// Runs `kernel` over every output pixel: blocks of `MR` (or 4) pixels
+/// where their windows lie inside the row, single pixels at the borders. `MR`
+/// times `NR` is 32 lanes, eight SSE registers of sums.
+fn walk<const NR: usize, const MR: usize, K: Kernel<NR>>(
     kernel: &K,
     g: &ConvGeometry,
     params: &Conv2DParams,
@@ -227,26 +250,37 @@ fn walk<const NR: usize, K: Kernel<NR>>(
                 let fxs = cols(ox);
                 // The pixels whose windows fit are consecutive: checking
                 // the block's first and last is enough.
-                let block = fxs == full && ox + MR <= out_w && cols(ox + MR - 1) == full;
+                let fits = |n: usize| fxs == full && ox + n <= out_w && cols(ox + n - 1) == full;
+                // The widest block that fits: MR pixels, 4, or one.
+                let n = if fits(MR) {
+                    MR
+                } else if MR > 4 && fits(4) {
+                    4
+                } else {
+                    1
+                };
+                let out = &mut out_row[ox * oc..][..n * oc];
                 for cb in 0..kernel.blocks() {
                     let lanes = kernel.lanes(cb);
-                    if block {
-                        let acc =
-                            kernel.compute::<MR>(image, oy, ox, cb, fys.clone(), full.clone());
-                        store(
-                            &acc,
-                            lanes,
-                            bias,
-                            act,
-                            &mut out_row[ox * oc..][..MR * oc],
-                            oc,
-                        );
-                    } else {
-                        let acc = kernel.compute::<1>(image, oy, ox, cb, fys.clone(), fxs.clone());
-                        store(&acc, lanes, bias, act, &mut out_row[ox * oc..][..oc], oc);
+                    match n {
+                        1 => {
+                            let acc =
+                                kernel.compute::<1>(image, oy, ox, cb, fys.clone(), fxs.clone());
+                            store(&acc, lanes, bias, act, out, oc);
+                        }
+                        4 => {
+                            let acc =
+                                kernel.compute::<4>(image, oy, ox, cb, fys.clone(), full.clone());
+                            store(&acc, lanes, bias, act, out, oc);
+                        }
+                        _ => {
+                            let acc =
+                                kernel.compute::<MR>(image, oy, ox, cb, fys.clone(), full.clone());
+                            store(&acc, lanes, bias, act, out, oc);
+                        }
                     }
                 }
-                ox += if block { MR } else { 1 };
+                ox += n;
             }
         }
     }
@@ -371,9 +405,9 @@ fn conv2d_unpadded(
         filter_t,
     };
     match g.out_c {
-        oc if oc % 8 == 0 => walk::<8, _>(&kernel, g, params, input, bias, output),
-        oc if oc % 4 == 0 => walk::<4, _>(&kernel, g, params, input, bias, output),
-        _ => walk::<1, _>(&kernel, g, params, input, bias, output),
+        oc if oc % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
+        oc if oc % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
+        _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
 
@@ -388,9 +422,9 @@ pub(super) fn depthwise_conv2d(
 ) {
     let kernel = Depthwise { g, params, filter };
     match g.in_c {
-        c if c % 8 == 0 => walk::<8, _>(&kernel, g, params, input, bias, output),
-        c if c % 4 == 0 => walk::<4, _>(&kernel, g, params, input, bias, output),
-        _ => walk::<1, _>(&kernel, g, params, input, bias, output),
+        c if c % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
+        c if c % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
+        _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
 
