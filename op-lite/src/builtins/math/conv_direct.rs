@@ -108,14 +108,27 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
         for fy in fys {
             let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
             let row = &image[iy * g.in_w * c..][..g.in_w * c];
-            for fx in fxs.clone() {
+            // Without dilation a window row's taps are one contiguous run
+            // of the input row (filter columns times channels): one loop
+            // over it instead of one per filter column.
+            let (runs, run) = if p.dilation_w == 1 {
+                (1, fxs.len() * c)
+            } else {
+                (fxs.len(), c)
+            };
+            for r in 0..runs {
+                let fx = fxs.start + r;
                 let ix0 = ox0 * p.stride_w + fx * p.dilation_w - g.cols.pad;
-                let xs = &row[ix0 * c..][..(M - 1) * pixel_step + c];
-                let taps = &self.filter_t[(fy * g.filter_w + fx) * c * oc..][..c * oc];
-                for (ci, w) in taps.chunks_exact(oc).enumerate() {
-                    let w: &[f32; NR] = w[cb * NR..][..NR].try_into().expect("NR lanes");
-                    for (j, acc) in acc.iter_mut().enumerate() {
-                        mul_add(acc, &[xs[j * pixel_step + ci]; NR], w);
+                // Each pixel's run, sliced once so that the loop below
+                // indexes without bounds checks.
+                let pixels: [&[f32]; M] =
+                    std::array::from_fn(|j| &row[ix0 * c + j * pixel_step..][..run]);
+                let taps = &self.filter_t[(fy * g.filter_w + fx) * c * oc..][..run * oc];
+                for q in 0..run {
+                    let w: &[f32; NR] =
+                        taps[q * oc + cb * NR..][..NR].try_into().expect("NR lanes");
+                    for (acc, pixel) in acc.iter_mut().zip(&pixels) {
+                        mul_add(acc, &[pixel[q]; NR], w);
                     }
                 }
             }
@@ -406,7 +419,7 @@ fn conv2d_unpadded(
     };
     match g.out_c {
         oc if oc % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
-        oc if oc % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
+        oc if oc % 4 == 0 => walk::<4, 4, _>(&kernel, g, params, input, bias, output),
         _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
