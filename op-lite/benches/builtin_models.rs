@@ -13,8 +13,10 @@
 //! cargo bench -p op-lite --bench builtin_models
 //! ```
 //!
-//! The last line gives the ADD chain's ns per node, both ways, from the
-//! medians of a plain timing loop.
+//! Then, from the medians of a plain timing loop: each cnn and mlp node's
+//! direct math call alone (where a model's time goes; LiteRT's figures for
+//! the same models come from `benches/litert_models.py`), and the ADD
+//! chain's ns per node, both ways.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
