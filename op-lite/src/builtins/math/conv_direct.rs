@@ -419,7 +419,7 @@ fn conv2d_unpadded(
     };
     match g.out_c {
         oc if oc % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
-        oc if oc % 4 == 0 => walk::<4, 4, _>(&kernel, g, params, input, bias, output),
+        oc if oc % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
         _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
