@@ -8,6 +8,9 @@
 //! - [`l2_norm`]: an op declared by a function's signature with `#[op]`.
 //! - [`sin`]: seed 002's model, `y = sin(x + offset)`, trained with Adam
 //!   eagerly (a gradient tape) and as a graph (symbolic gradients).
+//! - [`sin_lite`]: the trained model exported to TensorFlow Lite with `Sin`
+//!   kept custom, and the seed's `SinPrepare`/`SinEval` that run it in the
+//!   lite runtime.
 //!
 //! ```standalone_crate
 //! use op_core::Tensor;
@@ -21,6 +24,7 @@
 //! ```
 
 pub mod sin;
+pub mod sin_lite;
 
 use op_core::ndarray::ArrayViewD;
 use op_core::num_traits::Float;

@@ -22,6 +22,7 @@ use op_autodiff::symbolic::gradients;
 use op_core::symbolic::{NodeId, Output};
 use op_core::{DType, Error, Executor, Result, Runtime, ShapeValue, Tensor};
 use op_graph::saved_model::{self, Signature};
+use op_graph::tflite::{self, ExportOptions};
 use op_graph::{GraphBuilder, Runner, Session};
 use op_kernels::math::{AddV2, Sin, Square, Sub};
 use op_kernels::reduction::Sum;
@@ -208,6 +209,13 @@ impl GraphTraining {
             .fetch(self.predicted)
             .run()?
             .remove(0))
+    }
+
+    /// The trained program as a TensorFlow Lite model from `x` to the
+    /// predictions, `offset` frozen at its value now (see
+    /// [`op_graph::tflite`]).
+    pub fn export_tflite(&self, options: &ExportOptions) -> Result<op_lite::Model> {
+        tflite::export(&self.session, [self.predicted], options)
     }
 
     /// Saves the trained program: signature `serving_default` from `x` to

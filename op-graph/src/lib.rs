@@ -72,7 +72,8 @@
 //! - `run/`: running a plan, on one thread or on the inter-op pool;
 //! - `session.rs`: [`Session`], a graph with a runtime, its kernels and
 //!   plans;
-//! - [`graphdef`]: TensorFlow's `GraphDef`, read and written.
+//! - [`graphdef`]: TensorFlow's `GraphDef`, read and written;
+//! - [`tflite`]: graphs written as TensorFlow Lite models (`.tflite`).
 
 pub mod graph;
 pub mod graphdef;
@@ -80,6 +81,7 @@ mod plan;
 mod run;
 pub mod saved_model;
 mod session;
+pub mod tflite;
 
 pub use graph::KEPT_CONSTANT_ELEMENTS;
 pub use graph::{

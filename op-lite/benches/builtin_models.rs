@@ -13,8 +13,10 @@
 //! cargo bench -p op-lite --bench builtin_models
 //! ```
 //!
-//! The last line gives the ADD chain's ns per node, both ways, from the
-//! medians of a plain timing loop.
+//! Then, from the medians of a plain timing loop: each cnn and mlp node's
+//! direct math call alone (where a model's time goes; LiteRT's figures for
+//! the same models come from `benches/litert_models.py`), and the ADD
+//! chain's ns per node, both ways.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -257,7 +259,15 @@ impl Direct {
     }
 
     fn run(&mut self) {
-        for (step, inputs, out) in &self.steps {
+        for k in 0..self.steps.len() {
+            self.step(k);
+        }
+    }
+
+    /// Runs node `k` alone (its inputs as the last run left them).
+    fn step(&mut self, k: usize) {
+        {
+            let (step, inputs, out) = &self.steps[k];
             // The output taken out of the table while the inputs are read:
             // a move of the vector, no allocation.
             let mut y = std::mem::take(&mut self.buffers[*out]);
@@ -296,6 +306,23 @@ impl Direct {
             result.unwrap();
             self.buffers[*out] = y;
         }
+    }
+
+    /// What node `k` is, for the summary.
+    fn name(&self, k: usize) -> String {
+        let (step, _, out) = &self.steps[k];
+        let kind = match step {
+            Step::Unary(op) => format!("{op:?}"),
+            Step::Binary(p) => format!("{:?}", p.op),
+            Step::Conv(_) => "CONV_2D".into(),
+            Step::Depthwise(_) => "DEPTHWISE_CONV_2D".into(),
+            Step::Pool(_, true) => "MAX_POOL_2D".into(),
+            Step::Pool(_, false) => "AVERAGE_POOL_2D".into(),
+            Step::FullyConnected(_) => "FULLY_CONNECTED".into(),
+            Step::Softmax(_) => "SOFTMAX".into(),
+            Step::Copy => "RESHAPE (a copy)".into(),
+        };
+        format!("{kind} -> {:?}", self.shapes[*out])
     }
 
     fn output(&self) -> &[f32] {
@@ -418,7 +445,19 @@ fn median_ns(samples: usize, iters: usize, mut f: impl FnMut()) -> f64 {
     times[samples / 2]
 }
 
+/// Where a model's time goes: each node's direct math call timed alone.
+fn per_node(name: &str, shape: &[usize]) {
+    let mut direct = Direct::new(&read(name), shape);
+    direct.run();
+    for k in 0..direct.steps.len() {
+        let ns = median_ns(51, 200, || direct.step(k));
+        println!("{name} node {k}: {:>8.0} ns  {}", ns, direct.name(k));
+    }
+}
+
 fn summary() {
+    per_node("cnn", &CNN_INPUT);
+    per_node("mlp", &MLP_INPUT);
     let mut interpreter = add_chain_interpreter();
     let mut direct = AddChain::new();
     let invoke = median_ns(51, 100, || interpreter.invoke().unwrap()) / NODES as f64;

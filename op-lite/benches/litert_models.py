@@ -10,7 +10,8 @@ Run with a Python that has ai-edge-litert (made with 2.3.0):
 Prints, per model, the median time of one invoke (medians of 51 samples of
 N invokes each) with LiteRT's builtin kernels alone
 (BUILTIN_WITHOUT_DEFAULT_DELEGATES, what op-lite's tests compare against)
-and with its default XNNPACK delegate.
+and with its default XNNPACK delegate, single-threaded (num_threads=1);
+the last line, a 1-node model, is Python's per-invoke overhead.
 """
 
 import os
@@ -75,7 +76,9 @@ def median_seconds(interpreter, iters, samples=51):
 
 
 def ready(content, shape, resolver):
-    interpreter = Interpreter(model_content=content, experimental_op_resolver_type=resolver)
+    interpreter = Interpreter(
+        model_content=content, experimental_op_resolver_type=resolver, num_threads=1
+    )
     detail = interpreter.get_input_details()[0]
     if list(detail["shape"]) != list(shape):
         interpreter.resize_tensor_input(detail["index"], shape)
@@ -91,6 +94,9 @@ def main():
         ("cnn", open(os.path.join(DATA, "cnn.tflite"), "rb").read(), [1, 12, 12, 3], 2000),
         ("mlp", open(os.path.join(DATA, "mlp.tflite"), "rb").read(), [3, 6], 5000),
         ("add_chain_1000", add_chain(), [4], 20),
+        # One ADD of 4 floats: what a call costs from Python (LiteRT's own
+        # invoke included), to subtract from the timings above.
+        ("add_1 (Python's per-invoke overhead)", add_chain(1), [4], 5000),
     ]
     resolvers = [
         ("builtin kernels", OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES),

@@ -137,8 +137,10 @@ proptest! {
 
     #[test]
     fn conv2d_matches_the_reference_loops(
-        batches in 0usize..3, h in 1usize..8, w in 1usize..8, group_in in 1usize..4, groups in 1usize..3,
-        group_out in 1usize..4, fh in 1usize..4, fw in 1usize..4, stride_h in 1usize..4, stride_w in 1usize..4,
+        // Widths past 4 pixels and 4, 8 or more output channels reach every
+        // register block of the direct loops, and more than 8 the GEMM.
+        batches in 0usize..3, h in 1usize..8, w in 1usize..12, group_in in 1usize..4, groups in 1usize..3,
+        group_out in 1usize..11, fh in 1usize..4, fw in 1usize..4, stride_h in 1usize..4, stride_w in 1usize..4,
         dilation_h in 1usize..3, dilation_w in 1usize..3, padding in padding(), activation in activation(),
         with_bias: bool, seed: u64,
     ) {
@@ -162,7 +164,8 @@ proptest! {
 
     #[test]
     fn depthwise_conv2d_matches_the_reference_loops(
-        batches in 0usize..3, h in 1usize..8, w in 1usize..8, channels in 1usize..5, multiplier in 1usize..4,
+        // 4 and 8 channels (and multiples) take the vector blocks.
+        batches in 0usize..3, h in 1usize..8, w in 1usize..12, channels in 1usize..10, multiplier in 1usize..4,
         fh in 1usize..4, fw in 1usize..4, stride_h in 1usize..4, stride_w in 1usize..4,
         dilation_h in 1usize..3, dilation_w in 1usize..3, padding in padding(), activation in activation(),
         with_bias: bool, seed: u64,
@@ -185,7 +188,8 @@ proptest! {
 
     #[test]
     fn pooling_matches_the_reference_loops_counting_only_in_bounds_elements(
-        batches in 0usize..3, h in 1usize..8, w in 1usize..8, channels in 1usize..4, fh in 1usize..5,
+        // Past 4 channels: the 4-lane blocks and their tails.
+        batches in 0usize..3, h in 1usize..8, w in 1usize..8, channels in 1usize..10, fh in 1usize..5,
         fw in 1usize..5, stride_h in 1usize..4, stride_w in 1usize..4, padding in padding(),
         activation in activation(), seed: u64,
     ) {

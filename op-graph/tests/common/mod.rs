@@ -185,3 +185,44 @@ fn test_rendezvous(ctx: &mut KernelContext<'_>, attrs: &TestRendezvous) -> Resul
     let x = ctx.input(0)?.clone();
     ctx.set_output(0, x)
 }
+
+/// Writes a tensor of a fixed-size number dtype or bool as a version 1
+/// `.npy` file (for the scripts that check exported models in LiteRT).
+pub fn write_npy(path: &std::path::Path, tensor: &Tensor) {
+    fn le<T: op_core::Element, const N: usize>(
+        tensor: &Tensor,
+        bytes: impl Fn(&T) -> [u8; N],
+    ) -> Vec<u8> {
+        tensor
+            .as_slice::<T>()
+            .unwrap()
+            .iter()
+            .flat_map(bytes)
+            .collect()
+    }
+    let (descr, data): (&str, Vec<u8>) = match tensor.dtype() {
+        DType::F32 => ("<f4", le(tensor, |v: &f32| v.to_le_bytes())),
+        DType::I64 => ("<i8", le(tensor, |v: &i64| v.to_le_bytes())),
+        DType::I32 => ("<i4", le(tensor, |v: &i32| v.to_le_bytes())),
+        DType::I16 => ("<i2", le(tensor, |v: &i16| v.to_le_bytes())),
+        DType::I8 => ("|i1", le(tensor, |v: &i8| v.to_le_bytes())),
+        DType::U8 => ("|u1", le(tensor, |v: &u8| v.to_le_bytes())),
+        DType::Bool => ("|b1", le(tensor, |v: &bool| [u8::from(*v)])),
+        other => panic!("write_npy: {other} tensors are not written"),
+    };
+    let dims: Vec<String> = tensor.dims().iter().map(|d| format!("{d},")).collect();
+    let mut header = format!(
+        "{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}), }}",
+        dims.join(" ")
+    );
+    // The header ends in a newline at a multiple of 64 bytes.
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    bytes.extend(data);
+    std::fs::write(path, bytes).unwrap();
+}

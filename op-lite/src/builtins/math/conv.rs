@@ -18,10 +18,16 @@
 //! matrix), the filter is transposed into the scratch, and
 //! the private `gemm` module (`gemm.rs`) multiplies. The sums are the same as the
 //! reference's, added in another order, so results agree to rounding.
+//! CONV_2D of one group with few output channels, and every
+//! DEPTHWISE_CONV_2D, take the direct loops of the private `conv_direct`
+//! module instead (register blocks over the input in place; CONV_2D first
+//! copies a padded image into its scratch), where a GEMM would be mostly
+//! set-up.
 
 use op_core::{Error, Result};
 
 use super::common::{ActivationRange, check_len, check_rank, num_elements};
+use super::conv_direct;
 use super::gemm::{MatMut, MatRef, matmul, transpose_into};
 use crate::model::{Activation, Padding};
 
@@ -110,20 +116,20 @@ pub type DepthwiseConv2DParams = Conv2DParams;
 
 /// Everything a convolution's compute needs, derived from the shapes once.
 #[derive(Copy, Clone, Debug)]
-struct ConvGeometry {
-    batches: usize,
-    in_h: usize,
-    in_w: usize,
-    in_c: usize,
-    filter_h: usize,
-    filter_w: usize,
+pub(super) struct ConvGeometry {
+    pub(super) batches: usize,
+    pub(super) in_h: usize,
+    pub(super) in_w: usize,
+    pub(super) in_c: usize,
+    pub(super) filter_h: usize,
+    pub(super) filter_w: usize,
     /// Input channels per group (CONV_2D) or the depth multiplier
     /// (DEPTHWISE_CONV_2D).
-    filter_c: usize,
-    out_c: usize,
-    groups: usize,
-    rows: Window,
-    cols: Window,
+    pub(super) filter_c: usize,
+    pub(super) out_c: usize,
+    pub(super) groups: usize,
+    pub(super) rows: Window,
+    pub(super) cols: Window,
 }
 
 impl ConvGeometry {
@@ -134,6 +140,11 @@ impl ConvGeometry {
     /// The elements of one group's im2col row: filter_h * filter_w * filter_c.
     fn patch_len(&self) -> usize {
         self.filter_h * self.filter_w * self.filter_c
+    }
+
+    /// Whether CONV_2D takes the direct loops of `conv_direct` (no im2col).
+    fn is_direct(&self) -> bool {
+        self.groups == 1 && self.out_c <= conv_direct::DIRECT_MAX_OUT
     }
 
     /// Whether the input already is CONV_2D's im2col matrix.
@@ -271,7 +282,13 @@ fn scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Result<usize> {
     let overflow = || Error::invalid_argument("CONV_2D: the scratch size overflows");
     let patch = g.patch_len();
     let filter_t = patch.checked_mul(g.out_c / g.groups).ok_or_else(overflow)?;
-    let im2col = if g.is_pointwise(params) {
+    let im2col = if g.is_direct() {
+        // The direct loops' zero-padded image, if any.
+        match conv_direct::padded(g, params) {
+            Some(p) => num_elements(&[p.in_h, p.in_w, p.in_c])?,
+            None => 0,
+        }
+    } else if g.is_pointwise(params) {
         0
     } else {
         num_elements(&[g.rows.out, g.cols.out, patch])?
@@ -339,6 +356,10 @@ pub fn conv2d(
         // that the product reads them with contiguous rows.
         let rows = &filter[group * group_out * patch..(group + 1) * group_out * patch];
         let rhs = transpose_into(MatRef::row_major(rows, group_out, patch).t(), filter_t)?;
+        if g.is_direct() {
+            conv_direct::conv2d(&g, params, input, rhs.data, bias, output, im2col);
+            return Ok(());
+        }
         for b in 0..g.batches {
             let image = &input[b * g.in_h * g.in_w * g.in_c..(b + 1) * g.in_h * g.in_w * g.in_c];
             let lhs = if g.is_pointwise(params) {
@@ -464,62 +485,7 @@ pub fn depthwise_conv2d(
     if output.is_empty() {
         return Ok(());
     }
-    let multiplier = g.filter_c;
-    let act = ActivationRange::<f32>::new(params.activation);
-    let mut pixels = output.chunks_exact_mut(g.out_c);
-    for b in 0..g.batches {
-        for oy in 0..g.rows.out {
-            for ox in 0..g.cols.out {
-                let Some(acc) = pixels.next() else {
-                    return Ok(());
-                };
-                acc.fill(0.0);
-                // The reference sums over taps in this order, per channel.
-                for fy in 0..g.filter_h {
-                    let Some(iy) = (oy * params.stride_h + fy * params.dilation_h)
-                        .checked_sub(g.rows.pad)
-                        .filter(|&iy| iy < g.in_h)
-                    else {
-                        continue;
-                    };
-                    for fx in 0..g.filter_w {
-                        let Some(ix) = (ox * params.stride_w + fx * params.dilation_w)
-                            .checked_sub(g.cols.pad)
-                            .filter(|&ix| ix < g.in_w)
-                        else {
-                            continue;
-                        };
-                        let at = ((b * g.in_h + iy) * g.in_w + ix) * g.in_c;
-                        let pixel = &input[at..at + g.in_c];
-                        let taps = &filter[(fy * g.filter_w + fx) * g.out_c..][..g.out_c];
-                        if multiplier == 1 {
-                            for ((a, &x), &w) in acc.iter_mut().zip(pixel).zip(taps) {
-                                *a += x * w;
-                            }
-                        } else {
-                            for ((a, w), &x) in acc
-                                .chunks_exact_mut(multiplier)
-                                .zip(taps.chunks_exact(multiplier))
-                                .zip(pixel)
-                            {
-                                for (a, &w) in a.iter_mut().zip(w) {
-                                    *a += x * w;
-                                }
-                            }
-                        }
-                    }
-                }
-                match bias {
-                    Some(bias) => {
-                        for (a, &b) in acc.iter_mut().zip(bias) {
-                            *a = act.apply(*a + b);
-                        }
-                    }
-                    None => act.apply_all(acc),
-                }
-            }
-        }
-    }
+    conv_direct::depthwise_conv2d(&g, params, input, filter, bias, output);
     Ok(())
 }
 

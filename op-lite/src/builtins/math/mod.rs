@@ -33,6 +33,7 @@
 //! why: it is the GEMM that does not allocate per call), single-threaded.
 
 mod common;
+mod conv_direct;
 mod gemm;
 
 pub mod batch_matmul;

@@ -1,0 +1,475 @@
+//! Direct (im2col-free) convolution loops for small channel counts: every
+//! DEPTHWISE_CONV_2D, and CONV_2D of one group with at most
+//! [`DIRECT_MAX_OUT`] output channels.
+//!
+//! # Why
+//!
+//! On such shapes the matrix product is tiny and its set-up dominates: the
+//! im2col copies are a few floats each (a `memcpy` call per filter tap), and
+//! a GEMM over 4 output channels fills a quarter of its registers. These
+//! loops read the input in place and keep a register block of `MR` output
+//! pixels by `NR` output channels ([`Kernel::compute`]): `MR` independent
+//! sums hide the latency of the additions, and the `NR` lanes are plain
+//! `[f32; NR]` arrays that LLVM turns into vector registers (safe code, no
+//! `std::arch`). Taps outside the input are never visited: each output
+//! row's filter rows, and each block's filter columns, are the ranges of
+//! [`valid_taps`]; pixels whose window crosses the left or right border go
+//! one at a time (`MR = 1`).
+//!
+//! Each output is still `bias + Σ taps`, over the filter rows, then
+//! columns, then input channels, as TensorFlow Lite's reference kernels
+//! sum, so results match them to rounding.
+
+use std::ops::Range;
+
+use super::common::ActivationRange;
+use super::conv::{Conv2DParams, ConvGeometry, Window};
+
+/// CONV_2D takes the direct loops up to this many output channels (one
+/// group); past it the GEMM (AVX2 and FMA through nano-gemm) wins.
+pub(super) const DIRECT_MAX_OUT: usize = 8;
+
+/// The filter taps `f` in `0..filter` whose input index `o * stride + f *
+/// dilation - pad` lies in `0..input`: a range, since the index grows with
+/// `f`.
+pub(super) fn valid_taps(
+    o: usize,
+    stride: usize,
+    dilation: usize,
+    pad: usize,
+    filter: usize,
+    input: usize,
+) -> Range<usize> {
+    // The input index of tap f, plus pad: origin + f * dilation.
+    let origin = o * stride;
+    let start = pad.saturating_sub(origin).div_ceil(dilation);
+    let end = (input + pad)
+        .saturating_sub(origin)
+        .div_ceil(dilation)
+        .min(filter);
+    start.min(end)..end
+}
+
+/// One convolution's inner work, `NR` output channels at a time.
+trait Kernel<const NR: usize> {
+    /// The number of `NR`-channel blocks of the output.
+    fn blocks(&self) -> usize;
+
+    /// Block `cb`'s lanes: the output channel of lane 0 and the distance
+    /// between consecutive lanes' channels.
+    fn lanes(&self, cb: usize) -> (usize, usize);
+
+    /// The sums of block `cb` for the `M` output pixels `(oy, ox0 + j)`
+    /// over filter rows `fys` and columns `fxs` (all in bounds for every
+    /// pixel), from one batch's `image`.
+    fn compute<const M: usize>(
+        &self,
+        image: &[f32],
+        oy: usize,
+        ox0: usize,
+        cb: usize,
+        fys: Range<usize>,
+        fxs: Range<usize>,
+    ) -> [[f32; NR]; M];
+}
+
+/// CONV_2D of one group: `filter_t` is the filter as `[taps * in_c,
+/// out_c]` row-major (HWIO), so that a block's weights are `NR`
+/// consecutive floats.
+struct Dense<'a> {
+    g: &'a ConvGeometry,
+    params: &'a Conv2DParams,
+    filter_t: &'a [f32],
+}
+
+impl<const NR: usize> Kernel<NR> for Dense<'_> {
+    fn blocks(&self) -> usize {
+        self.g.out_c / NR
+    }
+
+    fn lanes(&self, cb: usize) -> (usize, usize) {
+        (cb * NR, 1)
+    }
+
+    #[inline(always)]
+    fn compute<const M: usize>(
+        &self,
+        image: &[f32],
+        oy: usize,
+        ox0: usize,
+        cb: usize,
+        fys: Range<usize>,
+        fxs: Range<usize>,
+    ) -> [[f32; NR]; M] {
+        let (g, p) = (self.g, self.params);
+        let (c, oc) = (g.in_c, g.out_c);
+        let pixel_step = p.stride_w * c;
+        let mut acc = [[0.0f32; NR]; M];
+        for fy in fys {
+            let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
+            let row = &image[iy * g.in_w * c..][..g.in_w * c];
+            // Without dilation a window row's taps are one contiguous run
+            // of the input row (filter columns times channels): one loop
+            // over it instead of one per filter column.
+            let (runs, run) = if p.dilation_w == 1 {
+                (1, fxs.len() * c)
+            } else {
+                (fxs.len(), c)
+            };
+            for r in 0..runs {
+                let fx = fxs.start + r;
+                let ix0 = ox0 * p.stride_w + fx * p.dilation_w - g.cols.pad;
+                // Each pixel's run, sliced once so that the loop below
+                // indexes without bounds checks.
+                let pixels: [&[f32]; M] =
+                    std::array::from_fn(|j| &row[ix0 * c + j * pixel_step..][..run]);
+                let taps = &self.filter_t[(fy * g.filter_w + fx) * c * oc..][..run * oc];
+                for q in 0..run {
+                    let w: &[f32; NR] =
+                        taps[q * oc + cb * NR..][..NR].try_into().expect("NR lanes");
+                    for (acc, pixel) in acc.iter_mut().zip(&pixels) {
+                        mul_add(acc, &[pixel[q]; NR], w);
+                    }
+                }
+            }
+        }
+        acc
+    }
+}
+
+/// DEPTHWISE_CONV_2D: block `cb` is input channels `NR * (cb / m)..` times
+/// multiplier index `cb % m`, whose output channels are `m` apart.
+struct Depthwise<'a> {
+    g: &'a ConvGeometry,
+    params: &'a Conv2DParams,
+    filter: &'a [f32],
+}
+
+impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
+    fn blocks(&self) -> usize {
+        self.g.in_c / NR * self.g.filter_c
+    }
+
+    fn lanes(&self, cb: usize) -> (usize, usize) {
+        let m = self.g.filter_c;
+        ((cb / m) * NR * m + cb % m, m)
+    }
+
+    #[inline(always)]
+    fn compute<const M: usize>(
+        &self,
+        image: &[f32],
+        oy: usize,
+        ox0: usize,
+        cb: usize,
+        fys: Range<usize>,
+        fxs: Range<usize>,
+    ) -> [[f32; NR]; M] {
+        let (g, p) = (self.g, self.params);
+        let (c, oc, m) = (g.in_c, g.out_c, g.filter_c);
+        let c0 = (cb / m) * NR;
+        let (first, step) = <Self as Kernel<NR>>::lanes(self, cb);
+        let pixel_step = p.stride_w * c;
+        let mut acc = [[0.0f32; NR]; M];
+        for fy in fys {
+            let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
+            let row = &image[iy * g.in_w * c..][..g.in_w * c];
+            for fx in fxs.clone() {
+                let ix0 = ox0 * p.stride_w + fx * p.dilation_w - g.cols.pad;
+                let xs = &row[ix0 * c + c0..][..(M - 1) * pixel_step + NR];
+                let taps = &self.filter[(fy * g.filter_w + fx) * oc..][..oc];
+                // Gathered once per tap, shared by the block's M pixels.
+                let w: [f32; NR] = std::array::from_fn(|l| taps[first + l * step]);
+                for (j, acc) in acc.iter_mut().enumerate() {
+                    let x: &[f32; NR] = xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
+                    mul_add(acc, x, &w);
+                }
+            }
+        }
+        acc
+    }
+}
+
+/// `acc += a * b` lane by lane (a product then a sum, each rounded, as
+/// the scalar code would).
+///
+/// On x86-64 four lanes at a time in SSE registers (the baseline, so
+/// always there): left to itself LLVM vectorizes the `[[f32; NR]; MR]`
+/// blocks poorly, mixing scalar and shuffled lanes. The casts are
+/// bytemuck's; the only `unsafe` is calling the two arithmetic intrinsics.
+#[inline(always)]
+fn mul_add<const NR: usize>(acc: &mut [f32; NR], a: &[f32; NR], b: &[f32; NR]) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    if NR.is_multiple_of(4) {
+        use std::arch::x86_64::{__m128, _mm_add_ps, _mm_mul_ps};
+        let (acc4, _) = acc.as_chunks_mut::<4>();
+        let (a4, _) = a.as_chunks::<4>();
+        let (b4, _) = b.as_chunks::<4>();
+        for ((c, &x), &y) in acc4.iter_mut().zip(a4).zip(b4) {
+            let [c_, x, y]: [__m128; 3] =
+                [bytemuck::cast(*c), bytemuck::cast(x), bytemuck::cast(y)];
+            // SAFETY: the intrinsics need SSE, which this code is compiled
+            // for (the cfg above: x86-64's baseline has it), and take no
+            // pointers.
+            *c = bytemuck::cast(unsafe { _mm_add_ps(c_, _mm_mul_ps(x, y)) });
+        }
+        return;
+    }
+    for l in 0..NR {
+        acc[l] += a[l] * b[l];
+    }
+}
+
+/// Runs `kernel` over every output pixel: blocks of `MR` (or 4) pixels
+/// where their windows lie inside the row, single pixels at the borders. `MR`
+/// times `NR` is 32 lanes, eight SSE registers of sums.
+fn walk<const NR: usize, const MR: usize, K: Kernel<NR>>(
+    kernel: &K,
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    let act = ActivationRange::<f32>::new(params.activation);
+    let (out_h, out_w, oc) = (g.rows.out, g.cols.out, g.out_c);
+    let image_len = g.in_h * g.in_w * g.in_c;
+    let cols = |ox: usize| {
+        valid_taps(
+            ox,
+            params.stride_w,
+            params.dilation_w,
+            g.cols.pad,
+            g.filter_w,
+            g.in_w,
+        )
+    };
+    let full = 0..g.filter_w;
+    for b in 0..g.batches {
+        let image = &input[b * image_len..][..image_len];
+        let out_image = &mut output[b * out_h * out_w * oc..][..out_h * out_w * oc];
+        for oy in 0..out_h {
+            let fys = valid_taps(
+                oy,
+                params.stride_h,
+                params.dilation_h,
+                g.rows.pad,
+                g.filter_h,
+                g.in_h,
+            );
+            let out_row = &mut out_image[oy * out_w * oc..][..out_w * oc];
+            let mut ox = 0;
+            while ox < out_w {
+                let fxs = cols(ox);
+                // The pixels whose windows fit are consecutive: checking
+                // the block's first and last is enough.
+                let fits = |n: usize| fxs == full && ox + n <= out_w && cols(ox + n - 1) == full;
+                // The widest block that fits: MR pixels, 4, or one.
+                let n = if fits(MR) {
+                    MR
+                } else if MR > 4 && fits(4) {
+                    4
+                } else {
+                    1
+                };
+                let out = &mut out_row[ox * oc..][..n * oc];
+                for cb in 0..kernel.blocks() {
+                    let lanes = kernel.lanes(cb);
+                    match n {
+                        1 => {
+                            let acc =
+                                kernel.compute::<1>(image, oy, ox, cb, fys.clone(), fxs.clone());
+                            store(&acc, lanes, bias, act, out, oc);
+                        }
+                        4 => {
+                            let acc =
+                                kernel.compute::<4>(image, oy, ox, cb, fys.clone(), full.clone());
+                            store(&acc, lanes, bias, act, out, oc);
+                        }
+                        _ => {
+                            let acc =
+                                kernel.compute::<MR>(image, oy, ox, cb, fys.clone(), full.clone());
+                            store(&acc, lanes, bias, act, out, oc);
+                        }
+                    }
+                }
+                ox += n;
+            }
+        }
+    }
+}
+
+/// Writes `act(acc + bias)` for `M` consecutive pixels of `oc` channels,
+/// lane `l` to channel `first + l * step`.
+#[inline(always)]
+fn store<const NR: usize, const M: usize>(
+    acc: &[[f32; NR]; M],
+    (first, step): (usize, usize),
+    bias: Option<&[f32]>,
+    act: ActivationRange<f32>,
+    out: &mut [f32],
+    oc: usize,
+) {
+    for (sums, pixel) in acc.iter().zip(out.chunks_exact_mut(oc)) {
+        for (l, &sum) in sums.iter().enumerate() {
+            let o = first + l * step;
+            // Without a bias nothing is added, as in the reference (where
+            // adding 0 would turn -0 into +0).
+            pixel[o] = act.apply(match bias {
+                Some(bias) => sum + bias[o],
+                None => sum,
+            });
+        }
+    }
+}
+
+/// The geometry of one image zero-padded so that no window leaves it (the
+/// same convolution, without padding), when `g` pads at all.
+///
+/// CONV_2D pads into its scratch: its windows then all lie inside, so every
+/// pixel goes in a register block (a 12-pixel row with SAME padding would
+/// otherwise leave a third of its pixels to the one-pixel loop). The padded
+/// taps add `0 * w`, as the im2col path's zeros do.
+pub(super) fn padded(g: &ConvGeometry, params: &Conv2DParams) -> Option<ConvGeometry> {
+    if g.rows.pad == 0 && g.cols.pad == 0 {
+        return None;
+    }
+    // The last window's far edge, or the padded input's, whichever is
+    // further: (out - 1) * stride + (filter - 1) * dilation + 1.
+    let reach = |out: usize, stride: usize, filter: usize, dilation: usize, pad: usize, input| {
+        (out.saturating_sub(1) * stride + (filter - 1) * dilation + 1).max(input + pad)
+    };
+    Some(ConvGeometry {
+        batches: 1,
+        in_h: reach(
+            g.rows.out,
+            params.stride_h,
+            g.filter_h,
+            params.dilation_h,
+            g.rows.pad,
+            g.in_h,
+        ),
+        in_w: reach(
+            g.cols.out,
+            params.stride_w,
+            g.filter_w,
+            params.dilation_w,
+            g.cols.pad,
+            g.in_w,
+        ),
+        rows: Window { pad: 0, ..g.rows },
+        cols: Window { pad: 0, ..g.cols },
+        ..*g
+    })
+}
+
+/// Copies one image of `g` into `dst` as the zero-padded image of
+/// `padded` (from [`padded`]).
+fn pad_image(g: &ConvGeometry, padded: &ConvGeometry, image: &[f32], dst: &mut [f32]) {
+    let c = g.in_c;
+    let (row, padded_row) = (g.in_w * c, padded.in_w * c);
+    let dst = &mut dst[..padded.in_h * padded_row];
+    dst.fill(0.0);
+    for (y, src) in image.chunks_exact(row).enumerate() {
+        let at = (y + g.rows.pad) * padded_row + g.cols.pad * c;
+        dst[at..at + row].copy_from_slice(src);
+    }
+}
+
+/// CONV_2D of one group into `output` (shapes checked by the caller),
+/// `filter_t` the filter transposed to `[taps * in_c, out_c]`; `pad` holds
+/// at least one padded image when `g` pads (see [`padded`]).
+pub(super) fn conv2d(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    filter_t: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+    pad: &mut [f32],
+) {
+    if let Some(p) = padded(g, params) {
+        let image_len = g.in_h * g.in_w * g.in_c;
+        let out_len = g.rows.out * g.cols.out * g.out_c;
+        for (image, out) in input
+            .chunks_exact(image_len.max(1))
+            .zip(output.chunks_exact_mut(out_len.max(1)))
+            .take(g.batches)
+        {
+            pad_image(g, &p, image, pad);
+            conv2d_unpadded(&p, params, pad, filter_t, bias, out);
+        }
+    } else {
+        conv2d_unpadded(g, params, input, filter_t, bias, output);
+    }
+}
+
+fn conv2d_unpadded(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    filter_t: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    let kernel = Dense {
+        g,
+        params,
+        filter_t,
+    };
+    match g.out_c {
+        oc if oc % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
+        oc if oc % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
+        _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
+    }
+}
+
+/// DEPTHWISE_CONV_2D into `output` (shapes checked by the caller).
+pub(super) fn depthwise_conv2d(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    let kernel = Depthwise { g, params, filter };
+    match g.in_c {
+        c if c % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
+        c if c % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
+        _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_taps_are_the_in_bounds_ones() {
+        for o in 0..6 {
+            for stride in 1..4 {
+                for dilation in 1..4 {
+                    for pad in 0..4 {
+                        for filter in 1..5 {
+                            for input in 1..7 {
+                                let want: Vec<usize> = (0..filter)
+                                    .filter(|&f| {
+                                        let i = (o * stride + f * dilation) as isize - pad as isize;
+                                        (0..input as isize).contains(&i)
+                                    })
+                                    .collect();
+                                let got: Vec<usize> =
+                                    valid_taps(o, stride, dilation, pad, filter, input).collect();
+                                assert_eq!(
+                                    got, want,
+                                    "{o} {stride} {dilation} {pad} {filter} {input}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
