@@ -472,4 +472,21 @@ mod tests {
             }
         }
     }
+
+    /// The SSE path (the one `unsafe` block; CI runs this under Miri) and
+    /// the scalar path compute the same sums.
+    #[test]
+    fn mul_add_matches_scalar_arithmetic() {
+        fn check<const NR: usize>() {
+            let a: [f32; NR] = std::array::from_fn(|i| i as f32 * 0.5 - 1.0);
+            let b: [f32; NR] = std::array::from_fn(|i| 3.0 - i as f32 * 0.25);
+            let mut acc: [f32; NR] = std::array::from_fn(|i| i as f32);
+            let want: [f32; NR] = std::array::from_fn(|i| acc[i] + a[i] * b[i]);
+            mul_add(&mut acc, &a, &b);
+            assert_eq!(acc, want, "NR = {NR}");
+        }
+        check::<1>();
+        check::<4>();
+        check::<8>();
+    }
 }
