@@ -513,6 +513,9 @@ pub fn missing_op_error(missing: &[MissingOp], resolver: &dyn OpResolver) -> Err
     Error::not_found(message)
 }
 
+/// How many registered custom ops a missing-op error names.
+const LISTED_CUSTOM_OPS: usize = 10;
+
 fn write_missing_custom(
     out: &mut String,
     name: &str,
@@ -539,10 +542,16 @@ fn write_missing_custom(
             " No custom operators are registered: add it with MutableOpResolver::add_custom."
         );
     }
-    let list: Vec<String> = registered
+    // A resolver over the framework's ops registers a hundred names: list
+    // enough to show what kind of names are there, and count the rest.
+    let mut list: Vec<String> = registered
         .iter()
+        .take(LISTED_CUSTOM_OPS)
         .map(|(n, v)| format!("{} ({v})", quoted(n)))
         .collect();
+    if registered.len() > LISTED_CUSTOM_OPS {
+        list.push(format!("and {} more", registered.len() - LISTED_CUSTOM_OPS));
+    }
     write!(
         out,
         " The custom operators registered are {}",
@@ -685,6 +694,27 @@ mod tests {
             ),
             "{empty}"
         );
+    }
+
+    #[test]
+    fn a_long_list_of_custom_ops_is_cut_short_but_the_closest_name_is_still_found() {
+        let mut resolver = MutableOpResolver::new();
+        for k in 0..15 {
+            resolver.add_custom(&format!("Op{k:02}"), FnOp::new(prepare, invoke_a));
+        }
+        resolver.add_custom("Sine", FnOp::new(prepare, invoke_a));
+        let missing = [MissingOp::Custom {
+            name: "Sin".into(),
+            version: 1,
+            node: 0,
+        }];
+        let message = missing_op_error(&missing, &resolver).message().to_string();
+        assert!(
+            message.contains("'Op09' (all versions), and 6 more;"),
+            "{message}"
+        );
+        assert!(!message.contains("'Op10'"), "{message}");
+        assert!(message.ends_with("did you mean 'Sine'?"), "{message}");
     }
 
     #[test]
