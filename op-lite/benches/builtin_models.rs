@@ -34,7 +34,7 @@ use op_lite::builtins::math::elementwise::{
     BinaryOp, BinaryParams, UnaryOp, binary, binary_shape, unary,
 };
 use op_lite::builtins::math::fully_connected::{
-    FullyConnectedParams, fully_connected, fully_connected_shape,
+    FullyConnectedParams, PackedWeights, fully_connected_packed, fully_connected_shape,
 };
 use op_lite::builtins::math::pool::{Pool2DParams, average_pool2d, max_pool2d, pool2d_shape};
 use op_lite::builtins::math::softmax::{SoftmaxParams, softmax};
@@ -84,7 +84,7 @@ enum Step {
     Conv(Conv2DParams),
     Depthwise(Conv2DParams),
     Pool(Pool2DParams, bool),
-    FullyConnected(FullyConnectedParams),
+    FullyConnected(FullyConnectedParams, PackedWeights),
     Softmax(SoftmaxParams),
     Copy,
 }
@@ -236,7 +236,10 @@ impl Direct {
                     };
                     let out =
                         fully_connected_shape(&shape(0), &shape(1), bias.as_deref(), &p).unwrap();
-                    (Step::FullyConnected(p), out)
+                    // As the kernel: constant weights packed once.
+                    let packed =
+                        PackedWeights::new(&shape(1), &buffers[op.inputs[1].unwrap()]).unwrap();
+                    (Step::FullyConnected(p, packed), out)
                 }
                 (Op::SOFTMAX, &BuiltinOptions::Softmax { beta }) => {
                     (Step::Softmax(SoftmaxParams { beta }), shape(0))
@@ -294,8 +297,8 @@ impl Direct {
                 }
                 Step::Pool(p, true) => max_pool2d(p, &s[at(0)], x, &mut y),
                 Step::Pool(p, false) => average_pool2d(p, &s[at(0)], x, &mut y),
-                Step::FullyConnected(p) => {
-                    fully_connected(p, &s[at(0)], x, &s[at(1)], &b[at(1)], bias, &mut y)
+                Step::FullyConnected(p, packed) => {
+                    fully_connected_packed(p, &s[at(0)], x, packed, bias, &mut y)
                 }
                 Step::Softmax(p) => softmax(p, &s[at(0)], x, &mut y),
                 Step::Copy => {
@@ -318,7 +321,7 @@ impl Direct {
             Step::Depthwise(_) => "DEPTHWISE_CONV_2D".into(),
             Step::Pool(_, true) => "MAX_POOL_2D".into(),
             Step::Pool(_, false) => "AVERAGE_POOL_2D".into(),
-            Step::FullyConnected(_) => "FULLY_CONNECTED".into(),
+            Step::FullyConnected(..) => "FULLY_CONNECTED".into(),
             Step::Softmax(_) => "SOFTMAX".into(),
             Step::Copy => "RESHAPE (a copy)".into(),
         };

@@ -12,7 +12,8 @@ use op_lite::builtins::math::elementwise::{
     BinaryOp, BinaryParams, UnaryOp, binary, binary_shape, unary,
 };
 use op_lite::builtins::math::fully_connected::{
-    FullyConnectedParams, fully_connected, fully_connected_shape,
+    FullyConnectedParams, PackedWeights, fully_connected, fully_connected_packed,
+    fully_connected_shape,
 };
 use op_lite::builtins::math::pool::{Pool2DParams, average_pool2d, max_pool2d, pool2d_shape};
 use op_lite::builtins::math::reduce::{ReduceOp, ReduceParams, reduce, reduce_shape};
@@ -258,6 +259,11 @@ proptest! {
         }
         let mut out = vec![f32::NAN; want.len()];
         fully_connected(&p, &is, &x, &ws, &wv, bias, &mut out).unwrap();
+        close(&out, &want, 1e-5);
+        // The packed path (blocks of 8 units, the last padded) agrees too.
+        let packed = PackedWeights::new(&ws, &wv).unwrap();
+        let mut out = vec![f32::NAN; want.len()];
+        fully_connected_packed(&p, &is, &x, &packed, bias, &mut out).unwrap();
         close(&out, &want, 1e-5);
     }
 

@@ -11,7 +11,8 @@ use crate::builtins::math::conv::{
     depthwise_conv2d_shape,
 };
 use crate::builtins::math::fully_connected::{
-    FullyConnectedParams, fully_connected, fully_connected_shape,
+    FullyConnectedParams, PackedWeights, fully_connected, fully_connected_packed,
+    fully_connected_shape,
 };
 use crate::builtins::math::pool::{Pool2DParams, average_pool2d, max_pool2d, pool2d_shape};
 use crate::builtins::math::softmax::{SoftmaxParams, softmax, softmax_shape};
@@ -246,7 +247,14 @@ impl LiteNode for Pool {
 /// FULLY_CONNECTED, with or without bias, `keep_num_dims` or not.
 struct FullyConnected {
     params: FullyConnectedParams,
+    /// The weights packed by prepare when they are a constant and the
+    /// batch is small (a matrix-vector product, where packing pays most).
+    packed: Option<PackedWeights>,
 }
+
+/// Batches up to which FULLY_CONNECTED with constant weights takes the
+/// packed matrix-vector path; larger ones go through the GEMM.
+const PACKED_MAX_BATCHES: usize = 8;
 
 /// `init` of FULLY_CONNECTED.
 pub(crate) fn init_fully_connected(ctx: &InitContext<'_>, code: Op) -> Result<Box<dyn LiteNode>> {
@@ -270,7 +278,10 @@ pub(crate) fn init_fully_connected(ctx: &InitContext<'_>, code: Op) -> Result<Bo
             params.activation
         )));
     }
-    Ok(Box::new(FullyConnected { params }))
+    Ok(Box::new(FullyConnected {
+        params,
+        packed: None,
+    }))
 }
 
 impl LiteNode for FullyConnected {
@@ -283,13 +294,28 @@ impl LiteNode for FullyConnected {
             optional_shape(ctx, 2)?,
             &self.params,
         )?;
+        let weights_shape = ctx.input_shape(1)?;
+        let batches = shape.iter().product::<usize>() / weights_shape[0].max(1);
+        self.packed = if batches <= PACKED_MAX_BATCHES && ctx.is_constant_input(1)? {
+            Some(PackedWeights::new(
+                weights_shape,
+                ctx.constant_input::<f32>(1)?,
+            )?)
+        } else {
+            None
+        };
         set_output(ctx, DType::F32, &shape)
     }
 
     fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
-        let (input, weights) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
+        let input = ctx.input::<f32>(0)?;
         let bias = optional_input(ctx, 2)?;
-        let (input_shape, weights_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
+        let input_shape = ctx.input_shape(0)?;
+        if let Some(packed) = &self.packed {
+            let output = ctx.output_mut::<f32>(0)?;
+            return fully_connected_packed(&self.params, input_shape, input, packed, bias, output);
+        }
+        let (weights, weights_shape) = (ctx.input::<f32>(1)?, ctx.input_shape(1)?);
         let output = ctx.output_mut::<f32>(0)?;
         fully_connected(
             &self.params,
