@@ -4,9 +4,7 @@
 //! binary's global allocator, on the thread that invokes.
 
 mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod counting;
 
 use common::ModelBuilder;
 use op_core::{AttrValue, DType, Tensor};
@@ -14,67 +12,12 @@ use op_lite::Interpreter;
 use op_lite::attrs::encode_attrs;
 use op_lite::bridge::FrameworkOps;
 
-/// The system allocator, counting the allocations (and reallocations) of
-/// threads that turned counting on. Per thread, so that the test harness's
-/// other threads do not count.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_one() {
-    // `try_with`: the thread's locals may be gone while it exits.
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments,
-// which the caller guarantees as `GlobalAlloc` requires.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// How many allocations `f` makes on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|n| n.set(0));
-    COUNTING.with(|on| on.set(true));
-    f();
-    COUNTING.with(|on| on.set(false));
-    COUNT.with(|n| n.get())
-}
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 #[test]
 fn the_counter_sees_allocations() {
-    assert!(allocations(|| drop(std::hint::black_box(vec![1u8; 10]))) >= 1);
+    assert!(counting::allocations(|| drop(std::hint::black_box(vec![1u8; 10]))) >= 1);
 }
 
 /// Allocations of the first invoke and of each of three after it.
@@ -83,8 +26,8 @@ fn count(model: &op_lite::Model, x: &[f32]) -> (usize, usize) {
     let mut interpreter = Interpreter::new(model, &FrameworkOps::new()).unwrap();
     interpreter.allocate_tensors().unwrap();
     interpreter.set_input(0, x).unwrap();
-    let first = allocations(|| interpreter.invoke().unwrap());
-    let later = allocations(|| {
+    let first = counting::allocations(|| interpreter.invoke().unwrap());
+    let later = counting::allocations(|| {
         for _ in 0..3 {
             interpreter.invoke().unwrap();
         }
@@ -146,7 +89,7 @@ fn cumprod_kernel_allocations(x: &[f32]) -> usize {
         placed[0] = outputs[0].take();
     };
     run();
-    allocations(run)
+    counting::allocations(run)
 }
 
 #[test]

@@ -4,9 +4,7 @@
 //! transposes and broadcasting), counted by a global allocator that
 //! counts every allocation made on the test's thread.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
+mod counting;
 use op_lite::builtins::math::batch_matmul::{BatchMatMulParams, batch_matmul, batch_matmul_shape};
 use op_lite::builtins::math::conv::{
     Conv2DParams, conv2d, conv2d_scratch_len, conv2d_shape, depthwise_conv2d,
@@ -18,41 +16,8 @@ use op_lite::builtins::math::fully_connected::{
 use op_lite::builtins::math::num_elements;
 use op_lite::model::{Activation, Padding};
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards every call to the system allocator unchanged; the count
-// is a thread-local Cell (const-initialized, so reading it allocates
-// nothing).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's contract is System's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller's contract is System's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: the caller's contract is System's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// The allocations `f` makes on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 fn data(shape: &[usize]) -> Vec<f32> {
     (0..num_elements(shape).unwrap())
@@ -79,7 +44,7 @@ fn convolutions_allocate_nothing() {
         let (x, w, b) = (data(&input), data(&filter), data(&[filter[0]]));
         let mut out = vec![0.0; num_elements(&out_shape).unwrap()];
         let mut scratch = vec![0.0; conv2d_scratch_len(&input, &filter, &params).unwrap()];
-        let n = allocations(|| {
+        let n = counting::allocations(|| {
             conv2d(
                 &params,
                 &input,
@@ -98,7 +63,7 @@ fn convolutions_allocate_nothing() {
         let dw_shape = depthwise_conv2d_shape(&input, &dw_filter, None, &params).unwrap();
         let dw = data(&dw_filter);
         let mut out = vec![0.0; num_elements(&dw_shape).unwrap()];
-        let n = allocations(|| {
+        let n = counting::allocations(|| {
             depthwise_conv2d(&params, &input, &x, &dw_filter, &dw, None, &mut out).unwrap();
         });
         assert_eq!(n, 0, "DEPTHWISE_CONV_2D {input:?} * {dw_filter:?}");
@@ -116,7 +81,7 @@ fn fully_connected_allocates_nothing_for_one_row_or_many() {
         let out_shape = fully_connected_shape(&input, &weights, Some(&[256]), &params).unwrap();
         let (x, w, b) = (data(&input), data(&weights), data(&[256]));
         let mut out = vec![0.0; num_elements(&out_shape).unwrap()];
-        let n = allocations(|| {
+        let n = counting::allocations(|| {
             fully_connected(&params, &input, &x, &weights, &w, Some(&b), &mut out).unwrap();
         });
         assert_eq!(n, 0, "FULLY_CONNECTED {input:?}");
@@ -133,7 +98,8 @@ fn batch_matmul_allocates_nothing_with_transposes_and_broadcasting() {
         let out_shape = batch_matmul_shape(&lhs, &rhs, &params).unwrap();
         let (a, b) = (data(&lhs), data(&rhs));
         let mut out = vec![0.0; num_elements(&out_shape).unwrap()];
-        let n = allocations(|| batch_matmul(&params, &lhs, &a, &rhs, &b, &mut out).unwrap());
+        let n =
+            counting::allocations(|| batch_matmul(&params, &lhs, &a, &rhs, &b, &mut out).unwrap());
         assert_eq!(n, 0, "BATCH_MATMUL {lhs:?} x {rhs:?}");
     }
 }

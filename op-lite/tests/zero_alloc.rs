@@ -2,75 +2,18 @@
 //! binary's global allocator, on the thread that invokes.
 
 mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod counting;
 
 use common::{ModelBuilder, SEED_X, add_chain, assert_close, resolver, seed_sin_model};
 use op_lite::Interpreter;
 use op_lite::model::BuiltinOperator;
 
-/// The system allocator, counting the allocations (and reallocations) of
-/// threads that turned counting on. Per thread, so that the test harness's
-/// other threads do not count.
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_one() {
-    // `try_with`: the thread's locals may be gone while it exits.
-    let _ = COUNTING.try_with(|on| {
-        if on.get() {
-            let _ = COUNT.try_with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments,
-// which the caller guarantees as `GlobalAlloc` requires.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded, see the impl.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// How many allocations `f` makes on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|n| n.set(0));
-    COUNTING.with(|on| on.set(true));
-    f();
-    COUNTING.with(|on| on.set(false));
-    COUNT.with(|n| n.get())
-}
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 #[test]
 fn the_counter_sees_allocations() {
-    assert!(allocations(|| drop(std::hint::black_box(vec![1u8; 10]))) >= 1);
+    assert!(counting::allocations(|| drop(std::hint::black_box(vec![1u8; 10]))) >= 1);
 }
 
 #[test]
@@ -78,7 +21,7 @@ fn invoking_the_sin_model_allocates_nothing() {
     let mut interpreter = Interpreter::new(&seed_sin_model(), &resolver()).unwrap();
     interpreter.allocate_tensors().unwrap();
     interpreter.set_input(0, &SEED_X).unwrap();
-    let n = allocations(|| {
+    let n = counting::allocations(|| {
         for _ in 0..3 {
             interpreter.invoke().unwrap();
         }
@@ -104,7 +47,7 @@ fn invoking_a_model_of_adds_and_muls_allocates_nothing() {
     interpreter.allocate_tensors().unwrap();
     let xs: Vec<f32> = (0..64).map(|i| i as f32 - 20.0).collect();
     interpreter.set_input(0, &xs).unwrap();
-    let n = allocations(|| interpreter.invoke().unwrap());
+    let n = counting::allocations(|| interpreter.invoke().unwrap());
     assert_eq!(n, 0, "invoke allocated {n} times");
     let expected: Vec<f32> = xs.iter().map(|x| (x + x) * 0.5 + x * x).collect();
     assert_eq!(interpreter.output::<f32>(0).unwrap(), expected);
@@ -114,7 +57,7 @@ fn invoking_a_model_of_adds_and_muls_allocates_nothing() {
 fn invoking_a_long_chain_allocates_nothing_and_reading_outputs_neither() {
     let mut interpreter = Interpreter::new(&add_chain(200, 4), &resolver()).unwrap();
     interpreter.allocate_tensors().unwrap();
-    let n = allocations(|| {
+    let n = counting::allocations(|| {
         interpreter.input_mut::<f32>(0).unwrap().fill(1.0);
         interpreter.invoke().unwrap();
         assert_eq!(interpreter.output::<f32>(0).unwrap(), [201.0; 4]);
@@ -128,7 +71,7 @@ fn a_profiled_invoke_allocates_nothing_either() {
     interpreter.allocate_tensors().unwrap();
     interpreter.input_mut::<f32>(0).unwrap().fill(1.0);
     let mut profile = op_lite::interpreter::Profile::new(&interpreter);
-    let n = allocations(|| {
+    let n = counting::allocations(|| {
         for _ in 0..3 {
             interpreter.invoke_profiled(&mut profile).unwrap();
         }
