@@ -154,49 +154,14 @@ impl Direct {
                         binary_shape(&shape(0), &shape(1)).unwrap(),
                     )
                 }
-                (
-                    Op::CONV_2D,
-                    &BuiltinOptions::Conv2D {
-                        padding,
-                        stride_w,
-                        stride_h,
-                        dilation_w,
-                        dilation_h,
-                        activation,
-                    },
-                ) => {
-                    let p = Conv2DParams {
-                        padding,
-                        stride_h,
-                        stride_w,
-                        dilation_h,
-                        dilation_w,
-                        activation,
-                    };
+                (Op::CONV_2D, options @ BuiltinOptions::Conv2D { .. }) => {
+                    let p = Conv2DParams::from_options(options).unwrap();
                     scratch = scratch.max(conv2d_scratch_len(&shape(0), &shape(1), &p).unwrap());
                     let out = conv2d_shape(&shape(0), &shape(1), bias.as_deref(), &p).unwrap();
                     (Step::Conv(p), out)
                 }
-                (
-                    Op::DEPTHWISE_CONV_2D,
-                    &BuiltinOptions::DepthwiseConv2D {
-                        padding,
-                        stride_w,
-                        stride_h,
-                        dilation_w,
-                        dilation_h,
-                        activation,
-                        ..
-                    },
-                ) => {
-                    let p = Conv2DParams {
-                        padding,
-                        stride_h,
-                        stride_w,
-                        dilation_h,
-                        dilation_w,
-                        activation,
-                    };
+                (Op::DEPTHWISE_CONV_2D, options @ BuiltinOptions::DepthwiseConv2D { .. }) => {
+                    let p = Conv2DParams::from_options(options).unwrap();
                     let out =
                         depthwise_conv2d_shape(&shape(0), &shape(1), bias.as_deref(), &p).unwrap();
                     (Step::Depthwise(p), out)

@@ -380,6 +380,54 @@ fn depthwise_conv2d_multiplies_channels() {
 }
 
 #[test]
+fn each_convolution_takes_its_own_options_or_none() {
+    let input = || In::F32(&[1, 2, 2, 1], &[1.0, 2.0, 3.0, 4.0]);
+    let filter = || In::ConstF32(&[1, 1, 1, 1], &[2.0]);
+    let conv = conv_options(Padding::Valid, 1, Activation::None);
+    let depthwise = BuiltinOptions::DepthwiseConv2D {
+        padding: Padding::Valid,
+        stride_w: 1,
+        stride_h: 1,
+        dilation_w: 1,
+        dilation_h: 1,
+        depth_multiplier: 1,
+        activation: Activation::None,
+    };
+    let err = error(
+        Op::CONV_2D,
+        depthwise.clone(),
+        &[input(), filter()],
+        DType::F32,
+    );
+    assert_node_error(
+        &err,
+        "CONV_2D",
+        "initialize",
+        &["its own builtin options", "DepthwiseConv2D"],
+    );
+    let err = error(
+        Op::DEPTHWISE_CONV_2D,
+        conv,
+        &[input(), filter()],
+        DType::F32,
+    );
+    assert_node_error(
+        &err,
+        "DEPTHWISE_CONV_2D",
+        "initialize",
+        &["its own builtin options", "Conv2D"],
+    );
+    // No options at all: stride and dilation 1, SAME padding, no activation.
+    for op in [Op::CONV_2D, Op::DEPTHWISE_CONV_2D] {
+        let (shape, y) = eval_f32(op, BuiltinOptions::None, &[input(), filter()]);
+        assert_eq!(shape, [1, 2, 2, 1], "{op}");
+        assert_eq!(y, [2.0, 4.0, 6.0, 8.0], "{op}");
+    }
+    let (_, y) = eval_f32(Op::DEPTHWISE_CONV_2D, depthwise, &[input(), filter()]);
+    assert_eq!(y, [2.0, 4.0, 6.0, 8.0]);
+}
+
+#[test]
 fn pooling_computes_with_its_window_and_needs_its_options() {
     let image: Vec<f32> = (1..=9).map(|v| v as f32).collect();
     let pool = |padding, activation| BuiltinOptions::Pool2D {

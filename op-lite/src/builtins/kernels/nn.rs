@@ -62,59 +62,27 @@ struct Conv {
 
 /// `init` of CONV_2D.
 pub(crate) fn init_conv2d(ctx: &InitContext<'_>, code: Op) -> Result<Box<dyn LiteNode>> {
-    let params = match *ctx.builtin_options() {
-        BuiltinOptions::Conv2D {
-            padding,
-            stride_w,
-            stride_h,
-            dilation_w,
-            dilation_h,
-            activation,
-        } => Conv2DParams {
-            padding,
-            stride_h,
-            stride_w,
-            dilation_h,
-            dilation_w,
-            activation,
-        },
-        BuiltinOptions::None => default_conv(),
-        _ => return Err(wrong_options(ctx, code)),
-    };
-    Ok(Box::new(Conv {
-        params,
-        depthwise: false,
-        scratch: None,
-    }))
+    init_conv(ctx, code, false)
 }
 
 /// `init` of DEPTHWISE_CONV_2D.
 pub(crate) fn init_depthwise_conv2d(ctx: &InitContext<'_>, code: Op) -> Result<Box<dyn LiteNode>> {
-    let params = match *ctx.builtin_options() {
-        BuiltinOptions::DepthwiseConv2D {
-            padding,
-            stride_w,
-            stride_h,
-            dilation_w,
-            dilation_h,
-            activation,
-            // The filter's shape says the multiplier; TensorFlow Lite
-            // checks the option only against it, and so does the math.
-            depth_multiplier: _,
-        } => Conv2DParams {
-            padding,
-            stride_h,
-            stride_w,
-            dilation_h,
-            dilation_w,
-            activation,
-        },
-        BuiltinOptions::None => default_conv(),
+    init_conv(ctx, code, true)
+}
+
+/// `init` of both convolutions: the options must be the op's own.
+fn init_conv(ctx: &InitContext<'_>, code: Op, depthwise: bool) -> Result<Box<dyn LiteNode>> {
+    let options = ctx.builtin_options();
+    let params = match (options, depthwise) {
+        (BuiltinOptions::None, _) => default_conv(),
+        (BuiltinOptions::Conv2D { .. }, false) | (BuiltinOptions::DepthwiseConv2D { .. }, true) => {
+            Conv2DParams::from_options(options).ok_or_else(|| wrong_options(ctx, code))?
+        }
         _ => return Err(wrong_options(ctx, code)),
     };
     Ok(Box::new(Conv {
         params,
-        depthwise: true,
+        depthwise,
         scratch: None,
     }))
 }

@@ -29,7 +29,7 @@ use op_core::{Error, Result};
 use super::common::{ActivationRange, check_len, check_rank, num_elements};
 use super::conv_direct;
 use super::gemm::{MatMut, MatRef, matmul, transpose_into};
-use crate::model::{Activation, Padding};
+use crate::model::{Activation, BuiltinOptions, Padding};
 
 /// One spatial axis of a window op: the output size and the padding before
 /// the first element (`ComputePaddingWithOffset`'s result; the extra
@@ -108,6 +108,41 @@ pub struct Conv2DParams {
     pub dilation_w: usize,
     /// The fused activation.
     pub activation: Activation,
+}
+
+impl Conv2DParams {
+    /// The params in CONV_2D's or DEPTHWISE_CONV_2D's builtin options
+    /// (`None` for any other options). The depth multiplier is left out:
+    /// the filter's shape says it, and the math checks it against that.
+    pub fn from_options(options: &BuiltinOptions) -> Option<Conv2DParams> {
+        match *options {
+            BuiltinOptions::Conv2D {
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                activation,
+            }
+            | BuiltinOptions::DepthwiseConv2D {
+                padding,
+                stride_w,
+                stride_h,
+                dilation_w,
+                dilation_h,
+                activation,
+                depth_multiplier: _,
+            } => Some(Conv2DParams {
+                padding,
+                stride_h,
+                stride_w,
+                dilation_h,
+                dilation_w,
+                activation,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// DEPTHWISE_CONV_2D's options (the depth multiplier comes from the
