@@ -7,7 +7,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 
-use common::{custom_model, custom_model_with, data, error, opkit, s, scratch, write_f32};
+use common::{
+    custom_model, custom_model_with, data, error, lite_run, opkit, s, scratch, write_f32,
+};
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{read_npy, write_npy};
 
@@ -24,15 +26,7 @@ fn run_feeds_inputs_by_name_or_position_and_writes_each_output_by_tensor_name() 
         format!("#0={}", s(&x)),
     ] {
         let out_dir = dir.join("out");
-        let (status, out, err) = opkit(&[
-            "lite",
-            "run",
-            s(&model),
-            "--input",
-            &input,
-            "--output-dir",
-            s(&out_dir),
-        ]);
+        let (status, out, err) = opkit(&lite_run(s(&model), &input, &out_dir));
         assert_eq!(status, ExitCode::SUCCESS, "{err}");
         let written = out_dir.join("StatefulPartitionedCall_0.npy");
         assert_eq!(
@@ -156,15 +150,7 @@ fn a_missing_model_or_op_is_an_error_naming_the_file() {
     write_f32(&x, &[1, 3], &[1.0, 2.0, 3.0]);
     let out = dir.join("out");
     let input = format!("#0={}", s(&x));
-    let err = error(&[
-        "lite",
-        "run",
-        s(&sn),
-        "--input",
-        &input,
-        "--output-dir",
-        s(&out),
-    ]);
+    let err = error(&lite_run(s(&sn), &input, &out));
     // The seed's Sin first, then the framework's ops.
     assert!(
         err.starts_with(
@@ -297,15 +283,7 @@ fn run_like_litert(name: &str, feed: &str) {
     let dir = scratch(&format!("litert-{name}"));
     let input = format!("{feed}={}", data(&format!("{name}.input.npy")));
     let model = data(&format!("{name}.tflite"));
-    let (status, out, err) = opkit(&[
-        "lite",
-        "run",
-        &model,
-        "--input",
-        &input,
-        "--output-dir",
-        s(&dir),
-    ]);
+    let (status, out, err) = opkit(&lite_run(&model, &input, &dir));
     assert_eq!(status, ExitCode::SUCCESS, "{name}: {err}");
     let written = dir.join("StatefulPartitionedCall_0.npy");
     assert!(
@@ -379,15 +357,7 @@ fn run_covers_the_builtin_op_models_an_int32_input_and_refuses_a_quantized_one()
         let dir = scratch(&format!("ops-{name}"));
         let input = format!("#0={}", data(&format!("ops/{name}.input.npy")));
         let model = data(&format!("ops/{name}.tflite"));
-        let (status, _, err) = opkit(&[
-            "lite",
-            "run",
-            &model,
-            "--input",
-            &input,
-            "--output-dir",
-            s(&dir),
-        ]);
+        let (status, _, err) = opkit(&lite_run(&model, &input, &dir));
         assert_eq!(status, ExitCode::SUCCESS, "{name}: {err}");
         let got: ArrayD<f32> = read_npy(dir.join("Identity.npy")).unwrap();
         let want: ArrayD<f32> = read_npy(data(&format!("ops/{name}.output.npy"))).unwrap();
@@ -399,15 +369,7 @@ fn run_covers_the_builtin_op_models_an_int32_input_and_refuses_a_quantized_one()
     }
     let dir = scratch("quantized");
     let input = format!("#0={}", data("ops/unary.input.npy"));
-    let err = error(&[
-        "lite",
-        "run",
-        &data("ops/quantized.tflite"),
-        "--input",
-        &input,
-        "--output-dir",
-        s(&dir),
-    ]);
+    let err = error(&lite_run(&data("ops/quantized.tflite"), &input, &dir));
     assert!(
         err.starts_with("opkit: Unimplemented: tensor 1 ('Relu;add')"),
         "{err}"
@@ -432,15 +394,7 @@ fn outputs_whose_names_sanitize_alike_get_their_position() {
     write_f32(&x, &[1, 3], &[0.0, 1.0, 2.0]);
     let input = format!("#0={}", s(&x));
     let out = dir.join("out");
-    let (status, stdout, err) = opkit(&[
-        "lite",
-        "run",
-        s(&model),
-        "--input",
-        &input,
-        "--output-dir",
-        s(&out),
-    ]);
+    let (status, stdout, err) = opkit(&lite_run(s(&model), &input, &out));
     assert_eq!(status, ExitCode::SUCCESS, "{err}");
     assert_eq!(
         stdout,
@@ -472,15 +426,7 @@ fn a_custom_op_the_framework_has_runs_through_the_bridge() {
     write_f32(&x, &[1, 3], &[0.0, 1.0, 2.0]);
     let input = format!("#0={}", s(&x));
     let out = dir.join("out");
-    let (status, _, err) = opkit(&[
-        "lite",
-        "run",
-        s(&model),
-        "--input",
-        &input,
-        "--output-dir",
-        s(&out),
-    ]);
+    let (status, _, err) = opkit(&lite_run(s(&model), &input, &out));
     assert_eq!(status, ExitCode::SUCCESS, "{err}");
     let y: ArrayD<f32> = read_npy(out.join("StatefulPartitionedCall_0.npy")).unwrap();
     assert_eq!(y.as_slice().unwrap(), [1.0, 1.0f32.cos(), 2.0f32.cos()]);

@@ -7,7 +7,7 @@ mod common;
 
 use std::process::ExitCode;
 
-use common::{custom_model, opkit, s, scratch, write_f32};
+use common::{custom_model, lite_run, opkit, s, scratch, write_f32};
 use ndarray::ArrayD;
 use ndarray_npy::read_npy;
 use op_core::Result;
@@ -58,15 +58,7 @@ fn run(op: &str) -> Vec<f32> {
     write_f32(&x, &[1, 3], &[0.0, 1.0, 2.0]);
     let input = format!("#0={}", s(&x));
     let out = dir.join("out");
-    let (status, _, err) = opkit(&[
-        "lite",
-        "run",
-        s(&model),
-        "--input",
-        &input,
-        "--output-dir",
-        s(&out),
-    ]);
+    let (status, _, err) = opkit(&lite_run(s(&model), &input, &out));
     assert_eq!(status, ExitCode::SUCCESS, "{err}");
     let y: ArrayD<f32> = read_npy(out.join("StatefulPartitionedCall_0.npy")).unwrap();
     y.iter().copied().collect()

@@ -117,6 +117,19 @@ pub fn write_f32(path: &Path, shape: &[usize], values: &[f32]) {
     write_npy(path, &array).unwrap();
 }
 
+/// The arguments of `opkit lite run MODEL --input INPUT --output-dir OUT`.
+pub fn lite_run<'a>(model: &'a str, input: &'a str, out: &'a Path) -> [&'a str; 7] {
+    [
+        "lite",
+        "run",
+        model,
+        "--input",
+        input,
+        "--output-dir",
+        s(out),
+    ]
+}
+
 /// The tool's error for `args`, after checking it failed with status 1.
 pub fn error(args: &[&str]) -> String {
     let (status, out, err) = opkit(args);
