@@ -14,6 +14,7 @@ use crate::error::quoted;
 use crate::op_instance::OpInstance;
 use crate::resource::{Resource, ResourceMgr};
 use crate::resource_handle::ResourceHandle;
+use crate::runtime::placement::Placement;
 use crate::shape::TensorShape;
 use crate::tensor::Tensor;
 use crate::threads::ThreadPool;
@@ -58,6 +59,8 @@ pub struct KernelContext<'a> {
     placing: bool,
     /// The device's allocator, threads and resources.
     state: &'a DeviceState,
+    /// Which outputs a device kernel makes in host memory.
+    placement: &'a Placement,
 }
 
 impl<'a> KernelContext<'a> {
@@ -69,6 +72,7 @@ impl<'a> KernelContext<'a> {
         inputs: &'a mut [Tensor],
         outputs: &'a mut [Option<Tensor>],
         state: &'a DeviceState,
+        placement: &'a Placement,
     ) -> Self {
         KernelContext {
             op,
@@ -79,6 +83,7 @@ impl<'a> KernelContext<'a> {
             placed: Mutex::new(&mut []),
             placing: false,
             state,
+            placement,
         }
     }
 
@@ -477,8 +482,26 @@ impl<'a> KernelContext<'a> {
     /// byte size does not fit in memory, and a `ResourceExhausted` error past
     /// the allocator's size limit or when memory runs out; both name the op,
     /// the node, the output and the shape.
+    ///
+    /// A kernel on a device other than the host (a GPU kernel) gets the
+    /// output in the device's memory, from its backend's allocator, unless
+    /// its registration keeps the output in host memory (`host_memory`) or
+    /// the dtype lives only on the host (bools, strings, handles).
     pub fn allocate_output(&mut self, index: usize, dims: &[usize]) -> Result<&mut Tensor> {
         let tensor = self.new_output(index, dims, true)?;
+        Ok(self.outputs[index].insert(tensor))
+    }
+
+    /// [`allocate_output`](Self::allocate_output) without the zeroing: the
+    /// elements are unspecified (an earlier tensor's values), for a kernel
+    /// that writes every one of them before reading any. On a device, this
+    /// saves a pass over the memory.
+    pub fn allocate_output_for_writing(
+        &mut self,
+        index: usize,
+        dims: &[usize],
+    ) -> Result<&mut Tensor> {
+        let tensor = self.new_output(index, dims, false)?;
         Ok(self.outputs[index].insert(tensor))
     }
 
@@ -503,8 +526,20 @@ impl<'a> KernelContext<'a> {
     ///     ctx.set_output(0, sum)
     /// }
     /// ```
+    ///
+    /// A kernel on a device other than the host gets device memory for
+    /// the dtypes a device holds (see [`device`](crate::device)).
     pub fn allocate_temp(&self, dtype: DType, dims: &[usize]) -> Result<Tensor> {
-        Tensor::allocate(&self.state.allocator, dtype, dims, true).map_err(|e| {
+        let on_device = self.state.device.kind() != crate::DeviceType::Cpu
+            && crate::runtime::placement::on_devices(dtype);
+        let tensor = if on_device {
+            self.state.device_backend().and_then(|backend| {
+                Tensor::allocate_on_device(backend, self.state.device, dtype, dims, true)
+            })
+        } else {
+            Tensor::allocate(&self.state.allocator, dtype, dims, true)
+        };
+        tensor.map_err(|e| {
             self.error(
                 e.code(),
                 format_args!("a temporary tensor: {}", e.message()),
@@ -523,6 +558,15 @@ impl<'a> KernelContext<'a> {
                 placed.zero_plain();
             }
             return Ok(placed);
+        }
+        if !self.placement.output_on_host(self.state, index) {
+            return self
+                .state
+                .device_backend()
+                .and_then(|backend| {
+                    Tensor::allocate_on_device(backend, self.state.device, dtype, dims, zeroed)
+                })
+                .map_err(|e| self.output_error(index, e));
         }
         Tensor::allocate(&self.state.allocator, dtype, dims, zeroed)
             .map_err(|e| self.output_error(index, e))
@@ -574,6 +618,7 @@ impl<'a> KernelContext<'a> {
         let candidate = self.input(input)?;
         let fits = candidate.is_unique()
             && candidate.dtype() == dtype
+            && candidate.is_on_host() == self.placement.output_on_host(self.state, index)
             && TensorShape::try_new(dims)
                 .is_ok_and(|s| s.num_elements() == candidate.num_elements());
         if !fits {
@@ -618,9 +663,12 @@ impl<'a> KernelContext<'a> {
         if tensor.is_shared() {
             // Copy now, from the runtime's allocator, rather than on the
             // kernel's first write.
-            tensor = tensor
-                .unshared_copy(&self.state.allocator)
-                .map_err(|e| self.output_error(index, e))?;
+            let copy = if tensor.is_on_host() {
+                tensor.unshared_copy(&self.state.allocator)
+            } else {
+                tensor.device_copy()
+            };
+            tensor = copy.map_err(|e| self.output_error(index, e))?;
         }
         Ok(self.outputs[index].insert(tensor))
     }

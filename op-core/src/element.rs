@@ -116,6 +116,10 @@ pub(crate) mod private {
         /// `bytes` as elements, for writing (plain types).
         fn in_raw_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
 
+        /// The elements' bytes (plain types; `None` for the others): what
+        /// a copy to a device's memory sends.
+        fn as_raw(values: &[Self]) -> Option<&[u8]>;
+
         /// `values` copied inside a tensor when plain and at most
         /// [`SMALL_BYTES`](crate::tensor::storage::SMALL_BYTES); `None`
         /// otherwise.
@@ -246,6 +250,11 @@ pub(crate) mod private {
             }
 
             #[inline]
+            fn as_raw(values: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(values))
+            }
+
+            #[inline]
             fn small(values: &[Self]) -> Option<Storage> {
                 Storage::small_copy(bytemuck::cast_slice(values))
             }
@@ -267,6 +276,10 @@ pub(crate) mod private {
             }
 
             fn in_raw_mut(_: &mut [u8]) -> Option<&mut [Self]> {
+                None
+            }
+
+            fn as_raw(_: &[Self]) -> Option<&[u8]> {
                 None
             }
 

@@ -53,7 +53,7 @@ pub mod artifacts;
 #[cfg(feature = "checkpoint")]
 pub mod checkpoint;
 pub mod context;
-mod device;
+pub mod device;
 pub mod element;
 pub mod elementwise;
 pub mod error;

@@ -13,6 +13,7 @@
 
 mod cache;
 mod call;
+pub(crate) mod placement;
 mod prepared;
 
 use std::collections::HashMap;
@@ -23,6 +24,7 @@ use op_spec::AttrValue;
 
 use self::cache::{CallCache, Hit};
 pub use self::call::OpCall;
+use self::placement::Placement;
 pub use self::prepared::PreparedOp;
 use crate::allocator::HostAllocator;
 use crate::device::DeviceState;
@@ -85,6 +87,11 @@ pub struct Runtime {
     /// The device's allocator, threads and resources, shared by this
     /// runtime's kernels.
     state: Arc<DeviceState>,
+    /// The same on the host, for nodes that fall back to a host kernel.
+    host: Arc<DeviceState>,
+    /// Whether a node with no kernel on the runtime's device is an error
+    /// rather than a host kernel's.
+    strict_placement: bool,
 }
 
 /// Where one node's prepared op goes once created.
@@ -116,13 +123,64 @@ impl Runtime {
 
     /// A CPU runtime over `registry`.
     pub fn with_registry(registry: Arc<Registry>) -> Runtime {
+        let state = Arc::new(DeviceState::cpu());
         Runtime {
             registry,
             id: NEXT_RUNTIME_ID.fetch_add(1, Ordering::Relaxed),
             prepared: Mutex::new(HashMap::new()),
             check_shapes: cfg!(debug_assertions),
-            state: Arc::new(DeviceState::cpu()),
+            host: state.clone(),
+            state,
+            strict_placement: false,
         }
+    }
+
+    /// A runtime over the global registry on GPU number `index`, its
+    /// device opened now: nodes run on the GPU where it has a kernel and
+    /// on the host otherwise, with their inputs copied to where each
+    /// kernel reads them.
+    ///
+    /// Returns an `Unavailable` error, and no runtime, when the GPU cannot
+    /// be used: no GPU backend linked (op-cuda), no CUDA driver, or no GPU
+    /// `index`; the message says which.
+    ///
+    /// ```
+    /// use op_core::Runtime;
+    /// match Runtime::gpu(0) {
+    ///     Ok(runtime) => println!("running on {}", runtime.device()),
+    ///     Err(e) => println!("no GPU: {e}"),
+    /// }
+    /// ```
+    pub fn gpu(index: u32) -> Result<Runtime> {
+        Runtime::new().try_on_device(Device::gpu(index))
+    }
+
+    /// [`on_device`](Self::on_device), having opened the device through
+    /// its backend first: the backend's error (an `Unavailable` error for
+    /// a missing driver or backend) when it cannot be used.
+    pub fn try_on_device(self, device: Device) -> Result<Runtime> {
+        crate::device::open(device)?;
+        Ok(self.on_device(device))
+    }
+
+    /// Whether a node whose device has no kernel for it is an error
+    /// (`strict`) or runs on the host's kernel, with copies of its inputs
+    /// to the host (the default, TensorFlow's soft placement). A runtime on
+    /// the host is unaffected.
+    ///
+    /// ```
+    /// use op_core::Runtime;
+    /// let runtime = Runtime::new().strict_placement(true);
+    /// assert!(runtime.is_strict_placement());
+    /// ```
+    pub fn strict_placement(mut self, strict: bool) -> Runtime {
+        self.strict_placement = strict;
+        self.forget_prepared()
+    }
+
+    /// Whether placement is strict ([`strict_placement`](Self::strict_placement)).
+    pub fn is_strict_placement(&self) -> bool {
+        self.strict_placement
     }
 
     /// The resource manager of this runtime's device, which its kernels
@@ -140,9 +198,19 @@ impl Runtime {
         self.forget_prepared()
     }
 
-    /// The same registry, running kernels of `device` instead.
+    /// The same registry, running kernels of `device` instead (and host
+    /// kernels for nodes the device has none for, unless placement is
+    /// [strict](Self::strict_placement)).
+    ///
+    /// The device is not opened here: a device that cannot be used makes
+    /// each node that would run on it fail to prepare, with the backend's
+    /// error. [`try_on_device`](Self::try_on_device) and
+    /// [`gpu`](Self::gpu) check it up front.
     pub fn on_device(mut self, device: Device) -> Runtime {
-        Arc::make_mut(&mut self.state).device = device;
+        let state = Arc::make_mut(&mut self.state);
+        state.device = device;
+        state.backend = crate::device::backend(device.kind()).ok();
+        self.host = Arc::new(state.host_fallback());
         self.forget_prepared()
     }
 
@@ -160,6 +228,7 @@ impl Runtime {
     /// ```
     pub fn with_threads(mut self, threads: Arc<ThreadPool>) -> Runtime {
         Arc::make_mut(&mut self.state).threads = threads;
+        self.host = Arc::new(self.state.host_fallback());
         self.forget_prepared()
     }
 
@@ -183,6 +252,7 @@ impl Runtime {
     /// ```
     pub fn with_allocator(mut self, allocator: HostAllocator) -> Runtime {
         Arc::make_mut(&mut self.state).allocator = allocator;
+        self.host = Arc::new(self.state.host_fallback());
         self.forget_prepared()
     }
 
@@ -272,11 +342,9 @@ impl Runtime {
         if let Some(prepared) = &*slot {
             return Ok(prepared.clone());
         }
-        let registration = self
-            .registry
-            .select_kernel(entry, &node, self.state.device.kind())?;
+        let (registration, state) = self.select_kernel(entry, &node)?;
         let construction =
-            KernelConstruction::new(entry.def(), &node, self.state.device, &self.state.resources);
+            KernelConstruction::new(entry.def(), &node, state.device, &state.resources);
         let frame = || {
             format!(
                 "while creating kernel {} for {}",
@@ -291,10 +359,12 @@ impl Runtime {
                 return Err(Error::internal(format!("panicked{panic}")).with_context(frame()));
             }
         };
+        let placement = Placement::new(entry.def(), &node, registration, state.device);
         let prepared = Arc::new(PreparedOp {
             op: entry.def().clone(),
             node: Arc::new(node),
-            state: self.state.clone(),
+            state: state.clone(),
+            placement,
             kernel,
             registration,
             shape_check: if self.check_shapes {
@@ -305,6 +375,41 @@ impl Runtime {
         });
         *slot = Some(prepared.clone());
         Ok(prepared)
+    }
+
+    /// The kernel for `node` on this runtime's device, or on the host when
+    /// the device has none and placement is not strict; with the state of
+    /// the device it runs on. A device kernel needs its device usable.
+    fn select_kernel(
+        &self,
+        entry: &crate::registry::OpEntry,
+        node: &OpInstance,
+    ) -> Result<(&'static crate::KernelRegistration, &Arc<DeviceState>)> {
+        let device = self.state.device;
+        let on_device = match self.registry.select_kernel(entry, node, device.kind()) {
+            Ok(kernel) => kernel,
+            Err(e) if device.kind() == crate::DeviceType::Cpu => return Err(e),
+            Err(e) => {
+                let host = self
+                    .registry
+                    .select_kernel(entry, node, crate::DeviceType::Cpu);
+                return match host {
+                    Ok(_) if self.strict_placement => Err(placement::strict_error(e, device)),
+                    Ok(kernel) => Ok((kernel, &self.host)),
+                    // Neither: the device's error, which lists every kernel.
+                    Err(_) => Err(e),
+                };
+            }
+        };
+        self.state.device_backend()?.open(device).map_err(|e| {
+            e.with_context(format!(
+                "while preparing kernel {} for {} on {}",
+                on_device.name,
+                node.describe_with(on_device.describe()),
+                prepared::short_name(device)
+            ))
+        })?;
+        Ok((on_device, &self.state))
     }
 
     /// Runs op `op` on `inputs`, one tensor per input arg, with these

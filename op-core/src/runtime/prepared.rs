@@ -10,6 +10,7 @@ use crate::gradient::recording;
 use crate::kernel::OpKernel;
 use crate::op_instance::OpInstance;
 use crate::registry::KernelRegistration;
+use crate::runtime::placement::Placement;
 use crate::shape_inference::{self, PartialShape, ShapeFn};
 use crate::tensor::Tensor;
 use crate::unwind::catch_panic;
@@ -20,8 +21,11 @@ use crate::{Error, Result};
 pub struct PreparedOp {
     pub(super) op: Arc<OpDef>,
     pub(super) node: Arc<OpInstance>,
-    /// The runtime's device: allocator, threads and resources.
+    /// The kernel's device (the runtime's, or the host's for a node that
+    /// fell back to a host kernel): allocator, threads and resources.
     pub(super) state: Arc<DeviceState>,
+    /// Where the kernel reads its inputs and makes its outputs.
+    pub(super) placement: Placement,
     pub(super) kernel: Box<dyn OpKernel>,
     pub(super) registration: &'static KernelRegistration,
     /// The shape function to check outputs against, when checking is on.
@@ -59,12 +63,19 @@ impl PreparedOp {
         self.registration
     }
 
+    /// The device the kernel runs on: the runtime's, or the host for a
+    /// node whose device has no kernel for it (see
+    /// [`Runtime::strict_placement`](crate::Runtime::strict_placement)).
+    pub fn device(&self) -> crate::Device {
+        self.state.device
+    }
+
     fn context_frame(&self) -> String {
         format!(
             "in kernel {} of {}",
             self.registration.name,
             self.node
-                .describe_with(format_args!("device '{}'", self.state.device.kind()))
+                .describe_with(format_args!("device '{}'", short_name(self.state.device)))
         )
     }
 
@@ -208,6 +219,9 @@ impl PreparedOp {
         check_shapes: bool,
     ) -> Result<()> {
         self.check_inputs(inputs)?;
+        self.placement
+            .place_inputs(&self.state, inputs)
+            .map_err(|e| e.with_context(self.context_frame()))?;
         if outputs.len() != self.node.output_types().len() {
             return Err(Error::invalid_argument(format!(
                 "{} has {} output tensor(s), but {} slot(s) were given",
@@ -229,8 +243,15 @@ impl PreparedOp {
                 .collect()
         });
         let result = {
-            let mut ctx = KernelContext::new(&self.op, &self.node, inputs, outputs, &self.state)
-                .with_placed(placed);
+            let mut ctx = KernelContext::new(
+                &self.op,
+                &self.node,
+                inputs,
+                outputs,
+                &self.state,
+                &self.placement,
+            )
+            .with_placed(placed);
             catch_panic(|| self.kernel.compute(&mut ctx))
         };
         match result {
@@ -346,5 +367,13 @@ impl PreparedOp {
             expected[i],
             inputs[i].dtype()
         ))
+    }
+}
+
+/// `cpu` for the host, `gpu:1` for a device: the device in messages.
+pub(crate) fn short_name(device: crate::Device) -> String {
+    match device.kind() {
+        crate::DeviceType::Cpu => "cpu".to_owned(),
+        kind => format!("{kind}:{}", device.index()),
     }
 }

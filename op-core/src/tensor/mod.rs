@@ -1,5 +1,6 @@
 //! [`Tensor`]: a dynamically typed n-dimensional array.
 
+mod device;
 mod proto;
 pub(crate) mod storage;
 
@@ -633,7 +634,7 @@ impl Tensor {
             // A clone of a small tensor is a copy.
             Storage::Small { .. } => true,
             Storage::Host(data) => Arc::strong_count(data) == 1 && data.is_exclusive(),
-            Storage::Device(_) => false,
+            Storage::Device(buffer) => buffer.is_unique(),
         }
     }
 
@@ -649,8 +650,9 @@ impl Tensor {
     /// kernel outputs that forward an input), another for every other live
     /// buffer. `None` when the tensor holds its elements inside itself (up
     /// to 8 bytes of plain elements, e.g. [`scalar`](Self::scalar)s: their
-    /// clones are copies, so there is no buffer to share) or stands for
-    /// device memory.
+    /// clones are copies, so there is no buffer to share). For a tensor in
+    /// a device's memory, the address of the host-side handle its clones
+    /// share (not a device pointer).
     ///
     /// An address names a buffer only while a tensor holds it: a freed
     /// buffer's address may come back. [`identity`](Self::identity) also
@@ -672,7 +674,8 @@ impl Tensor {
     pub fn buffer_address(&self) -> Option<usize> {
         match &self.storage {
             Storage::Host(data) => Some(Arc::as_ptr(data) as usize),
-            Storage::Small { .. } | Storage::Device(_) => None,
+            Storage::Device(buffer) => Some(buffer.address()),
+            Storage::Small { .. } => None,
         }
     }
 
@@ -686,7 +689,7 @@ impl Tensor {
     /// [`address`](Self::buffer_address); a small one (8 bytes or less,
     /// held inside the tensor) only once [`make_distinct`](Self::make_distinct)
     /// gave it a tag, and writing to its elements takes the tag away again.
-    /// `None` for an untagged small tensor and for device memory.
+    /// `None` for an untagged small tensor.
     ///
     /// An identity names a value only while a tensor holds it: a freed
     /// buffer's address may come back (a tape keeps the tensors it knows
@@ -716,7 +719,7 @@ impl Tensor {
                 0 => None,
                 tag => Some(TensorIdentity(tag << 1 | 1)),
             },
-            Storage::Device(_) => None,
+            Storage::Device(buffer) => Some(TensorIdentity(buffer.address() as u64)),
         }
     }
 
@@ -729,9 +732,10 @@ impl Tensor {
     /// a gradient tape tells a value from the one it was computed from
     /// (`Identity(x)` shares `x`'s buffer) and knows a scalar by something.
     ///
-    /// Returns a `FailedPrecondition` error for a tensor in device memory,
-    /// and a `ResourceExhausted` error if the copy finds no memory; the
-    /// tensor is left as it was.
+    /// A shared tensor in a device's memory is copied on the device.
+    /// Returns a `ResourceExhausted` error if the copy finds no memory
+    /// (and the backend's error for a device tensor); the tensor is left as
+    /// it was.
     ///
     /// ```
     /// use op_core::Tensor;
@@ -760,7 +764,8 @@ impl Tensor {
                     *tag = SmallTag::fresh();
                 }
             }
-            Storage::Device(buffer) => return Err(not_on_host(buffer.device())),
+            Storage::Device(buffer) if buffer.is_unique() => {}
+            Storage::Device(_) => *self = self.device_copy()?,
         }
         Ok(())
     }
@@ -1156,16 +1161,28 @@ impl fmt::Debug for Tensor {
 
 #[cfg(test)]
 mod tests {
-    use super::storage::DeviceBuffer;
     use super::*;
+    use crate::device::DeviceMemory;
+
+    /// Device memory with no device behind it: host accessors must refuse
+    /// it without asking it for anything.
+    struct StandIn;
+
+    impl DeviceMemory for StandIn {
+        fn device(&self) -> Device {
+            Device::gpu(0)
+        }
+        fn byte_len(&self) -> usize {
+            8
+        }
+        fn copy_to_host(&self, _: &mut [u8]) -> Result<()> {
+            Err(Error::unavailable("a stand-in has no device"))
+        }
+    }
 
     /// A tensor whose storage stands in for GPU memory.
     fn on_gpu() -> Tensor {
-        Tensor {
-            dtype: DType::F32,
-            shape: TensorShape::new([2]),
-            storage: Storage::Device(DeviceBuffer::stand_in(Device::gpu(0))),
-        }
+        Tensor::from_device_memory(DType::F32, &[2], Box::new(StandIn)).unwrap()
     }
 
     /// `Clone` copies bytes for an inline shape and counts the buffer: a
@@ -1203,9 +1220,17 @@ mod tests {
     fn host_accessors_refuse_device_memory_with_an_error() {
         let mut t = on_gpu();
         assert_eq!(t.device(), Device::gpu(0));
+        assert!(!t.is_on_host());
+        assert!(t.is_unique());
+        assert!(t.device_memory_mut().is_some());
+        let clone = t.clone();
         assert!(!t.is_unique());
-        assert_eq!(t.buffer_address(), None);
-        assert_eq!(t.identity(), None);
+        assert!(t.device_memory_mut().is_none());
+        assert_eq!(t.buffer_address(), clone.buffer_address());
+        assert_eq!(t.identity(), clone.identity());
+        assert!(t.identity().is_some());
+        assert_ne!(t.identity(), on_gpu().identity());
+        drop(clone);
         let expected = "the tensor is in the memory of device /job:localhost/replica:0/task:0/device:GPU:0, not the host's: copy it to the host first";
         for err in [
             t.as_slice::<f32>().unwrap_err(),
@@ -1215,7 +1240,6 @@ mod tests {
             t.view_mut::<f32>().unwrap_err(),
             t.clone().into_array::<f32>().unwrap_err(),
             t.clone().into_shared::<f32>().unwrap_err(),
-            t.clone().make_distinct().unwrap_err(),
         ] {
             assert_eq!(err.code(), Code::FailedPrecondition);
             assert_eq!(err.message(), expected);

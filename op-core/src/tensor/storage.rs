@@ -19,17 +19,16 @@
 //! | [`HostData::Shared`] | an ndarray `ArcArray` still shared with its owner (`Tensor::from_shared`) | the array's buffer, kept alive |
 //! | [`HostData::Lent`] | memory another runtime owns, lent for a call (`Tensor::lend`, `Tensor::lend_mut`: a lite interpreter's arena) | not owned: the lender keeps it alive |
 //!
-//! [`DeviceBuffer`] stands in for device memory until the GPU kernels come:
-//! code that needs host memory already handles it with an error rather than
-//! a panic, and no public API can make one.
+//! Device memory is a [`DeviceBuffer`]: a backend's
+//! [`DeviceMemory`](crate::device::DeviceMemory) (see [`device`](crate::device)),
+//! shared by reference count; host accessors refuse it with an error.
 
 use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use op_spec::Device;
-
 use crate::allocator::Block;
+pub use crate::device::DeviceBuffer;
 use crate::element::private::{SharedArray, VecData};
 
 /// A tensor's memory.
@@ -42,8 +41,7 @@ pub enum Storage {
     Small { len: u8, tag: SmallTag, bits: u64 },
     /// Host memory.
     Host(Arc<HostData>),
-    /// Memory on a device (not the host). Made only by tests until the GPU
-    /// kernels' allocator makes it.
+    /// Memory on a device (not the host), from its backend.
     Device(DeviceBuffer),
 }
 
@@ -319,29 +317,6 @@ impl Lent {
         // this storage reaches, and `&mut self` is its only reference.
         (self.writable && self.bound)
             .then(|| unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
-    }
-}
-
-/// Memory on a device other than the host.
-///
-/// A stand-in until the GPU kernels (as candle's dummy CUDA backend is): it
-/// records the device and nothing else, and only this crate's tests make
-/// one, to check that host accessors refuse it with an error.
-#[derive(Clone, Debug)]
-pub struct DeviceBuffer {
-    device: Device,
-}
-
-impl DeviceBuffer {
-    /// A stand-in buffer on `device`, for tests of the host accessors.
-    #[cfg(test)]
-    pub(crate) fn stand_in(device: Device) -> DeviceBuffer {
-        DeviceBuffer { device }
-    }
-
-    /// The device holding the memory.
-    pub(crate) fn device(&self) -> Device {
-        self.device
     }
 }
 
