@@ -14,7 +14,9 @@ pub use crate::element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, 
 pub use crate::error::Result;
 pub use crate::executor::Executor;
 pub use crate::gradient::{Gradient, GradientRegistration, IntoGradients, Value};
-pub use crate::kernel::{FnKernel, KernelConstruction, KernelReturn, OpAttrs, OpKernel};
+pub use crate::kernel::{
+    FnKernel, FromKernelContext, KernelConstruction, KernelReturn, OpAttrs, OpKernel,
+};
 pub use crate::op::checks::{
     ConstMessage, first_output_is_resource, gradient_count_matches, gradient_count_message,
     has_arg, has_input, has_resource_input, has_type_attr, type_attr_allows,

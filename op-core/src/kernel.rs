@@ -191,6 +191,26 @@ impl<R: Resource> KernelReturn for Arc<R> {
     }
 }
 
+/// A device's view of a kernel call, made from the [`KernelContext`]: what
+/// a device kernel function takes instead of `&mut KernelContext<'_>`
+/// (op-cuda's `GpuContext`, with the device's stream, compiled kernels and
+/// device pointers). `#[kernel]` converts the context for a function whose
+/// first parameter is `&mut` such a type:
+///
+/// ```ignore
+/// #[kernel(op = Example, device = "gpu", types(f32))]
+/// fn example_gpu(ctx: &mut GpuContext<'_, '_>) -> Result<()> { ... }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a kernel context",
+    label = "a kernel function's first parameter is `ctx: &mut KernelContext<'_>`, or `&mut` a device's context (`GpuContext<'_, '_>`, from op-cuda)"
+)]
+pub trait FromKernelContext<'c, 'a: 'c>: Sized {
+    /// The device's view of `ctx`, or why the call cannot run on the
+    /// device (the kernel's device is not the backend's, say).
+    fn from_kernel_context(ctx: &'c mut KernelContext<'a>) -> Result<Self>;
+}
+
 /// The signature of a kernel function: the context and the parsed attrs.
 pub type KernelFn<A> = fn(&mut KernelContext<'_>, &A) -> Result<()>;
 

@@ -84,7 +84,8 @@ pub use element::{Complex64, Complex128, Element, QInt8, QInt16, QInt32, QUInt8,
 pub use error::{Code, Error, Result, ResultExt};
 pub use executor::Executor;
 pub use kernel::{
-    DEVICE_CPU, DEVICE_GPU, FnKernel, KernelConstruction, KernelFn, OpAttrs, OpKernel,
+    DEVICE_CPU, DEVICE_GPU, FnKernel, FromKernelContext, KernelConstruction, KernelFn, OpAttrs,
+    OpKernel,
 };
 pub use op::{Op, OpSignature, TypeAttrSignature};
 pub use op_instance::{FromAttrValue, InputTypes, OpInstance, OpInstanceBuilder};
