@@ -583,11 +583,20 @@ fn no_matching_kernel_names_the_op_attrs_kernels_and_closest() {
             "closest: partial_gpu (device='gpu'; T=double; U=int64): it needs U=int64, the node has int32",
         ],
     );
-    // Matching on the gpu works.
-    let prepared = gpu
+    // The gpu kernel matches, but this program links no GPU backend: the
+    // error says so, naming the kernel and the device.
+    let err = gpu
         .prepare("Partial", &[DType::F64.into(), DType::I64.into()], &[])
-        .unwrap();
-    assert_eq!(prepared.kernel().name, "partial_gpu");
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable);
+    assert_contains(
+        &err,
+        &[
+            "no backend for device type 'gpu' is linked",
+            "while preparing kernel partial_gpu",
+            "on gpu:0",
+        ],
+    );
 
     // Only the device differs: the gpu kernel is closest.
     let err = rt

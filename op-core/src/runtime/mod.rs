@@ -401,7 +401,11 @@ impl Runtime {
                 };
             }
         };
-        self.state.device_backend()?.open(device).map_err(|e| {
+        if device.kind() == crate::DeviceType::Cpu {
+            return Ok((on_device, &self.state));
+        }
+        let opened = self.state.device_backend().and_then(|b| b.open(device));
+        opened.map_err(|e| {
             e.with_context(format!(
                 "while preparing kernel {} for {} on {}",
                 on_device.name,

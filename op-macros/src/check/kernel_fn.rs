@@ -11,7 +11,7 @@ use super::signature::{
 };
 use crate::parse::take_resource_options;
 
-const KERNEL_PARAMS: &str = "`ctx: &mut KernelContext<'_>`, then optionally `attrs: &MyOp` and resources marked `#[resource]` (`#[resource] table: &MyTable`)";
+const KERNEL_PARAMS: &str = "`ctx: &mut KernelContext<'_>` (or a device's context, `ctx: &mut GpuContext<'_, '_>`), then optionally `attrs: &MyOp` and resources marked `#[resource]` (`#[resource] table: &MyTable`)";
 
 /// Checks `fn k<T>(ctx: &mut KernelContext<'_>[, attrs: &A][, #[resource]
 /// r: &R ...]) -> Result<()>` (or `Result<Tensor>`, `Result<Arc<R>>`),
@@ -36,15 +36,18 @@ pub fn kernel_fn_signature(sig: &mut syn::Signature) -> darling::Result<FnSignat
             errors.push(error(span, "a kernel function cannot take `self`; for a kernel with state, put `#[kernel]` on the impl block, with `fn new(ctx: &KernelConstruction<'_>) -> Result<Self>` and `fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>`"));
             return errors.finish_with(signature);
         }
-        Some(first) => {
-            if !is_context_param(first, "KernelContext", true) {
-                errors.push(error(
-                    first.span(),
-                    "the first parameter of a kernel function must be `ctx: &mut KernelContext<'_>`",
-                ));
+        Some(first) => match device_context(first) {
+            Some(ty) => signature.params.push(Param::DeviceContext(ty)),
+            None => {
+                if !is_context_param(first, "KernelContext", true) {
+                    errors.push(error(
+                        first.span(),
+                        "the first parameter of a kernel function must be `ctx: &mut KernelContext<'_>` (or, for a device kernel, its context: `ctx: &mut GpuContext<'_, '_>`)",
+                    ));
+                }
+                signature.params.push(Param::Context);
             }
-            signature.params.push(Param::Context);
-        }
+        },
     }
     let mut seen = Vec::new();
     for param in params {
@@ -57,6 +60,25 @@ pub fn kernel_fn_signature(sig: &mut syn::Signature) -> darling::Result<FnSignat
         }
     }
     errors.finish_with(signature)
+}
+
+/// The type of a first parameter `&mut XContext<...>` other than
+/// `KernelContext`: a device's context (op-cuda's `GpuContext`), which the
+/// adapter makes from the kernel context through `FromKernelContext` (so a
+/// type that is no context fails there, naming the trait).
+fn device_context(arg: &syn::FnArg) -> Option<Box<syn::Type>> {
+    let syn::FnArg::Typed(p) = arg else {
+        return None;
+    };
+    let syn::Type::Reference(r) = &*p.ty else {
+        return None;
+    };
+    r.mutability?;
+    let syn::Type::Path(path) = &*r.elem else {
+        return None;
+    };
+    let name = path.path.segments.last()?.ident.to_string();
+    (name.ends_with("Context") && name != "KernelContext").then(|| r.elem.clone())
 }
 
 /// A kernel function's return: `()` inside the `Result`, or the value the

@@ -28,6 +28,9 @@ pub struct FnSignature {
 pub enum Param {
     /// `ctx: &mut KernelContext<'_>`: the call's context.
     Context,
+    /// `ctx: &mut GpuContext<'_, '_>`: a device's view of the call's
+    /// context, made through `FromKernelContext` (the type as written).
+    DeviceContext(Box<syn::Type>),
     /// `attrs: &MyOp`: the op's attrs struct, parsed once per node.
     Attrs(Box<syn::Type>),
     /// `#[resource] table: &MyTable`: the resource an input's handle

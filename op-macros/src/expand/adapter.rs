@@ -30,6 +30,19 @@ pub fn adapter(
         reads.extend(read);
         args.push(arg);
     }
+    // A device's context borrows `ctx` for the call: made after every
+    // other read from `ctx`.
+    if let Some(ty) = signature.params.iter().find_map(|p| match p {
+        Param::DeviceContext(ty) => Some(ty),
+        _ => None,
+    }) {
+        let make = quote_spanned! {ty.span()=>
+            <#ty as #rt::FromKernelContext<'_, '_>>::from_kernel_context
+        };
+        reads.push(quote! {
+            let mut __device_ctx = #make(ctx)?;
+        });
+    }
     let f = &function.ident;
     let own_params = own_type_params(&function.generics);
     let call = quote!(#f #own_params(#(#args),*));
@@ -109,6 +122,7 @@ fn feed(
 ) -> (Option<TokenStream>, TokenStream) {
     match param {
         Param::Context => (None, quote!(ctx)),
+        Param::DeviceContext(_) => (None, quote!(&mut __device_ctx)),
         Param::Attrs(_) => (None, quote!(attrs)),
         Param::Resource { input, ty } => {
             let var = format_ident!("__resource_{}", index);
