@@ -116,6 +116,15 @@ impl<'a> KernelContext<'a> {
         self.state.device
     }
 
+    /// The device that holds the runtime's resources, which the handles
+    /// this kernel makes name and the handles it reads must name: the
+    /// runtime's device, also for a host kernel that a device runtime fell
+    /// back to (see [`Runtime::strict_placement`](crate::Runtime::strict_placement)).
+    #[inline]
+    pub fn resource_device(&self) -> Device {
+        self.state.resource_device
+    }
+
     /// The runtime's intra-op thread pool, for splitting this call's work
     /// ([`ThreadPool::shard`]). The reference outlives the borrow of the
     /// context, so a kernel can hold it while it writes an output:
@@ -364,13 +373,13 @@ impl<'a> KernelContext<'a> {
         // The handle is borrowed, not cloned: this runs on every call of a
         // stateful op, and a handle holds four strings.
         let handle: &ResourceHandle = self.scalar_ref(index)?;
-        if handle.device != self.state.device {
+        if handle.device != self.state.resource_device {
             return Err(self.invalid(format_args!(
                 "{}: resource {} is on device {}, and this kernel runs on device {}: a resource is used on the device that holds it",
                 self.describe_input(index),
                 quoted(&handle.name),
                 handle.device,
-                self.state.device
+                self.state.resource_device
             )));
         }
         self.state.resources.resource::<T>(handle).map_err(|e| {
@@ -391,13 +400,13 @@ impl<'a> KernelContext<'a> {
     /// Sets output `index` (of dtype `resource`) to a scalar handle that
     /// owns `resource`: the resource lives while some copy of the handle
     /// does, and is dropped with the last one (TensorFlow's ref-counting
-    /// handles). The handle names this kernel's device.
+    /// handles). The handle names the runtime's device ([`resource_device`](Self::resource_device)).
     pub fn set_resource_output<T: Resource>(
         &mut self,
         index: usize,
         resource: Arc<T>,
     ) -> Result<()> {
-        let handle = ResourceHandle::owning(self.state.device, resource);
+        let handle = ResourceHandle::owning(self.state.resource_device, resource);
         self.set_output(index, Tensor::scalar(handle))
     }
 

@@ -40,6 +40,11 @@ use crate::{Code, Error, Result};
 #[derive(Clone)]
 pub(crate) struct DeviceState {
     pub(crate) device: Device,
+    /// The runtime's device, which holds its resources: `device` itself,
+    /// but for the host state a device runtime's nodes fall back to
+    /// (resources are shared across the fallback, so their handles name
+    /// the one device whichever kernel made them).
+    pub(crate) resource_device: Device,
     pub(crate) allocator: HostAllocator,
     pub(crate) threads: Arc<ThreadPool>,
     pub(crate) resources: Arc<ResourceMgr>,
@@ -64,6 +69,7 @@ impl DeviceState {
     pub(crate) fn cpu() -> DeviceState {
         DeviceState {
             device: Device::CPU,
+            resource_device: Device::CPU,
             allocator: HostAllocator::global().clone(),
             threads: ThreadPool::global().clone(),
             resources: Arc::new(ResourceMgr::new()),

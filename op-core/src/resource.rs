@@ -591,9 +591,13 @@ impl<T: Resource> ResourceOpState<T> {
     /// named for a shared one, owning for a private one.
     pub fn handle(&self, ctx: &crate::KernelContext<'_>, resource: Arc<T>) -> ResourceHandle {
         if self.info.resource_is_private_to_kernel() {
-            ResourceHandle::owning(ctx.device(), resource)
+            ResourceHandle::owning(ctx.resource_device(), resource)
         } else {
-            ResourceHandle::named::<T>(ctx.device(), self.info.container(), self.info.name())
+            ResourceHandle::named::<T>(
+                ctx.resource_device(),
+                self.info.container(),
+                self.info.name(),
+            )
         }
     }
 

@@ -488,3 +488,61 @@ fn device_outputs_come_from_the_backend() {
     assert!(ALLOCATIONS.load(Ordering::SeqCst) > before);
     assert_eq!(y[0].device(), Device::gpu(0));
 }
+
+// A resource made by a host kernel a GPU runtime fell back to is read by a
+// GPU kernel: resources belong to the runtime's device, whichever kernel
+// made their handle.
+
+struct Counter(std::sync::atomic::AtomicI64);
+
+impl op_core::resource::Resource for Counter {
+    fn debug_string(&self) -> String {
+        "Counter".into()
+    }
+}
+
+op_core::inventory::submit! {
+    OpRegistration::new("MakeCounter", || OpDefBuilder::new("MakeCounter").output("counter: resource").set_is_stateful().build(), file!(), line!())
+}
+op_core::inventory::submit! {
+    OpRegistration::new("BumpCounter", || OpDefBuilder::new("BumpCounter").input("counter: resource").output("value: int64").set_is_stateful().build(), file!(), line!())
+}
+
+fn make_counter(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+    ctx.set_resource_output(0, std::sync::Arc::new(Counter(0.into())))
+}
+
+fn bump_counter_gpu(ctx: &mut KernelContext<'_>, _: &()) -> Result<()> {
+    assert_eq!(ctx.device(), Device::gpu(0));
+    let counter = ctx.resource::<Counter>(0)?;
+    let value = counter.0.fetch_add(1, Ordering::SeqCst) + 1;
+    // An int64 output of a GPU kernel is device memory.
+    let out = Tensor::scalar(value).to_device(ctx.device())?;
+    ctx.set_output(0, out)
+}
+
+op_core::inventory::submit! {
+    KernelRegistration::new("MakeCounter", DeviceType::Cpu, "make_counter", |c| FnKernel::<()>::create(c, make_counter), file!(), line!())
+}
+op_core::inventory::submit! {
+    KernelRegistration::new("BumpCounter", DeviceType::Gpu, "bump_counter_gpu", |c| FnKernel::<()>::create(c, bump_counter_gpu), file!(), line!())
+}
+
+#[test]
+fn resources_made_on_the_host_fallback_belong_to_the_runtimes_device() {
+    let _serial = serial();
+    let gpu = Runtime::gpu(0).unwrap();
+    let counter = OpCall::new("MakeCounter").run_on(&gpu).unwrap().remove(0);
+    let handle = counter.scalar_value::<op_core::ResourceHandle>().unwrap();
+    assert_eq!(handle.device, Device::gpu(0));
+    for expected in 1..=2i64 {
+        let value = OpCall::new("BumpCounter")
+            .input(&counter)
+            .run_on(&gpu)
+            .unwrap();
+        assert_eq!(
+            value[0].to_host().unwrap().scalar_value::<i64>().unwrap(),
+            expected
+        );
+    }
+}

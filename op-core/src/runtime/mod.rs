@@ -209,6 +209,7 @@ impl Runtime {
     pub fn on_device(mut self, device: Device) -> Runtime {
         let state = Arc::make_mut(&mut self.state);
         state.device = device;
+        state.resource_device = device;
         state.backend = crate::device::backend(device.kind()).ok();
         self.host = Arc::new(state.host_fallback());
         self.forget_prepared()

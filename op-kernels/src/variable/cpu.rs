@@ -60,7 +60,7 @@ variable_kernels! {
             true,
         )
         .map_err(|e| ctx.error(e.code(), e.message()))?;
-        let handle = ResourceHandle::named::<Var>(ctx.device(), info.container(), info.name());
+        let handle = ResourceHandle::named::<Var>(ctx.resource_device(), info.container(), info.name());
         ctx.set_output(0, Tensor::scalar(handle))
     }
 
