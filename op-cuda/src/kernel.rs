@@ -57,6 +57,27 @@ pub struct GpuKernelSource {
     pub entries: &'static [&'static str],
 }
 
+/// A kernel source submitted for checking, so that a test can compile
+/// every source a program links with NVRTC (which needs no GPU) and catch a
+/// CUDA syntax error on a machine without one:
+///
+/// ```
+/// # use op_cuda::GpuKernelSource;
+/// # static SCALE: GpuKernelSource = GpuKernelSource { name: "scale", source: "", entries: &[] };
+/// op_core::inventory::submit! { op_cuda::kernel::RegisteredSource(&SCALE) }
+/// assert!(op_cuda::kernel::registered_sources().any(|s| s.name == "scale"));
+/// ```
+pub struct RegisteredSource(pub &'static GpuKernelSource);
+
+op_core::inventory::collect!(RegisteredSource);
+
+/// Every source submitted with [`RegisteredSource`] in this program.
+pub fn registered_sources() -> impl Iterator<Item = &'static GpuKernelSource> {
+    op_core::inventory::iter::<RegisteredSource>
+        .into_iter()
+        .map(|r| r.0)
+}
+
 /// The name of a dtype in entry points: `f32`, `f64`, `f16`, `bf16`,
 /// `i8` ... `i64`, `u8` ... `u64`; `None` for dtypes GPU kernels do not
 /// take (strings, complex, quantized, resources).

@@ -46,6 +46,8 @@
 //!   and device; [`launch`]: grids and arguments.
 //! - [`GpuContext`] ([`context`]): what a GPU kernel function takes.
 //! - [`blas`]: row-major gemm with cuBLAS.
+//! - [`testing`]: a GPU or a reason to skip, and compiling every
+//!   registered kernel source (with NVRTC, which needs no GPU).
 
 pub mod allocator;
 pub mod backend;
@@ -56,6 +58,7 @@ pub mod device;
 pub mod driver;
 pub mod kernel;
 pub mod launch;
+pub mod testing;
 
 pub use backend::{CUDA, CudaBackend};
 pub use buffer::{CudaBuffer, DevicePtr};

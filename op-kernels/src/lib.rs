@@ -56,6 +56,8 @@
 pub mod array;
 pub mod constant;
 pub mod example;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod hash_table;
 pub mod identity;
 pub mod list;
@@ -73,9 +75,10 @@ pub mod zero_out;
 /// [`hash_table`].
 pub use hash_table as simple_hash_table;
 
-/// Makes sure this crate, and so its ops and kernels, is linked into the
-/// program. Call it once (e.g. first thing in `main` or in a test) if
-/// nothing else in your program names this crate.
+/// Makes sure this crate, and so its ops and kernels (and, with the `gpu`
+/// feature, the CUDA backend), is linked into the program. Call it once
+/// (e.g. first thing in `main` or in a test) if nothing else in your
+/// program names this crate.
 ///
 /// ```standalone_crate
 /// op_kernels::link();

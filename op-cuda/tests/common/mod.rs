@@ -2,34 +2,8 @@
 
 #![allow(dead_code)]
 
-use std::sync::Arc;
-
-use op_cuda::GpuDevice;
-use op_cuda::driver::{self, Library};
-
-/// GPU 0, or `None` after printing why the test is skipped (so that a run
-/// without a GPU shows it did not test the GPU, rather than passing
-/// silently).
-pub fn gpu_or_skip() -> Option<Arc<GpuDevice>> {
-    match GpuDevice::get(0) {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            println!("skipped: {}", e.message());
-            None
-        }
-    }
-}
-
-/// Whether NVRTC can be loaded, printing why not.
-pub fn nvrtc_or_skip() -> bool {
-    match driver::require(Library::Nvrtc) {
-        Ok(()) => true,
-        Err(e) => {
-            println!("skipped: {}", e.message());
-            false
-        }
-    }
-}
+#[allow(unused_imports)]
+pub use op_cuda::testing::{gpu_or_skip, nvrtc_or_skip};
 
 /// The x2 kernel of the GPU tests and the bench: scalar, and float4 where
 /// the pointers are 16-byte aligned.

@@ -1,0 +1,79 @@
+//! For tests of GPU code, in this crate and in kernel crates: a GPU or a
+//! printed reason to skip, NVRTC or a printed reason, and a check that
+//! every registered kernel source compiles.
+//!
+//! A test that needs a GPU says so when it has none (`skipped: no CUDA
+//! driver: ...`), so that a run without a GPU shows what it did not test
+//! rather than passing silently:
+//!
+//! ```
+//! #[test]
+//! fn doubles_on_the_gpu() {
+//!     let Some(gpu) = op_cuda::testing::gpu_or_skip() else { return };
+//!     // ... use `gpu` ...
+//! }
+//! ```
+
+use std::sync::Arc;
+
+use crate::GpuDevice;
+use crate::driver::{self, Library};
+use crate::kernel::{compile, registered_sources};
+
+/// GPU 0, or `None` after printing why the test is skipped.
+pub fn gpu_or_skip() -> Option<Arc<GpuDevice>> {
+    match GpuDevice::get(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) => {
+            println!("skipped: {}", e.message());
+            None
+        }
+    }
+}
+
+/// Whether NVRTC can be loaded, printing why not.
+pub fn nvrtc_or_skip() -> bool {
+    match driver::require(Library::Nvrtc) {
+        Ok(()) => true,
+        Err(e) => {
+            println!("skipped: {}", e.message());
+            false
+        }
+    }
+}
+
+/// Compiles every kernel source registered in this program
+/// ([`RegisteredSource`](crate::kernel::RegisteredSource)) with NVRTC for
+/// compute capability `arch`, checking that each lists entry points its
+/// PTX defines; returns how many compiled, or every failure in one
+/// message. Needs NVRTC, not a GPU.
+pub fn compile_registered_sources(arch: Option<(u32, u32)>) -> Result<usize, String> {
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    for source in registered_sources() {
+        match compile(source, arch) {
+            Ok(ptx) => {
+                let ptx = ptx.to_src();
+                let missing: Vec<_> = source
+                    .entries
+                    .iter()
+                    .filter(|entry| !ptx.contains(&format!(".entry {entry}(")))
+                    .collect();
+                if missing.is_empty() {
+                    compiled += 1;
+                } else {
+                    failures.push(format!(
+                        "GPU kernel '{}' lists entry points its PTX lacks: {missing:?}",
+                        source.name
+                    ));
+                }
+            }
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    if failures.is_empty() {
+        Ok(compiled)
+    } else {
+        Err(failures.join("\n\n"))
+    }
+}
