@@ -386,15 +386,15 @@ pub fn conv2d(
     let group_out = g.out_c / g.groups;
     let pixels = g.rows.out * g.cols.out;
     let (filter_t, im2col) = scratch.split_at_mut(patch * group_out);
+    if g.is_direct() {
+        conv_direct::conv2d(&g, params, input, filter, bias, output, filter_t, im2col);
+        return Ok(());
+    }
     for group in 0..g.groups {
         // This group's filters, [group_out, patch] row-major, transposed so
         // that the product reads them with contiguous rows.
         let rows = &filter[group * group_out * patch..(group + 1) * group_out * patch];
         let rhs = transpose_into(MatRef::row_major(rows, group_out, patch).t(), filter_t)?;
-        if g.is_direct() {
-            conv_direct::conv2d(&g, params, input, rhs.data, bias, output, im2col);
-            return Ok(());
-        }
         for b in 0..g.batches {
             let image = &input[b * g.in_h * g.in_w * g.in_c..(b + 1) * g.in_h * g.in_w * g.in_c];
             let lhs = if g.is_pointwise(params) {

@@ -10,20 +10,25 @@
 //! loops read the input in place and keep a register block of `MR` output
 //! pixels by `NR` output channels ([`Kernel::compute`]): `MR` independent
 //! sums hide the latency of the additions, and the `NR` lanes are plain
-//! `[f32; NR]` arrays that LLVM turns into vector registers (safe code, no
-//! `std::arch`). Taps outside the input are never visited: each output
+//! `[f32; NR]` arrays, multiplied and added by the `simd` module's
+//! `MulAdd`: fused, in AVX2 registers, where the processor has AVX2 and FMA
+//! (the whole walk is then compiled for them), SSE otherwise. CONV_2D's
+//! filter is packed first (`pack_filter`) so that each block's weights
+//! are read in order, `NR` at a time. Taps outside the input are never visited: each output
 //! row's filter rows, and each block's filter columns, are the ranges of
 //! [`valid_taps`]; pixels whose window crosses the left or right border go
 //! one at a time (`MR = 1`).
 //!
 //! Each output is still `bias + Σ taps`, over the filter rows, then
 //! columns, then input channels, as TensorFlow Lite's reference kernels
-//! sum, so results match them to rounding.
+//! sum, so results match them to rounding (the fused multiply-adds round
+//! once per tap where the reference rounds twice).
 
 use std::ops::Range;
 
 use super::common::ActivationRange;
 use super::conv::{Conv2DParams, ConvGeometry, Window};
+use super::simd::{MulAdd, WithMulAdd, dispatch};
 
 /// CONV_2D takes the direct loops up to this many output channels (one
 /// group); past it the GEMM (AVX2 and FMA through nano-gemm) wins.
@@ -61,9 +66,12 @@ trait Kernel<const NR: usize> {
 
     /// The sums of block `cb` for the `M` output pixels `(oy, ox0 + j)`
     /// over filter rows `fys` and columns `fxs` (all in bounds for every
-    /// pixel), from one batch's `image`.
-    fn compute<const M: usize>(
+    /// pixel), from one batch's `image`, multiplying and adding with
+    /// `arith`.
+    #[allow(clippy::too_many_arguments)]
+    fn compute<const M: usize, A: MulAdd>(
         &self,
+        arith: A,
         image: &[f32],
         oy: usize,
         ox0: usize,
@@ -73,13 +81,14 @@ trait Kernel<const NR: usize> {
     ) -> [[f32; NR]; M];
 }
 
-/// CONV_2D of one group: `filter_t` is the filter as `[taps * in_c,
-/// out_c]` row-major (HWIO), so that a block's weights are `NR`
-/// consecutive floats.
+/// CONV_2D of one group: `packed` is the filter packed by
+/// [`pack_filter`], `[out_c / NR, taps * in_c, NR]`, so that a block's
+/// weights for one tap are `NR` consecutive floats, and a block's taps
+/// follow each other.
 struct Dense<'a> {
     g: &'a ConvGeometry,
     params: &'a Conv2DParams,
-    filter_t: &'a [f32],
+    packed: &'a [f32],
 }
 
 impl<const NR: usize> Kernel<NR> for Dense<'_> {
@@ -92,8 +101,9 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
     }
 
     #[inline(always)]
-    fn compute<const M: usize>(
+    fn compute<const M: usize, A: MulAdd>(
         &self,
+        arith: A,
         image: &[f32],
         oy: usize,
         ox0: usize,
@@ -102,8 +112,10 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
         fxs: Range<usize>,
     ) -> [[f32; NR]; M] {
         let (g, p) = (self.g, self.params);
-        let (c, oc) = (g.in_c, g.out_c);
+        let c = g.in_c;
         let pixel_step = p.stride_w * c;
+        let block_len = g.filter_h * g.filter_w * c * NR;
+        let block = &self.packed[cb * block_len..][..block_len];
         let mut acc = [[0.0f32; NR]; M];
         for fy in fys {
             let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
@@ -123,12 +135,13 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
                 // indexes without bounds checks.
                 let pixels: [&[f32]; M] =
                     std::array::from_fn(|j| &row[ix0 * c + j * pixel_step..][..run]);
-                let taps = &self.filter_t[(fy * g.filter_w + fx) * c * oc..][..run * oc];
-                for q in 0..run {
-                    let w: &[f32; NR] =
-                        taps[q * oc + cb * NR..][..NR].try_into().expect("NR lanes");
+                let taps = &block[(fy * g.filter_w + fx) * c * NR..][..run * NR];
+                let (taps, _) = taps.as_chunks::<NR>();
+                // As long as each pixel's run: no bounds checks below.
+                let taps = &taps[..run];
+                for (q, w) in taps.iter().enumerate() {
                     for (acc, pixel) in acc.iter_mut().zip(&pixels) {
-                        mul_add(acc, &[pixel[q]; NR], w);
+                        arith.mul_add_scalar(acc, pixel[q], w);
                     }
                 }
             }
@@ -156,8 +169,9 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
     }
 
     #[inline(always)]
-    fn compute<const M: usize>(
+    fn compute<const M: usize, A: MulAdd>(
         &self,
+        arith: A,
         image: &[f32],
         oy: usize,
         ox0: usize,
@@ -182,7 +196,7 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
                 let w: [f32; NR] = std::array::from_fn(|l| taps[first + l * step]);
                 for (j, acc) in acc.iter_mut().enumerate() {
                     let x: &[f32; NR] = xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
-                    mul_add(acc, x, &w);
+                    arith.mul_add(acc, x, &w);
                 }
             }
         }
@@ -190,40 +204,12 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
     }
 }
 
-/// `acc += a * b` lane by lane (a product then a sum, each rounded, as
-/// the scalar code would).
-///
-/// On x86-64 four lanes at a time in SSE registers (the baseline, so
-/// always there): left to itself LLVM vectorizes the `[[f32; NR]; MR]`
-/// blocks poorly, mixing scalar and shuffled lanes. The casts are
-/// bytemuck's; the only `unsafe` is calling the two arithmetic intrinsics.
-#[inline(always)]
-fn mul_add<const NR: usize>(acc: &mut [f32; NR], a: &[f32; NR], b: &[f32; NR]) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
-    if NR.is_multiple_of(4) {
-        use std::arch::x86_64::{__m128, _mm_add_ps, _mm_mul_ps};
-        let (acc4, _) = acc.as_chunks_mut::<4>();
-        let (a4, _) = a.as_chunks::<4>();
-        let (b4, _) = b.as_chunks::<4>();
-        for ((c, &x), &y) in acc4.iter_mut().zip(a4).zip(b4) {
-            let [c_, x, y]: [__m128; 3] =
-                [bytemuck::cast(*c), bytemuck::cast(x), bytemuck::cast(y)];
-            // SAFETY: the intrinsics need SSE, which this code is compiled
-            // for (the cfg above: x86-64's baseline has it), and take no
-            // pointers.
-            *c = bytemuck::cast(unsafe { _mm_add_ps(c_, _mm_mul_ps(x, y)) });
-        }
-        return;
-    }
-    for l in 0..NR {
-        acc[l] += a[l] * b[l];
-    }
-}
-
 /// Runs `kernel` over every output pixel: blocks of `MR` (or 4) pixels
 /// where their windows lie inside the row, single pixels at the borders. `MR`
 /// times `NR` is 32 lanes, eight SSE registers of sums.
-fn walk<const NR: usize, const MR: usize, K: Kernel<NR>>(
+#[inline(always)]
+fn walk<const NR: usize, const MR: usize, K: Kernel<NR>, A: MulAdd>(
+    arith: A,
     kernel: &K,
     g: &ConvGeometry,
     params: &Conv2DParams,
@@ -277,18 +263,39 @@ fn walk<const NR: usize, const MR: usize, K: Kernel<NR>>(
                     let lanes = kernel.lanes(cb);
                     match n {
                         1 => {
-                            let acc =
-                                kernel.compute::<1>(image, oy, ox, cb, fys.clone(), fxs.clone());
+                            let acc = kernel.compute::<1, A>(
+                                arith,
+                                image,
+                                oy,
+                                ox,
+                                cb,
+                                fys.clone(),
+                                fxs.clone(),
+                            );
                             store(&acc, lanes, bias, act, out, oc);
                         }
                         4 => {
-                            let acc =
-                                kernel.compute::<4>(image, oy, ox, cb, fys.clone(), full.clone());
+                            let acc = kernel.compute::<4, A>(
+                                arith,
+                                image,
+                                oy,
+                                ox,
+                                cb,
+                                fys.clone(),
+                                full.clone(),
+                            );
                             store(&acc, lanes, bias, act, out, oc);
                         }
                         _ => {
-                            let acc =
-                                kernel.compute::<MR>(image, oy, ox, cb, fys.clone(), full.clone());
+                            let acc = kernel.compute::<MR, A>(
+                                arith,
+                                image,
+                                oy,
+                                ox,
+                                cb,
+                                fys.clone(),
+                                full.clone(),
+                            );
                             store(&acc, lanes, bias, act, out, oc);
                         }
                     }
@@ -297,6 +304,52 @@ fn walk<const NR: usize, const MR: usize, K: Kernel<NR>>(
             }
         }
     }
+}
+
+/// [`walk`]'s arguments, for [`dispatch`].
+struct Walk<'a, const NR: usize, const MR: usize, K> {
+    kernel: &'a K,
+    g: &'a ConvGeometry,
+    params: &'a Conv2DParams,
+    input: &'a [f32],
+    bias: Option<&'a [f32]>,
+    output: &'a mut [f32],
+}
+
+impl<const NR: usize, const MR: usize, K: Kernel<NR>> WithMulAdd for Walk<'_, NR, MR, K> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<A: MulAdd>(self, arith: A) {
+        let Walk {
+            kernel,
+            g,
+            params,
+            input,
+            bias,
+            output,
+        } = self;
+        walk::<NR, MR, K, A>(arith, kernel, g, params, input, bias, output);
+    }
+}
+
+/// [`walk`] with the best multiply-add of this processor.
+fn run<const NR: usize, const MR: usize, K: Kernel<NR>>(
+    kernel: &K,
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    dispatch(Walk::<NR, MR, K> {
+        kernel,
+        g,
+        params,
+        input,
+        bias,
+        output,
+    });
 }
 
 /// Writes `act(acc + bias)` for `M` consecutive pixels of `oc` channels,
@@ -376,18 +429,46 @@ fn pad_image(g: &ConvGeometry, padded: &ConvGeometry, image: &[f32], dst: &mut [
     }
 }
 
-/// CONV_2D of one group into `output` (shapes checked by the caller),
-/// `filter_t` the filter transposed to `[taps * in_c, out_c]`; `pad` holds
-/// at least one padded image when `g` pads (see [`padded`]).
+/// The lanes of CONV_2D's register blocks for `out_c` output channels.
+fn dense_lanes(out_c: usize) -> usize {
+    match out_c {
+        oc if oc % 8 == 0 => 8,
+        oc if oc % 4 == 0 => 4,
+        _ => 1,
+    }
+}
+
+/// Packs CONV_2D's OHWI `filter` (one group) into `packed` as `[out_c /
+/// NR, taps * in_c, NR]` ([`Dense`]'s layout, `NR` from [`dense_lanes`]);
+/// returns the packed elements, `out_c * taps * in_c`.
+fn pack_filter<'p>(g: &ConvGeometry, filter: &[f32], packed: &'p mut [f32]) -> &'p [f32] {
+    let nr = dense_lanes(g.out_c);
+    let k = g.filter_h * g.filter_w * g.in_c;
+    let packed = &mut packed[..k * g.out_c];
+    for (o, row) in filter.chunks_exact(k.max(1)).take(g.out_c).enumerate() {
+        let block = &mut packed[(o / nr) * k * nr..][..k * nr];
+        for (w, &v) in block.iter_mut().skip(o % nr).step_by(nr).zip(row) {
+            *w = v;
+        }
+    }
+    packed
+}
+
+/// CONV_2D of one group into `output` (shapes checked by the caller):
+/// `filter` is OHWI, `packed` holds at least its elements (packed here),
+/// and `pad` at least one padded image when `g` pads (see [`padded`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn conv2d(
     g: &ConvGeometry,
     params: &Conv2DParams,
     input: &[f32],
-    filter_t: &[f32],
+    filter: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
+    packed: &mut [f32],
     pad: &mut [f32],
 ) {
+    let packed = pack_filter(g, filter, packed);
     if let Some(p) = padded(g, params) {
         let image_len = g.in_h * g.in_w * g.in_c;
         let out_len = g.rows.out * g.cols.out * g.out_c;
@@ -397,10 +478,10 @@ pub(super) fn conv2d(
             .take(g.batches)
         {
             pad_image(g, &p, image, pad);
-            conv2d_unpadded(&p, params, pad, filter_t, bias, out);
+            conv2d_unpadded(&p, params, pad, packed, bias, out);
         }
     } else {
-        conv2d_unpadded(g, params, input, filter_t, bias, output);
+        conv2d_unpadded(g, params, input, packed, bias, output);
     }
 }
 
@@ -408,19 +489,15 @@ fn conv2d_unpadded(
     g: &ConvGeometry,
     params: &Conv2DParams,
     input: &[f32],
-    filter_t: &[f32],
+    packed: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) {
-    let kernel = Dense {
-        g,
-        params,
-        filter_t,
-    };
-    match g.out_c {
-        oc if oc % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
-        oc if oc % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
-        _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
+    let kernel = Dense { g, params, packed };
+    match dense_lanes(g.out_c) {
+        8 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
+        4 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
+        _ => run::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
 
@@ -435,9 +512,9 @@ pub(super) fn depthwise_conv2d(
 ) {
     let kernel = Depthwise { g, params, filter };
     match g.in_c {
-        c if c % 8 == 0 => walk::<8, 4, _>(&kernel, g, params, input, bias, output),
-        c if c % 4 == 0 => walk::<4, 8, _>(&kernel, g, params, input, bias, output),
-        _ => walk::<1, 8, _>(&kernel, g, params, input, bias, output),
+        c if c % 8 == 0 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
+        c if c % 4 == 0 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
+        _ => run::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
 
@@ -473,16 +550,17 @@ mod tests {
         }
     }
 
-    /// The SSE path (the one `unsafe` block; CI runs this under Miri) and
-    /// the scalar path compute the same sums.
+    /// The SSE multiply-add (an `unsafe` block; CI runs this module's
+    /// tests under Miri) and the scalar arithmetic compute the same sums.
     #[test]
-    fn mul_add_matches_scalar_arithmetic() {
+    fn separate_mul_add_matches_scalar_arithmetic() {
+        use super::super::simd::Separate;
         fn check<const NR: usize>() {
             let a: [f32; NR] = std::array::from_fn(|i| i as f32 * 0.5 - 1.0);
             let b: [f32; NR] = std::array::from_fn(|i| 3.0 - i as f32 * 0.25);
             let mut acc: [f32; NR] = std::array::from_fn(|i| i as f32);
             let want: [f32; NR] = std::array::from_fn(|i| acc[i] + a[i] * b[i]);
-            mul_add(&mut acc, &a, &b);
+            Separate.mul_add(&mut acc, &a, &b);
             assert_eq!(acc, want, "NR = {NR}");
         }
         check::<1>();

@@ -19,6 +19,7 @@
 use op_core::{Error, Result};
 
 use super::common::{ActivationRange, MAX_RANK, Number, check_len, extend, strides};
+use super::simd::{MulAdd, WithMulAdd, dispatch};
 use crate::model::Activation;
 
 /// A unary builtin, with its options.
@@ -107,6 +108,27 @@ fn map<T: Copy>(input: &[T], output: &mut [T], f: impl Fn(T) -> T) {
     }
 }
 
+/// [`map`] compiled for AVX2 where the processor has it (eight lanes a
+/// vector instead of SSE's four), for the ops whose element function is
+/// long enough for that to matter (a polynomial, a division): the same
+/// arithmetic either way (no fused multiply-adds), so the same results.
+#[inline(always)]
+fn map_wide(input: &[f32], output: &mut [f32], f: impl Fn(f32) -> f32) {
+    struct Map<'a, F> {
+        input: &'a [f32],
+        output: &'a mut [f32],
+        f: F,
+    }
+    impl<F: Fn(f32) -> f32> WithMulAdd for Map<'_, F> {
+        type Output = ();
+        #[inline(always)]
+        fn run<A: MulAdd>(self, _: A) {
+            map(self.input, self.output, self.f);
+        }
+    }
+    dispatch(Map { input, output, f });
+}
+
 /// sqrt(2 / pi), as gelu.h's `kSqrt2dPi` (`M_2_SQRTPI * M_SQRT1_2`).
 const SQRT_2_OVER_PI: f32 =
     (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2) as f32;
@@ -144,6 +166,73 @@ fn tanh(x: f32) -> f32 {
     }
 }
 
+/// `exp(x)` without libm, branch-free so that the loops over a tensor
+/// vectorize (libm's `expf`, a call per element, was most of the mlp
+/// model's LOGISTIC and GELU nodes): Cephes' `expf` (`x = n ln 2 + r`,
+/// `|r| <= ln 2 / 2`, a degree-7 polynomial for `exp(r)`), within 2 ulp
+/// of `exp` (a dense grid below). `2^n` is applied in two halves, so that
+/// results below `f32::MIN_POSITIVE` (`x` below about -87.3) come out
+/// subnormal, rounded once, down to 0 below about -103.9; above about
+/// 88.72 the result is infinite; NaN stays NaN.
+#[inline(always)]
+fn exp(x: f32) -> f32 {
+    // 1.5 * 2^23: adding it rounds a float of magnitude below 2^22 to an
+    // integer, which its low mantissa bits then hold.
+    const ROUND: f32 = 12_582_912.0;
+    // ln 2 in two parts, the first with few mantissa bits so that n times
+    // it is exact.
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    const P: [f32; 6] = [
+        1.987_569_1e-4,
+        1.398_199_9e-3,
+        8.333_452e-3,
+        4.166_579_6e-2,
+        0.166_666_65,
+        0.5,
+    ];
+    // Past these the result is 0 or infinite whatever the rounding; the
+    // clamp keeps NaN.
+    let x = x.clamp(-104.0, 89.0);
+    let t = x * std::f32::consts::LOG2_E + ROUND;
+    let n = t - ROUND;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let p = P[1..].iter().fold(P[0], |acc, &c| acc * r + c);
+    let y = p * (r * r) + r + 1.0;
+    // n is in -150..=129 (any value for NaN, whose product stays NaN).
+    let n = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
+    let half = n >> 1;
+    let pow2 = |e: i32| f32::from_bits((e.wrapping_add(127) << 23) as u32);
+    y * pow2(half) * pow2(n.wrapping_sub(half))
+}
+
+/// `erfc(x)` without libm, branch-free: Numerical Recipes' `erfcc`
+/// (Chebyshev fit, relative error below 1.2e-7 for `x >= 0` in exact
+/// arithmetic), with `erfc(-x) = 2 - erfc(x)`. Within 3e-6, relative,
+/// of `erfc` over [-4, 4] (a dense grid below); past 4 the rounding of
+/// `x * x` grows the error, to 1e-5 at 9, where GELU's results (`x` times
+/// this, over 2) are below 1e-18.
+#[inline(always)]
+fn erfc(x: f32) -> f32 {
+    const C: [f32; 10] = [
+        0.170_872_77,
+        -0.822_152_2,
+        1.488_515_9,
+        -1.135_204,
+        0.278_868_07,
+        -0.186_288_06,
+        0.096_784_18,
+        0.374_091_96,
+        1.000_023_7,
+        -1.265_512_2,
+    ];
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = C[1..].iter().fold(C[0], |acc, &c| acc * t + c);
+    let e = t * exp(poly - z * z);
+    if x < 0.0 { 2.0 - e } else { e }
+}
+
 /// logistic.h's cutoffs: past them the result is 1, or `exp(x)`.
 const LOGISTIC_UPPER: f32 = 16.619_047;
 const LOGISTIC_LOWER: f32 = -9.0;
@@ -160,15 +249,14 @@ impl UnaryElement for f32 {
             UnaryOp::Cos => map(input, output, f32::cos),
             UnaryOp::Abs => map(input, output, f32::abs),
             UnaryOp::Neg => map(input, output, |x| -x),
-            UnaryOp::Tanh => map(input, output, tanh),
-            UnaryOp::Logistic => map(input, output, |x| {
-                if x > LOGISTIC_UPPER {
-                    1.0
-                } else if x < LOGISTIC_LOWER {
-                    x.exp()
-                } else {
-                    1.0 / (1.0 + (-x).exp())
-                }
+            UnaryOp::Tanh => map_wide(input, output, tanh),
+            UnaryOp::Logistic => map_wide(input, output, |x| {
+                // Selects, not branches, so that the loop vectorizes: one
+                // exp for both sides of the lower cutoff.
+                let low = x < LOGISTIC_LOWER;
+                let e = exp(if low { x } else { -x });
+                let y = if low { e } else { 1.0 / (1.0 + e) };
+                if x > LOGISTIC_UPPER { 1.0 } else { y }
             }),
             UnaryOp::Relu => map(input, output, |x| if x < 0.0 { 0.0 } else { x }),
             // clamp keeps NaN, as the reference's comparisons do.
@@ -176,8 +264,8 @@ impl UnaryElement for f32 {
             UnaryOp::LeakyRelu { alpha } => {
                 map(input, output, |x| if x > 0.0 { x } else { x * alpha })
             }
-            UnaryOp::Gelu { approximate: false } => map(input, output, |x| {
-                0.5 * x * libm::erfcf(x * -std::f32::consts::FRAC_1_SQRT_2)
+            UnaryOp::Gelu { approximate: false } => map_wide(input, output, |x| {
+                0.5 * x * erfc(x * -std::f32::consts::FRAC_1_SQRT_2)
             }),
             UnaryOp::Gelu { approximate: true } => map(input, output, |x| {
                 0.5 * x * (1.0 + (SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)).tanh())
@@ -507,6 +595,59 @@ mod tests {
     #[test]
     fn inputs_past_the_rank_cap_are_errors() {
         assert!(binary_shape(&[1; 7], &[1]).is_err());
+    }
+
+    /// Every `step`-th float from `lo` to `hi` (by their bits: a dense,
+    /// log-spaced grid), both signs.
+    fn grid(hi: f32, step: usize) -> impl Iterator<Item = f32> {
+        (0..=hi.to_bits())
+            .step_by(step)
+            .flat_map(|b| [f32::from_bits(b), -f32::from_bits(b)])
+    }
+
+    #[test]
+    fn the_polynomial_exp_is_within_2_ulp_of_exp_subnormals_and_overflow_included() {
+        let mut worst = 0.0f64;
+        for x in grid(110.0, 97) {
+            let (got, want) = (exp(x), (x as f64).exp());
+            if want > f32::MAX as f64 * (1.0 + f32::EPSILON as f64 / 2.0) {
+                assert_eq!(got, f32::INFINITY, "exp({x})");
+            } else if want < f32::MIN_POSITIVE as f64 {
+                // Subnormal: one rounding of the exact value (to within a
+                // subnormal ulp, 2^-149).
+                let err = (got as f64 - want).abs();
+                assert!(err <= 1.5e-45, "exp({x}): {got} vs {want}");
+            } else {
+                let err = (got as f64 - want).abs() / want / f32::EPSILON as f64;
+                worst = worst.max(err);
+                assert!(err <= 2.0, "exp({x}): {got} vs {want} ({err} ulp)");
+            }
+        }
+        assert!(worst > 0.0);
+        assert_eq!(exp(0.0), 1.0);
+        assert_eq!(exp(f32::INFINITY), f32::INFINITY);
+        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+        assert_eq!(exp(-200.0), 0.0);
+        assert!(exp(f32::NAN).is_nan());
+        assert!(exp(-f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn the_polynomial_erfc_is_within_3e_6_of_erfc() {
+        for x in grid(9.0, 61).filter(|x| *x >= -4.0) {
+            let (got, want) = (erfc(x) as f64, libm::erfc(x as f64));
+            let tol = if x <= 4.0 { 3e-6 } else { 1e-5 };
+            assert!(
+                (got - want).abs() <= tol * want,
+                "erfc({x}): {got} vs {want}"
+            );
+        }
+        // Past 10, the tail of the normal distribution keeps decreasing,
+        // to 0, and NaN stays NaN.
+        assert!(erfc(10.0) < 3e-44 && erfc(12.0) == 0.0);
+        assert_eq!(erfc(f32::INFINITY), 0.0);
+        assert_eq!(erfc(f32::NEG_INFINITY), 2.0);
+        assert!(erfc(f32::NAN).is_nan());
     }
 
     #[test]

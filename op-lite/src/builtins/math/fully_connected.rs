@@ -8,12 +8,16 @@
 //! `[batches, units]`, or with `keep_num_dims` the input's shape with its
 //! last dimension (which must then be `depth`) replaced by `units`.
 //! The product goes through the private `gemm` module (`gemm.rs`) (a dot product per
-//! output for one or two rows); no scratch is needed.
+//! output for one or two rows); no scratch is needed. With weights packed
+//! once ([`PackedWeights`]), up to four batch rows go through each block of
+//! weights together, with fused multiply-adds in AVX2 registers where the
+//! processor has AVX2 and FMA.
 
 use op_core::{Error, Result};
 
 use super::common::{ActivationRange, check_len, check_rank, num_elements};
 use super::gemm::{MatMut, MatRef, matmul};
+use super::simd::{MulAdd, WithMulAdd, dispatch};
 use crate::model::Activation;
 
 /// FULLY_CONNECTED's options.
@@ -145,7 +149,8 @@ pub fn fully_connected(
 }
 
 /// Units per block of [`PackedWeights`]: eight `f32` accumulators, two SSE
-/// registers, stay in registers across the whole depth.
+/// registers or one AVX2 register, stay in registers across the whole
+/// depth.
 const BLOCK: usize = 8;
 
 /// FULLY_CONNECTED's weights packed once (in `prepare`, when they are a
@@ -249,24 +254,88 @@ pub fn fully_connected_packed(
     if units == 0 || batches == 0 {
         return Ok(());
     }
-    let act = ActivationRange::<f32>::new(params.activation);
-    for (b, out_row) in output.chunks_exact_mut(units).enumerate() {
-        let x = &input[b * depth..][..depth];
-        let blocks = weights.data.chunks_exact(depth * BLOCK);
-        for (blk, (w_block, out)) in blocks.zip(out_row.chunks_mut(BLOCK)).enumerate() {
-            let mut acc = [0.0f32; BLOCK];
-            let (w8, _) = w_block.as_chunks::<BLOCK>();
-            for (&xd, w) in x.iter().zip(w8) {
-                for l in 0..BLOCK {
-                    acc[l] += xd * w[l];
-                }
+    dispatch(Packed {
+        act: ActivationRange::new(params.activation),
+        input: &input[..batches * depth],
+        weights,
+        bias,
+        output,
+    });
+    Ok(())
+}
+
+/// [`fully_connected_packed`]'s product, for [`dispatch`]: `input` is
+/// `[batches, depth]`, `output` `[batches, units]`, both checked.
+struct Packed<'a> {
+    act: ActivationRange<f32>,
+    input: &'a [f32],
+    weights: &'a PackedWeights,
+    bias: Option<&'a [f32]>,
+    output: &'a mut [f32],
+}
+
+impl WithMulAdd for Packed<'_> {
+    type Output = ();
+
+    /// Up to four batch rows at a time against each block of units: four
+    /// independent sums per weight loaded.
+    #[inline(always)]
+    fn run<A: MulAdd>(self, arith: A) {
+        let Packed {
+            act,
+            input,
+            weights,
+            bias,
+            output,
+        } = self;
+        let (units, depth) = (weights.units, weights.depth);
+        let batches = output.len() / units;
+        let mut b = 0;
+        while b < batches {
+            let rows = (batches - b).min(4);
+            let x = &input[b * depth..][..rows * depth];
+            let out = &mut output[b * units..][..rows * units];
+            match rows {
+                1 => packed_rows::<1, A>(arith, act, x, weights, bias, out),
+                2 => packed_rows::<2, A>(arith, act, x, weights, bias, out),
+                3 => packed_rows::<3, A>(arith, act, x, weights, bias, out),
+                _ => packed_rows::<4, A>(arith, act, x, weights, bias, out),
             }
-            let bias = bias.map(|b| &b[blk * BLOCK..][..out.len()]);
-            for (l, o) in out.iter_mut().enumerate() {
-                let v = acc[l] + bias.map_or(0.0, |b| b[l]);
-                *o = act.apply(v);
+            b += rows;
+        }
+    }
+}
+
+/// `out = act(x · weightsᵀ + bias)` for `M` batch rows (`x` is `[M,
+/// depth]`, `out` `[M, units]`).
+#[inline(always)]
+fn packed_rows<const M: usize, A: MulAdd>(
+    arith: A,
+    act: ActivationRange<f32>,
+    x: &[f32],
+    weights: &PackedWeights,
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+) {
+    let (units, depth) = (weights.units, weights.depth);
+    let xs: [&[f32]; M] = std::array::from_fn(|j| &x[j * depth..][..depth]);
+    for (blk, w_block) in weights.data.chunks_exact(depth * BLOCK).enumerate() {
+        let (w8, _) = w_block.as_chunks::<BLOCK>();
+        let w8 = &w8[..depth];
+        let mut acc = [[0.0f32; BLOCK]; M];
+        for (d, w) in w8.iter().enumerate() {
+            for (acc, x) in acc.iter_mut().zip(&xs) {
+                arith.mul_add_scalar(acc, x[d], w);
+            }
+        }
+        let first = blk * BLOCK;
+        let lanes = BLOCK.min(units - first);
+        let bias = bias.map(|b| &b[first..][..lanes]);
+        for (j, acc) in acc.iter().enumerate() {
+            let o = &mut out[j * units + first..][..lanes];
+            for (l, o) in o.iter_mut().enumerate() {
+                *o = act.apply(acc[l] + bias.map_or(0.0, |b| b[l]));
             }
         }
     }
-    Ok(())
 }

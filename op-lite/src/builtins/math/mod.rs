@@ -35,6 +35,7 @@
 mod common;
 mod conv_direct;
 mod gemm;
+mod simd;
 
 pub mod batch_matmul;
 pub mod conv;
