@@ -55,6 +55,7 @@
 
 pub mod array;
 pub mod constant;
+pub mod device;
 pub mod example;
 #[cfg(feature = "gpu")]
 pub mod gpu;

@@ -19,9 +19,13 @@
 //! - `grad.rs`: its gradient, the incoming one doubled (by `Example`).
 
 mod cpu;
+mod functor;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod math;
 mod ops;
 
+pub use functor::{ExampleFunctor, example_op};
 pub use math::{Double, times_two, times_two_into};
 pub use ops::*;

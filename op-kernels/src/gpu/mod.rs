@@ -13,3 +13,7 @@
 // Names op-cuda, so that a program linking op-kernels links the CUDA
 // backend (its inventory registration) too.
 pub use op_cuda as cuda;
+
+pub mod elementwise;
+
+pub use elementwise::{Gpu, GpuUnary};
