@@ -19,8 +19,8 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use op_cuda::cudarc::driver::CudaFunction;
 use op_core::{Code, Element, Error, Result, Tensor};
+use op_cuda::cudarc::driver::CudaFunction;
 use op_cuda::launch::KernelArgs;
 use op_cuda::{DevicePtr, GpuContext, GpuDevice};
 
@@ -138,7 +138,8 @@ impl Device for Gpu {
         let (input, output) =
             if candidate.is_unique() && candidate.dtype() == T::DTYPE && !candidate.is_on_host() {
                 let forwarded = ctx.forward_input_to_output(input, output)?;
-                let ptr = tensor_ptr::<T>(forwarded).map_err(|e| ctx.error(e.code(), e.message()))?;
+                let ptr =
+                    tensor_ptr::<T>(forwarded).map_err(|e| ctx.error(e.code(), e.message()))?;
                 (ptr, ptr)
             } else {
                 let dims = candidate.dims().to_vec();
