@@ -8,7 +8,7 @@
 //! | [`ZeroOutPolymorphic`](zero_out::ZeroOutPolymorphic) (float, double, int32; default int32) | generic `#[kernel]` function |
 //! | [`ZeroOutPreserveIndex`](zero_out::ZeroOutPreserveIndex) (`preserve_index` checked once) | `#[kernel]` on an impl with `new` and `compute` |
 //! | [`ZeroOutVector`](zero_out::ZeroOutVector) (1-D only) | `#[kernel]` function with a check |
-//! | [`Example`](example::Example) (numbertype, doubles its input) | `#[kernel(types(realnumbertype, ...))]` over a shared functor |
+//! | [`Example`](example::Example) (numbertype, doubles its input) | seed 003's functor pattern: one kernel body over a [`Device`](device::Device), a CPU and a GPU functor ([`example`]) |
 //! | [`StringToNumber`](string_to_number::StringToNumber) | kernel generic over the output type attr `out_type` |
 //! | the list ops ([`list`]) | list inputs and outputs, `N * T` and `list(type)` |
 //! | [`MultipleInsAndOuts`](multiple_ins_and_outs::MultipleInsAndOuts) | `#[op]`: op and kernel from a function signature |
@@ -55,6 +55,7 @@
 
 pub mod array;
 pub mod constant;
+pub mod device;
 pub mod example;
 #[cfg(feature = "gpu")]
 pub mod gpu;

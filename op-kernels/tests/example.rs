@@ -92,8 +92,8 @@ fn every_allowed_real_or_complex_type_has_a_kernel() {
     let mut kernel_types: Vec<DType> = entry
         .kernels()
         .iter()
+        .filter(|k| k.device == op_core::DeviceType::Cpu)
         .map(|k| {
-            assert_eq!(k.device, op_core::DeviceType::Cpu);
             assert_eq!(k.constraints.len(), 1);
             assert_eq!(k.constraints[0].attr, "T");
             k.constraints[0].dtype
@@ -104,6 +104,21 @@ fn every_allowed_real_or_complex_type_has_a_kernel() {
     expected.extend([DType::Complex64, DType::Complex128]);
     expected.sort_by_key(|d| d.enum_value());
     assert_eq!(kernel_types, expected);
+}
+
+#[cfg(feature = "gpu")]
+#[test]
+fn the_gpu_kernel_takes_float_double_int32_and_int64() {
+    let registry = op_core::Registry::global();
+    let entry = registry.op("Example").unwrap();
+    let mut gpu_types: Vec<DType> = entry
+        .kernels()
+        .iter()
+        .filter(|k| k.device == op_core::DeviceType::Gpu)
+        .map(|k| k.constraints[0].dtype)
+        .collect();
+    gpu_types.sort_by_key(|d| d.enum_value());
+    assert_eq!(gpu_types, [DType::F32, DType::F64, DType::I32, DType::I64]);
 }
 
 #[test]

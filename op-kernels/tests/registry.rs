@@ -4,7 +4,8 @@
 use op_core::registry::Registry;
 use op_core::{Code, DType};
 
-/// Every op this crate registers, with its kernel count.
+/// Every op this crate registers, with its CPU kernel count (GPU kernels,
+/// in each family's `gpu.rs`, are checked in `gpu_elementwise.rs`).
 const OPS: &[(&str, usize)] = &[
     ("AddN", 14),
     ("AddV2", 14),
@@ -136,10 +137,14 @@ fn every_op_is_registered_with_its_kernels() {
             entry.registration().file
         );
         assert!(entry.registration().line > 0);
-        assert_eq!(entry.kernels().len(), *kernels, "kernels of {name}");
+        let cpu = entry
+            .kernels()
+            .iter()
+            .filter(|k| k.device == op_core::DeviceType::Cpu)
+            .count();
+        assert_eq!(cpu, *kernels, "CPU kernels of {name}");
         for k in entry.kernels() {
             assert_eq!(k.op, *name);
-            assert_eq!(k.device, op_core::DeviceType::Cpu);
             assert!(k.file.starts_with("op-kernels/src/"), "{}", k.file);
         }
         assert!(registry.get(name).is_some());
@@ -151,7 +156,7 @@ fn every_op_is_registered_with_its_kernels() {
 }
 
 #[test]
-fn every_op_is_declared_in_its_familys_ops_and_its_kernels_are_in_cpu() {
+fn every_op_is_declared_in_its_familys_ops_and_its_kernels_are_in_cpu_or_gpu() {
     op_kernels::link();
     let registry = Registry::global();
     for (name, _) in OPS {
@@ -168,6 +173,11 @@ fn every_op_is_declared_in_its_familys_ops_and_its_kernels_are_in_cpu() {
             format!("op-kernels/src/{family}/cpu.rs")
         };
         for k in entry.kernels() {
+            if k.device == op_core::DeviceType::Gpu {
+                let gpu = format!("op-kernels/src/{family}/gpu.rs");
+                assert_eq!(k.file, gpu, "GPU kernel {} of {name}", k.name);
+                continue;
+            }
             // The array family keeps each group's kernels in its own file.
             if family == "array" {
                 assert!(k.file.starts_with("op-kernels/src/array/"), "{}", k.file);
@@ -221,6 +231,7 @@ fn kernels_carry_their_constraints() {
     let mut constraints: Vec<(&str, DType)> = entry
         .kernels()
         .iter()
+        .filter(|k| k.device == op_core::DeviceType::Cpu)
         .flat_map(|k| k.constraints.iter().map(|c| (c.attr, c.dtype)))
         .collect();
     constraints.sort_by_key(|(_, d)| d.enum_value());
@@ -232,8 +243,13 @@ fn kernels_carry_their_constraints() {
         assert!(k.host_memory.is_empty());
     }
     let zero_out = registry.op("ZeroOut").unwrap();
-    assert!(zero_out.kernels()[0].constraints.is_empty());
-    assert_eq!(zero_out.kernels()[0].describe(), "device='cpu'");
+    let mut described: Vec<String> = zero_out.kernels().iter().map(|k| k.describe()).collect();
+    described.sort();
+    assert!(zero_out.kernels().iter().all(|k| k.constraints.is_empty()));
+    #[cfg(feature = "gpu")]
+    assert_eq!(described, ["device='cpu'", "device='gpu'"]);
+    #[cfg(not(feature = "gpu"))]
+    assert_eq!(described, ["device='cpu'"]);
 }
 
 #[test]
@@ -263,6 +279,38 @@ fn unknown_ops_are_not_found_with_a_suggestion() {
     assert!(err.message().contains("use that_crate as _;"), "{err}");
 }
 
+/// ZeroOut has a GPU kernel: a GPU runtime picks it, and without a CUDA
+/// driver running it is an `Unavailable` error naming the driver (not a
+/// missing kernel, and not a fall back to the host).
+#[cfg(feature = "gpu")]
+#[test]
+fn zero_out_has_a_gpu_kernel_that_needs_the_cuda_driver() {
+    let zero_out = Registry::global().op("ZeroOut").unwrap();
+    assert!(
+        zero_out
+            .kernels()
+            .iter()
+            .any(|k| k.device == op_core::DeviceType::Gpu),
+        "ZeroOut has a GPU kernel"
+    );
+    if op_kernels::gpu::cuda::GpuDevice::get(0).is_ok() {
+        println!("skipped: this machine has a CUDA driver");
+        return;
+    }
+    let runtime = op_core::Runtime::with_registry(Registry::global().clone())
+        .on_device(op_core::Device::gpu(0));
+    let t = op_core::Tensor::from_vec([2], vec![1i32, 2]).unwrap();
+    let err = op_core::OpCall::new("ZeroOut")
+        .input(&t)
+        .run_on(&runtime)
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable, "{err}");
+    assert!(err.to_string().contains("CUDA driver"), "{err}");
+}
+
+/// Without the `gpu` feature no GPU kernels are linked: a GPU runtime
+/// finds none for ZeroOut and says which kernel exists.
+#[cfg(not(feature = "gpu"))]
 #[test]
 fn no_gpu_kernels_are_registered() {
     let runtime = op_core::Runtime::with_registry(Registry::global().clone())

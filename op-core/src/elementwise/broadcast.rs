@@ -115,6 +115,35 @@ impl<const N: usize> Broadcast<N> {
         &self.shape
     }
 
+    /// The output's dimensions after merging (see the [module docs](self)),
+    /// outermost first: the sizes of size 1 dropped, and neighbours that
+    /// every operand treats alike merged into one. Empty when the output
+    /// has one element. With [`strides`](Self::strides), what a kernel
+    /// that indexes instead of walking runs (a GPU kernel) takes.
+    ///
+    /// ```
+    /// use op_core::elementwise::broadcast::Broadcast;
+    ///
+    /// // [2,3,4] + [4]: [6,4] + [1,4].
+    /// let plan = Broadcast::new([&[2, 3, 4][..], &[4][..]]).unwrap();
+    /// assert_eq!(plan.dims(), [6, 4]);
+    /// assert_eq!(plan.strides(0), [4, 1]);
+    /// assert_eq!(plan.strides(1), [0, 1]);
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// Operand `k`'s stride in elements along each merged dimension
+    /// ([`dims`](Self::dims)), 0 where it is stretched.
+    ///
+    /// # Panics
+    ///
+    /// If `k >= N`.
+    pub fn strides(&self, k: usize) -> &[usize] {
+        &self.strides[k]
+    }
+
     /// The number of output elements.
     pub fn num_elements(&self) -> usize {
         self.shape.num_elements()

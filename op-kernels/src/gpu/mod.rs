@@ -9,7 +9,17 @@
 //! `inventory::submit! { op_cuda::kernel::RegisteredSource(&SOURCE) }` so
 //! that `tests/gpu_sources.rs` compiles every one of them with NVRTC, on
 //! machines without a GPU too.
+//!
+//! [`elementwise`]: the [`Gpu`] device of kernels written once over a
+//! [`Device`](crate::device::Device), the CUDA prelude of the elementwise
+//! sources (`map` over 16-byte packs, wrapping integer arithmetic) and
+//! launching over packs. The GPU kernels of `Example`, the ZeroOut ops and
+//! the elementwise math ops build on it.
 
 // Names op-cuda, so that a program linking op-kernels links the CUDA
 // backend (its inventory registration) too.
 pub use op_cuda as cuda;
+
+pub mod elementwise;
+
+pub use elementwise::{Gpu, GpuUnary};

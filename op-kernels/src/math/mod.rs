@@ -37,6 +37,7 @@
 //! | `range.rs` | `Range`'s arithmetic: its length, with TensorFlow's checks, and its elements ([`RangeElement`], [`range_into`]) |
 //! | `backprop.rs` | the element functions of the gradient ops: [`sqrt_grad`], [`rsqrt_grad`], [`tanh_grad`], [`sigmoid_grad`], [`reciprocal_grad`], [`relu_grad`] |
 //! | `cast.rs` | the conversions of `Cast` between every pair of types ([`CastSource`], [`CastTarget`]) and what each does |
+//! | `gpu.rs` | the GPU kernels (the `gpu` feature) of `Neg`, `Square`, `Sqrt`, `Exp`, `Log`, `Sin`, `Cos`, `Tanh`, `Sigmoid`, `Relu`, `AddV2`, `Sub`, `Mul`, `RealDiv` (broadcasting), `TanhGrad`, `SigmoidGrad` and `Cast`: three CUDA sources (unary, binary, conversion), each one template over a functor per op |
 //! | `grad.rs` | the gradient of every differentiable op of the family (`#[gradient]`), TensorFlow's `math_grad.py` and `nn_grad.py` in Rust, the marks of those that are not differentiable, and the reduction of a broadcast gradient to an input's shape ([`reduce_gradient_args`], [`broadcast_reduction_axes`]) |
 //!
 //! The element functions are plain Rust over elements and slices, for a
@@ -92,6 +93,8 @@ mod backprop;
 mod binary;
 mod cast;
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod ops;
 mod range;

@@ -1,8 +1,9 @@
 //! The CPU kernels of the ZeroOut ops: one function per form, over a shared
 //! [`zero_out_generic`].
 
-use op_core::{Element, KernelConstruction, KernelContext, Result, kernel, op_requires};
+use op_core::{Element, KernelConstruction, KernelContext, Result, kernel};
 
+use super::checks;
 use super::ops::{ZeroOut, ZeroOutPolymorphic, ZeroOutPreserveIndex, ZeroOutVector};
 
 /// Output 0 is input 0 with every element but the one at `keep` set to
@@ -38,43 +39,19 @@ pub struct ZeroOutPreserveIndexKernel {
 #[kernel(op = ZeroOutPreserveIndex)]
 impl ZeroOutPreserveIndexKernel {
     fn new(ctx: &KernelConstruction<'_>) -> Result<Self> {
-        let ZeroOutPreserveIndex { preserve_index } = ctx.attrs()?;
-        op_requires!(
-            preserve_index >= 0,
-            op_core::Code::InvalidArgument,
-            "Need preserve_index >= 0, got {preserve_index}"
-        );
         Ok(ZeroOutPreserveIndexKernel {
-            preserve_index: preserve_index as usize,
+            preserve_index: checks::preserve_index(ctx)?,
         })
     }
 
     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()> {
-        let input = ctx.input(0)?;
-        op_requires!(
-            input.rank() == 1,
-            op_core::Code::InvalidArgument,
-            "ZeroOut expects a 1-D vector, got shape {}",
-            input.shape()
-        );
-        op_requires!(
-            self.preserve_index < input.dims()[0],
-            op_core::Code::InvalidArgument,
-            "preserve_index out of range: {} for a vector of {} elements",
-            self.preserve_index,
-            input.dims()[0]
-        );
+        checks::vector_with_index(ctx, self.preserve_index)?;
         zero_out_generic::<i32>(ctx, self.preserve_index)
     }
 }
 
 #[kernel(op = ZeroOutVector)]
 fn zero_out_vector(ctx: &mut KernelContext<'_>) -> Result<()> {
-    let input = ctx.input(0)?;
-    op_requires!(
-        input.rank() == 1,
-        op_core::Code::InvalidArgument,
-        "ZeroOut expects a 1-D vector."
-    );
+    checks::vector(ctx)?;
     zero_out_generic::<i32>(ctx, 0)
 }
