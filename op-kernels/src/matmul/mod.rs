@@ -26,6 +26,8 @@
 //! - `grad.rs`: its gradient, TensorFlow's four cases of the transposes.
 
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod math;
 mod ops;

@@ -59,6 +59,8 @@
 
 mod axes;
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod math;
 mod opcheck;
