@@ -78,6 +78,8 @@
 
 mod client;
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod opcheck;
 mod ops;
