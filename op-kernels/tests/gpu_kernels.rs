@@ -136,7 +136,7 @@ fn gpu_kernels_without_a_driver_are_unavailable_errors_naming_it() {
     let var = Variable::new_on(&cpu, x.clone()).unwrap();
     let err = OpCall::new("ResourceApplyGradientDescent")
         .input(var.handle())
-        .input(&Tensor::scalar(0.5f32))
+        .input(Tensor::scalar(0.5f32))
         .input(&x)
         .run_on(&gpu)
         .unwrap_err();
@@ -417,15 +417,15 @@ fn train(runtime: &Runtime, update: &Update, dtype: DType, n: usize, seed: u64) 
             call = call.input(var.handle());
         }
         call = match update.op {
-            "ResourceApplyGradientDescent" => call.input(&scalar(0.1)).input(&grad),
-            "ResourceApplyMomentum" => call.input(&scalar(0.1)).input(&grad).input(&scalar(0.9)),
+            "ResourceApplyGradientDescent" => call.input(scalar(0.1)).input(grad),
+            "ResourceApplyMomentum" => call.input(scalar(0.1)).input(grad).input(scalar(0.9)),
             _ => call
-                .input(&scalar(0.9f64.powi(step as i32)))
-                .input(&scalar(0.999f64.powi(step as i32)))
-                .input(&scalar(0.01))
-                .input(&scalar(0.9))
-                .input(&scalar(0.999))
-                .input(&scalar(1e-7))
+                .input(scalar(0.9f64.powi(step as i32)))
+                .input(scalar(0.999f64.powi(step as i32)))
+                .input(scalar(0.01))
+                .input(scalar(0.9))
+                .input(scalar(0.999))
+                .input(scalar(1e-7))
                 .input(&grad),
         };
         if let Some(nesterov) = update.nesterov {
@@ -489,8 +489,8 @@ fn a_gpu_update_copies_a_value_a_reader_still_holds() {
     let before = var.read().unwrap();
     OpCall::new("ResourceApplyGradientDescent")
         .input(var.handle())
-        .input(&Tensor::scalar(1.0f32))
-        .input(&Tensor::from_vec([2], vec![1.0f32, 1.0]).unwrap())
+        .input(Tensor::scalar(1.0f32))
+        .input(Tensor::from_vec([2], vec![1.0f32, 1.0]).unwrap())
         .run_on(&gpu)
         .unwrap();
     let after = var.read().unwrap();
