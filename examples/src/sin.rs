@@ -15,6 +15,7 @@
 //! ```
 
 use std::path::Path;
+use std::sync::Arc;
 
 use op_autodiff::GradientTape;
 use op_autodiff::optimizers::{Adam, Optimizer};
@@ -23,7 +24,7 @@ use op_core::symbolic::{NodeId, Output};
 use op_core::{DType, Error, Executor, Result, Runtime, ShapeValue, Tensor};
 use op_graph::saved_model::{self, Signature};
 use op_graph::tflite::{self, ExportOptions};
-use op_graph::{GraphBuilder, Runner, Session};
+use op_graph::{Graph, GraphBuilder, Runner, Session};
 use op_kernels::math::{AddV2, Sin, Square, Sub};
 use op_kernels::reduction::Sum;
 use op_kernels::variable::{AssignVariableOp, ReadVariableOp, VarHandleOp, Variable};
@@ -64,54 +65,90 @@ where
     Ok((predicted, loss))
 }
 
-/// The eager program: a variable, a tape per step, Adam.
-pub struct EagerTraining {
-    offset: Variable<'static>,
+/// The eager program: a variable, a tape per step, Adam; on a runtime
+/// (the global CPU runtime by default, a GPU's with [`on`](Self::on)).
+pub struct EagerTraining<'r> {
+    runtime: &'r Runtime,
+    offset: Variable<'r>,
     adam: Adam<Tensor>,
     x: Tensor,
     y: Tensor,
     axis: Tensor,
 }
 
-impl EagerTraining {
-    /// `offset` at 0, Adam at the seed's learning rate.
+impl EagerTraining<'static> {
+    /// `offset` at 0, Adam at the seed's learning rate, on
+    /// [`Runtime::global`].
     pub fn new() -> Result<Self> {
+        EagerTraining::on(Runtime::global())
+    }
+}
+
+impl<'r> EagerTraining<'r> {
+    /// The program on `runtime`: its variable lives on the runtime's
+    /// device, and so do the data (copied there once), so that on a GPU
+    /// runtime the steps read and write GPU memory.
+    pub fn on(runtime: &'r Runtime) -> Result<Self> {
         let (x, y) = data()?;
+        let device = runtime.device();
         Ok(EagerTraining {
-            offset: Variable::new(Tensor::scalar(0.0f32))?,
+            runtime,
+            offset: Variable::new_on(runtime, Tensor::scalar(0.0f32))?,
             adam: Adam::with_learning_rate(LEARNING_RATE),
-            x,
-            y,
+            x: x.to_device(device)?,
+            y: y.to_device(device)?,
+            // Axes are read on the host (`host_memory`).
             axis: Tensor::from_vec([1], vec![0i32])?,
         })
+    }
+
+    /// The runtime the program runs on.
+    pub fn runtime(&self) -> &'r Runtime {
+        self.runtime
     }
 
     /// The forward pass alone: the loss.
     pub fn forward(&self) -> Result<Tensor> {
         let offset = self.offset.read()?;
         let (x, y, axis) = (self.x.clone(), self.y.clone(), self.axis.clone());
-        let (_, loss) = model(Runtime::global(), x, y, offset, axis)?;
+        let (_, loss) = model(self.runtime, x, y, offset, axis)?;
         Ok(loss)
     }
 
     /// One training step (forward on a tape, backward, Adam); the loss
     /// before it.
     pub fn step(&mut self) -> Result<Tensor> {
-        let tape = GradientTape::new();
+        let tape = GradientTape::over(self.runtime);
         // The forward pass, recorded on the tape (variable read included).
         let loss = self.forward()?;
         let [grad] = <[_; 1]>::try_from(tape.gradient(&loss, &[self.offset.handle()])?)
             .map_err(|_| Error::internal("one gradient per source"))?;
         let grad = grad.ok_or_else(|| Error::internal("the loss does not depend on offset"))?;
         self.adam
-            .apply_gradients(Runtime::global(), &[(grad, self.offset.handle().clone())])?;
+            .apply_gradients(self.runtime, &[(grad, self.offset.handle().clone())])?;
         Ok(loss)
     }
 
-    /// The offset now.
+    /// The offset now (copied to the host).
     pub fn offset(&self) -> Result<f32> {
-        self.offset.read()?.scalar_value::<f32>()
+        self.offset.read()?.to_host()?.scalar_value::<f32>()
     }
+
+    /// The variable's value as it is stored (on the runtime's device).
+    pub fn offset_value(&self) -> Result<Tensor> {
+        self.offset.read()
+    }
+}
+
+/// The nodes of the training graph a [`GraphTraining`] keeps.
+struct GraphParts {
+    x: Output,
+    y: Output,
+    offset: Output,
+    predicted: Output,
+    loss: Output,
+    step: NodeId,
+    initializers: Vec<NodeId>,
 }
 
 /// The graph program: built once, run a step at a time.
@@ -128,8 +165,53 @@ pub struct GraphTraining {
 
 impl GraphTraining {
     /// Builds the graph (a variable `offset`, the model, its gradient,
-    /// Adam's update) and runs the initializers.
+    /// Adam's update) and runs the initializers, on [`Runtime::global`].
     pub fn new() -> Result<Self> {
+        GraphTraining::build(Session::new)
+    }
+
+    /// [`new`](Self::new) on `runtime` (a GPU's: `Runtime::gpu(0)`), whose
+    /// device holds the variables.
+    pub fn on(runtime: Arc<Runtime>) -> Result<Self> {
+        GraphTraining::build(|graph| Session::builder(graph).runtime(runtime).build())
+    }
+
+    /// The graph alone, as [`new`](Self::new) builds it (to inspect where
+    /// its nodes would run).
+    pub fn graph() -> Result<Graph> {
+        Ok(GraphTraining::build_graph()?.0)
+    }
+
+    fn build(session: impl FnOnce(Graph) -> Result<Session>) -> Result<Self> {
+        let (graph, parts) = GraphTraining::build_graph()?;
+        let GraphParts {
+            x,
+            y,
+            offset,
+            predicted,
+            loss,
+            step,
+            initializers,
+        } = parts;
+        let session = session(graph)?;
+        let mut init_run = session.runner();
+        for node in initializers {
+            init_run = init_run.target(node);
+        }
+        init_run.run()?;
+        Ok(GraphTraining {
+            session,
+            x,
+            y,
+            offset,
+            predicted,
+            loss,
+            step,
+            data: data()?,
+        })
+    }
+
+    fn build_graph() -> Result<(Graph, GraphParts)> {
         let b = GraphBuilder::new();
         let x = b.placeholder("x", DType::F32, "[5]")?;
         let y = b.placeholder("y", DType::F32, "[5]")?;
@@ -152,22 +234,23 @@ impl GraphTraining {
             .ok_or_else(|| Error::internal("the loss does not depend on offset"))?;
         let mut adam = Adam::with_learning_rate(LEARNING_RATE);
         let step = adam.apply_gradients(&b, &[(grad, handle)])?;
-        let session = Session::new(b.into_graph())?;
-        let mut init_run = session.runner().target(init);
-        for node in adam.initializers() {
-            init_run = init_run.target(*node);
-        }
-        init_run.run()?;
-        Ok(GraphTraining {
-            session,
+        let mut initializers = vec![init];
+        initializers.extend(adam.initializers().iter().copied());
+        let parts = GraphParts {
             x,
             y,
             offset,
             predicted,
             loss,
             step,
-            data: data()?,
-        })
+            initializers,
+        };
+        Ok((b.into_graph(), parts))
+    }
+
+    /// The session the program runs in.
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
     /// A run of the forward pass on the seed's data, fetching the loss.
@@ -190,13 +273,14 @@ impl GraphTraining {
         Ok(self.forward_run().target(self.step).run()?.remove(0))
     }
 
-    /// The offset now.
+    /// The offset now (copied to the host).
     pub fn offset(&self) -> Result<f32> {
         self.session
             .runner()
             .fetch(self.offset)
             .run()?
             .remove(0)
+            .to_host()?
             .scalar_value::<f32>()
     }
 

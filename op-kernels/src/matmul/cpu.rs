@@ -12,7 +12,7 @@ use super::ops::MatMul;
 /// The dims of `a` and `b`, checked: both matrices, with equal inner
 /// dimensions after the transposes. Returns `(m, n)`, the product's
 /// shape.
-fn product_dims(
+pub(super) fn product_dims(
     ctx: &KernelContext<'_>,
     a: &Tensor,
     b: &Tensor,

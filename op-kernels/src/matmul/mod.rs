@@ -23,9 +23,13 @@
 //! - `math.rs`: the GEMMs ([`Gemm`], [`gemm_wrapping`]) and the split over
 //!   threads ([`matmul_into`]), shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `gpu.rs` (feature `gpu`): the GPU kernels, `float` and `double`
+//!   through cuBLAS.
 //! - `grad.rs`: its gradient, TensorFlow's four cases of the transposes.
 
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod math;
 mod ops;

@@ -47,6 +47,9 @@
 //! - `math.rs`: the engine over slices ([`reduce_into`], [`reduce_pass`])
 //!   and the reducers, shared by every device's kernels.
 //! - `cpu.rs`: the CPU kernels.
+//! - `gpu.rs` (feature `gpu`): the GPU kernels of `Sum` (`float`, `double`,
+//!   `int32`) and `Mean` (`float`, `double`), the axes in host memory and
+//!   planned with [`ReductionPlan`], each pass one CUDA kernel.
 //! - `opcheck.rs`: how opcheck (`op_core::testing`) draws a valid scan axis.
 //! - `grad.rs`: the gradients of the four reductions ([`reduced_shape`]:
 //!   the shape a reduction keeps its dims in) and of the two scans.
@@ -59,6 +62,8 @@
 
 mod axes;
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod math;
 mod opcheck;

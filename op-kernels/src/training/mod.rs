@@ -35,15 +35,23 @@
 //!   a handle does not carry here, so it is unknown).
 //! - `math.rs`: the updates over slices, [`gradient_descent`],
 //!   [`momentum`] and [`adam`], over [`Real`], for every device's kernels.
-//! - `cpu.rs`: the CPU kernels: the checks, the locks, and the slice
-//!   functions split over the intra-op pool.
+//! - `update.rs`: what every device's kernel does first: find, lock and
+//!   check the variables.
+//! - `cpu.rs`: the CPU kernels: the slice functions split over the
+//!   intra-op pool.
+//! - `gpu.rs`: the GPU kernels (`float`, `double`): the same formulas in
+//!   CUDA, over the variables' GPU buffers in place, the scalars read on
+//!   the host.
 //! - `opcheck.rs`: how opcheck (`op_core::testing`) draws variables, slots
 //!   and hyperparameters for the ops' contract tests.
 
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod math;
 mod opcheck;
 mod ops;
+mod update;
 
 pub use math::{AdamParams, MomentumParams, Real, adam, gradient_descent, momentum};
 pub use ops::*;

@@ -1,4 +1,7 @@
-//! The CPU kernels of the variable ops.
+//! The CPU kernels of the variable ops. The functions only move handles
+//! and tensors, never elements, so the GPU registers them too
+//! (`gpu.rs`): a variable's value then stays in the memory of the device
+//! that assigned it.
 
 use std::sync::Arc;
 
@@ -48,7 +51,7 @@ macro_rules! variable_kernels {
 
 variable_kernels! {
     VarHandleOp =>
-    fn var_handle_op<T: Element>(ctx: &mut KernelContext<'_>, attrs: &VarHandleOp) -> Result<()> {
+    pub(super) fn var_handle_op<T: Element>(ctx: &mut KernelContext<'_>, attrs: &VarHandleOp) -> Result<()> {
         if attrs.shared_name.is_empty() {
             return ctx.set_resource_output(0, Arc::new(Var::new(T::DTYPE)));
         }
@@ -65,7 +68,7 @@ variable_kernels! {
     }
 
     ReadVariableOp =>
-    fn read_variable_op<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
+    pub(super) fn read_variable_op<T: Element>(ctx: &mut KernelContext<'_>) -> Result<()> {
         let handle: ResourceHandle = ctx.input_scalar(0)?;
         let var = variable_of(ctx, &handle)?;
         if var.dtype() != T::DTYPE {
@@ -90,7 +93,7 @@ variable_kernels! {
     }
 
     AssignVariableOp =>
-    fn assign_variable_op<T: Element>(
+    pub(super) fn assign_variable_op<T: Element>(
         ctx: &mut KernelContext<'_>,
         attrs: &AssignVariableOp,
     ) -> Result<()> {
@@ -123,7 +126,7 @@ variable_kernels! {
 }
 
 #[kernel(op = VarIsInitializedOp)]
-fn var_is_initialized_op(ctx: &mut KernelContext<'_>) -> Result<()> {
+pub(super) fn var_is_initialized_op(ctx: &mut KernelContext<'_>) -> Result<()> {
     let initialized = match ctx.resource::<Var>(0) {
         Ok(var) => var.is_initialized(),
         Err(e) if e.code() == Code::NotFound => false,
@@ -133,7 +136,10 @@ fn var_is_initialized_op(ctx: &mut KernelContext<'_>) -> Result<()> {
 }
 
 #[kernel(op = DestroyResourceOp)]
-fn destroy_resource_op(ctx: &mut KernelContext<'_>, attrs: &DestroyResourceOp) -> Result<()> {
+pub(super) fn destroy_resource_op(
+    ctx: &mut KernelContext<'_>,
+    attrs: &DestroyResourceOp,
+) -> Result<()> {
     let handle: ResourceHandle = ctx.input_scalar(0)?;
     if handle.is_owning() {
         // In no manager; freed with the last copy of its handle.

@@ -70,6 +70,9 @@
 //! - `ops.rs`: the five ops and their shape functions.
 //! - `cpu.rs`: the CPU kernels, one generic function per op for the dtyped
 //!   ones.
+//! - `gpu.rs` (feature `gpu`): the same functions registered for the GPU
+//!   (the plain real dtypes): a value a GPU program assigns stays in GPU
+//!   memory.
 //! - `client.rs`: the typed API, [`Variable`] (with its checkpoint support).
 //! - `grad.rs`: `ReadVariableOp`'s gradient, which reaches the variable's
 //!   handle; `VarIsInitializedOp` is not differentiable.
@@ -78,6 +81,8 @@
 
 mod client;
 mod cpu;
+#[cfg(feature = "gpu")]
+mod gpu;
 mod grad;
 mod opcheck;
 mod ops;

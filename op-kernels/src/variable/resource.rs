@@ -4,8 +4,9 @@
 use std::fmt;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use op_core::device::DeviceMemory;
 use op_core::resource::Resource;
-use op_core::{DType, Error, ResourceHandle, Result, Tensor};
+use op_core::{DType, Device, Error, ResourceHandle, Result, Tensor};
 
 /// A variable: a dtype, and a value of that dtype once assigned
 /// (TensorFlow's `Var`).
@@ -156,6 +157,29 @@ impl VarGuard<'_> {
             .as_mut()
             .map(Tensor::as_slice_mut::<T>)
             .transpose()
+    }
+
+    /// The value's memory on `device`, for a device kernel to update in
+    /// place (the training ops' GPU kernels), or `None` before the first
+    /// assign. A value elsewhere (one a host kernel assigned) moves to
+    /// `device` first, for good; a buffer another tensor shares is copied
+    /// first (copy-on-write, as [`elements_mut`](Self::elements_mut)
+    /// does on the host). Returns the copy's error (`Unavailable` without
+    /// the device's backend or driver, `InvalidArgument` for a dtype no
+    /// device holds).
+    pub fn device_memory_mut(&mut self, device: Device) -> Result<Option<&mut dyn DeviceMemory>> {
+        let Some(value) = self.slot.as_mut() else {
+            return Ok(None);
+        };
+        if value.device() != device {
+            *value = value.to_device(device)?;
+        }
+        value.make_distinct()?;
+        value.device_memory_mut().map(Some).ok_or_else(|| {
+            Error::internal(format!(
+                "a variable's value on {device} is not in its memory"
+            ))
+        })
     }
 }
 
