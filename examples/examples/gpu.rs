@@ -43,12 +43,23 @@ fn main() -> Result<()> {
     let product = MatMul::call_with(waves.clone(), w).run_on(&gpu)?;
     let mean = Mean::call_with(product.clone(), Tensor::from_vec([1], vec![1i32])?).run_on(&gpu)?;
     println!("sin(2x + 0.5) is on {}", short(waves.device()));
-    println!("... @ w is on {}: {:?}", short(product.device()), product.to_host()?);
+    println!(
+        "... @ w is on {}: {:?}",
+        short(product.device()),
+        product.to_host()?
+    );
     println!("its mean over axis 1: {:?}", mean.to_host()?);
 
     // Where each op ran: a prepared node knows its kernel's device.
     println!("\nplacement of each op on this runtime:");
-    for op in ["Example", "AddV2", "Sin", "MatMul", "Mean", "StringToNumber"] {
+    for op in [
+        "Example",
+        "AddV2",
+        "Sin",
+        "MatMul",
+        "Mean",
+        "StringToNumber",
+    ] {
         let call = match op {
             "StringToNumber" => OpCall::new(op).input(Tensor::string("1.5")),
             "MatMul" => OpCall::new(op).input(&x).input(x.reshape([3, 2])?),

@@ -7,11 +7,9 @@
 //! rather than passing silently:
 //!
 //! ```
-//! #[test]
-//! fn doubles_on_the_gpu() {
-//!     let Some(gpu) = op_cuda::testing::gpu_or_skip() else { return };
-//!     // ... use `gpu` ...
-//! }
+//! // In a test: returns early, having printed why, on a machine without a GPU.
+//! let Some(gpu) = op_cuda::testing::gpu_or_skip() else { return };
+//! assert!(gpu.sm_count() > 0);
 //! ```
 
 use std::sync::Arc;
