@@ -23,7 +23,8 @@ fn ops_lists_each_op_with_its_attrs_and_kernels() {
         "ZeroOutPolymorphic(to_zero: T) -> (zeroed: T)\n\
          \x20   attrs: T: {float, double, int32} = DT_INT32\n\
          \x20   cpu, 3 kernels: T in {float, double, int32}\n\
-         1 ops, 3 kernels\n"
+         \x20   gpu, 3 kernels: T in {float, double, int32}\n\
+         1 ops, 6 kernels\n"
     );
 }
 
