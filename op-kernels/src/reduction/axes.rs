@@ -3,7 +3,9 @@
 //! (TensorFlow's `ReductionHelper::Simplify`). Shared by the shape function
 //! and every device's kernel, so both accept and reject the same axes.
 
-use op_core::{Error, Result};
+use op_core::{Code, Error, KernelContext, Result, Tensor};
+
+use super::ops::axis_values;
 
 /// Axis `axis` of a tensor of rank `rank` as an index in `0..rank`
 /// (negative axes count from the end, as in TensorFlow and NumPy).
@@ -177,6 +179,45 @@ fn passes(runs: &[(usize, bool)]) -> Vec<Pass> {
         }
     }
     passes
+}
+
+/// The plan of a Sum/Mean-style kernel call: input 1's axes (a scalar or
+/// a vector) over input 0, checked with errors naming both inputs; with
+/// the input (a clone, a reference count). `None` when nothing is reduced:
+/// output 0 is then set to the input's buffer, reshaped. Shared by the CPU
+/// and GPU kernels.
+pub(super) fn plan_reduction(
+    ctx: &mut KernelContext<'_>,
+    keep_dims: bool,
+) -> Result<Option<(Tensor, ReductionPlan)>> {
+    let axes = ctx.input(1)?;
+    if axes.rank() > 1 {
+        return Err(ctx.error(
+            Code::InvalidArgument,
+            format_args!(
+                "input 1 ('reduction_indices') must be a scalar or a vector, but has shape {}",
+                axes.shape()
+            ),
+        ));
+    }
+    let axes = axis_values(axes).map_err(|e| ctx.error(e.code(), e.message()))?;
+    let input = ctx.input(0)?.clone();
+    let plan = ReductionPlan::new(input.dims(), &axes, keep_dims).map_err(|e| {
+        ctx.error(
+            e.code(),
+            format_args!(
+                "input 1 ('reduction_indices'): {}, and input 0 ('input') has shape {}",
+                e.message(),
+                input.shape()
+            ),
+        )
+    })?;
+    if plan.is_identity() {
+        let output = input.reshape(&plan.output_dims)?;
+        ctx.set_output(0, output)?;
+        return Ok(None);
+    }
+    Ok(Some((input, plan)))
 }
 
 #[cfg(test)]

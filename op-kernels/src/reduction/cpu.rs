@@ -7,7 +7,7 @@
 
 use op_core::{Code, KernelContext, Result, kernel};
 
-use super::axes::ReductionPlan;
+use super::axes::plan_reduction;
 use super::math::{
     MaxReducer, MeanReducer, ProdReducer, Reducer, Reducible, Scan, SumReducer, reduce_into,
     scan_into, scan_row, scan_step,
@@ -21,34 +21,9 @@ use super::ops::{Cumprod, Cumsum, Max, Mean, Prod, Sum, axis_values};
 /// `-rank..rank`, none twice. Reducing nothing (no axes, or only axes of
 /// size 1) outputs the input's buffer itself, reshaped.
 fn reduce<T: Reducible, R: Reducer>(ctx: &mut KernelContext<'_>, keep_dims: bool) -> Result<()> {
-    let axes = ctx.input(1)?;
-    if axes.rank() > 1 {
-        return Err(ctx.error(
-            Code::InvalidArgument,
-            format_args!(
-                "input 1 ('reduction_indices') must be a scalar or a vector, but has shape {}",
-                axes.shape()
-            ),
-        ));
-    }
-    let axes = axis_values(axes).map_err(|e| ctx.error(e.code(), e.message()))?;
-    // Cheap (a reference count): keeps the input while the output is
-    // allocated.
-    let input = ctx.input(0)?.clone();
-    let plan = ReductionPlan::new(input.dims(), &axes, keep_dims).map_err(|e| {
-        ctx.error(
-            e.code(),
-            format_args!(
-                "input 1 ('reduction_indices'): {}, and input 0 ('input') has shape {}",
-                e.message(),
-                input.shape()
-            ),
-        )
-    })?;
-    if plan.is_identity() {
-        let output = input.reshape(&plan.output_dims)?;
-        return ctx.set_output(0, output);
-    }
+    let Some((input, plan)) = plan_reduction(ctx, keep_dims)? else {
+        return Ok(());
+    };
     let threads = ctx.threads();
     let output = ctx.allocate_output(0, &plan.output_dims)?;
     reduce_into::<T, R>(

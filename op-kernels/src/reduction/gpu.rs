@@ -23,8 +23,8 @@ use op_cuda::cudarc::driver::LaunchConfig;
 use op_cuda::launch::{BLOCK_SIZE, elementwise_config};
 use op_cuda::{DevicePtr, GpuContext, GpuKernelSource};
 
-use super::axes::{Pass, ReductionPlan};
-use super::ops::{Mean, Sum, axis_values};
+use super::axes::{Pass, ReductionPlan, plan_reduction};
+use super::ops::{Mean, Sum};
 
 /// The CUDA C++ of the sums: one template, one entry per dtype.
 pub static REDUCE: GpuKernelSource = GpuKernelSource {
@@ -292,32 +292,9 @@ fn launch<T: GpuSum>(
 /// `Sum` or `Mean` (`mean`) of input 0 over the axes in input 1 (on the
 /// host) into output 0, on the GPU.
 fn reduce<T: GpuSum>(ctx: &mut GpuContext<'_, '_>, keep_dims: bool, mean: bool) -> Result<()> {
-    let axes = ctx.input(1)?;
-    if axes.rank() > 1 {
-        return Err(ctx.error(
-            Code::InvalidArgument,
-            format_args!(
-                "input 1 ('reduction_indices') must be a scalar or a vector, but has shape {}",
-                axes.shape()
-            ),
-        ));
-    }
-    let axes = axis_values(axes).map_err(|e| ctx.error(e.code(), e.message()))?;
-    let input = ctx.input(0)?.clone();
-    let plan = ReductionPlan::new(input.dims(), &axes, keep_dims).map_err(|e| {
-        ctx.error(
-            e.code(),
-            format_args!(
-                "input 1 ('reduction_indices'): {}, and input 0 ('input') has shape {}",
-                e.message(),
-                input.shape()
-            ),
-        )
-    })?;
-    if plan.is_identity() {
-        let output = input.reshape(&plan.output_dims)?;
-        return ctx.set_output(0, output);
-    }
+    let Some((_, plan)) = plan_reduction(ctx.kernel_context(), keep_dims)? else {
+        return Ok(());
+    };
     let x = ctx.input_ptr::<T>(0)?;
     let y = ctx.allocate_output_for_writing::<T>(0, &plan.output_dims)?;
     let divisor = mean.then(|| T::from_count(plan.reduced_count));
