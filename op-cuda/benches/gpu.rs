@@ -8,29 +8,11 @@ use std::sync::{Arc, OnceLock};
 
 use divan::Bencher;
 use divan::counter::BytesCount;
-use op_cuda::{CudaBuffer, GpuDevice, GpuKernelSource};
+use op_cuda::{CudaBuffer, GpuDevice};
 
 const N: usize = 100_000_000;
 
-static TWICE: GpuKernelSource = GpuKernelSource {
-    name: "twice_bench",
-    source: r#"
-extern "C" __global__ void twice_f32(const float* x, float* y, unsigned long long n) {
-    for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (unsigned long long)blockDim.x * gridDim.x) {
-        y[i] = 2.0f * x[i];
-    }
-}
-extern "C" __global__ void twice4_f32(const float4* x, float4* y, unsigned long long n4) {
-    for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n4;
-         i += (unsigned long long)blockDim.x * gridDim.x) {
-        float4 v = x[i];
-        y[i] = make_float4(2.0f * v.x, 2.0f * v.y, 2.0f * v.z, 2.0f * v.w);
-    }
-}
-"#,
-    entries: &["twice_f32", "twice4_f32"],
-};
+use op_cuda::testing::TWICE;
 
 /// GPU 0 and two buffers of N floats, made once.
 fn setup() -> Option<&'static (Arc<GpuDevice>, CudaBuffer, CudaBuffer)> {
