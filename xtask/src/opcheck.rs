@@ -87,7 +87,14 @@ mod tests {
         let mut out = Vec::new();
         write_report(&report, &args, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.starts_with("Sin: 6 kernel(s)"), "{text}");
+        // Six CPU kernels are checked; GPU kernels (the default `gpu`
+        // feature) are listed and skipped, since opcheck runs CPU kernels.
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("Sin: 6 kernel(s)")
+                || first.starts_with("Sin: 8 kernel(s) (6 checked)"),
+            "{text}"
+        );
         let summary = text.lines().last().unwrap_or_default();
         assert!(
             summary.starts_with("1 ops, 6 kernels checked, 0 failures, "),
