@@ -150,12 +150,25 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
     }
 }
 
+/// DEPTHWISE_CONV_2D's weights: the filter as the model holds it
+/// (`[taps, out_c]`; a block's lanes are gathered, `m` apart, once per
+/// tap), or packed by [`pack_depthwise`] (`[blocks, taps, NR]`: a block's
+/// weights for one tap are `NR` consecutive floats, its taps follow each
+/// other).
+#[derive(Copy, Clone, Debug)]
+pub(super) enum DepthwiseWeights<'a> {
+    /// The filter, `[1, filter_h, filter_w, out_c]`.
+    Strided(&'a [f32]),
+    /// The filter packed by [`pack_depthwise`].
+    Packed(&'a [f32]),
+}
+
 /// DEPTHWISE_CONV_2D: block `cb` is input channels `NR * (cb / m)..` times
 /// multiplier index `cb % m`, whose output channels are `m` apart.
 struct Depthwise<'a> {
     g: &'a ConvGeometry,
     params: &'a Conv2DParams,
-    filter: &'a [f32],
+    weights: DepthwiseWeights<'a>,
 }
 
 impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
@@ -181,9 +194,16 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
     ) -> [[f32; NR]; M] {
         let (g, p) = (self.g, self.params);
         let (c, oc, m) = (g.in_c, g.out_c, g.filter_c);
+        let taps = g.filter_h * g.filter_w;
         let c0 = (cb / m) * NR;
         let (first, step) = <Self as Kernel<NR>>::lanes(self, cb);
         let pixel_step = p.stride_w * c;
+        // When the block's pixels follow each other in the input (stride
+        // 1 and NR channels: cnn's 4-channel depthwise), the M pixels' NR
+        // lanes are one contiguous run, as the sums are: the loop goes
+        // eight lanes at a time over both (two pixels per AVX2 register
+        // where NR is 4), the tap's weights repeated.
+        let flat = pixel_step == NR && 8 % NR == 0 && (M * NR) % 8 == 0;
         let mut acc = [[0.0f32; NR]; M];
         for fy in fys {
             let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
@@ -191,12 +211,30 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
             for fx in fxs.clone() {
                 let ix0 = ox0 * p.stride_w + fx * p.dilation_w - g.cols.pad;
                 let xs = &row[ix0 * c + c0..][..(M - 1) * pixel_step + NR];
-                let taps = &self.filter[(fy * g.filter_w + fx) * oc..][..oc];
-                // Gathered once per tap, shared by the block's M pixels.
-                let w: [f32; NR] = std::array::from_fn(|l| taps[first + l * step]);
-                for (j, acc) in acc.iter_mut().enumerate() {
-                    let x: &[f32; NR] = xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
-                    arith.mul_add(acc, x, &w);
+                let tap = fy * g.filter_w + fx;
+                // Read once per tap, shared by the block's M pixels.
+                let w: [f32; NR] = match self.weights {
+                    DepthwiseWeights::Packed(packed) => *packed[(cb * taps + tap) * NR..]
+                        .first_chunk::<NR>()
+                        .expect("NR packed lanes"),
+                    DepthwiseWeights::Strided(filter) => {
+                        let taps = &filter[tap * oc..][..oc];
+                        std::array::from_fn(|l| taps[first + l * step])
+                    }
+                };
+                if flat {
+                    let w8: [f32; 8] = std::array::from_fn(|l| w[l % NR]);
+                    let (xs8, _) = xs[..M * NR].as_chunks::<8>();
+                    let (acc8, _) = acc.as_flattened_mut().as_chunks_mut::<8>();
+                    for (acc, x) in acc8.iter_mut().zip(xs8) {
+                        arith.mul_add(acc, x, &w8);
+                    }
+                } else {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        let x: &[f32; NR] =
+                            xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
+                        arith.mul_add(acc, x, &w);
+                    }
                 }
             }
         }
@@ -430,7 +468,7 @@ fn pad_image(g: &ConvGeometry, padded: &ConvGeometry, image: &[f32], dst: &mut [
 }
 
 /// The lanes of CONV_2D's register blocks for `out_c` output channels.
-fn dense_lanes(out_c: usize) -> usize {
+pub(super) fn dense_lanes(out_c: usize) -> usize {
     match out_c {
         oc if oc % 8 == 0 => 8,
         oc if oc % 4 == 0 => 4,
@@ -441,7 +479,11 @@ fn dense_lanes(out_c: usize) -> usize {
 /// Packs CONV_2D's OHWI `filter` (one group) into `packed` as `[out_c /
 /// NR, taps * in_c, NR]` ([`Dense`]'s layout, `NR` from [`dense_lanes`]);
 /// returns the packed elements, `out_c * taps * in_c`.
-fn pack_filter<'p>(g: &ConvGeometry, filter: &[f32], packed: &'p mut [f32]) -> &'p [f32] {
+pub(super) fn pack_filter<'p>(
+    g: &ConvGeometry,
+    filter: &[f32],
+    packed: &'p mut [f32],
+) -> &'p [f32] {
     let nr = dense_lanes(g.out_c);
     let k = g.filter_h * g.filter_w * g.in_c;
     let packed = &mut packed[..k * g.out_c];
@@ -469,6 +511,19 @@ pub(super) fn conv2d(
     pad: &mut [f32],
 ) {
     let packed = pack_filter(g, filter, packed);
+    conv2d_prepacked(g, params, input, packed, bias, output, pad);
+}
+
+/// [`conv2d`] with its filter already packed by [`pack_filter`].
+pub(super) fn conv2d_prepacked(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    packed: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+    pad: &mut [f32],
+) {
     if let Some(p) = padded(g, params) {
         let image_len = g.in_h * g.in_w * g.in_c;
         let out_len = g.rows.out * g.cols.out * g.out_c;
@@ -501,19 +556,49 @@ fn conv2d_unpadded(
     }
 }
 
-/// DEPTHWISE_CONV_2D into `output` (shapes checked by the caller).
+/// The lanes of DEPTHWISE_CONV_2D's register blocks for `in_c` input
+/// channels.
+pub(super) fn depthwise_lanes(in_c: usize) -> usize {
+    match in_c {
+        c if c % 8 == 0 => 8,
+        c if c % 4 == 0 => 4,
+        _ => 1,
+    }
+}
+
+/// Packs DEPTHWISE_CONV_2D's `filter` (`[1, filter_h, filter_w, out_c]`)
+/// into `packed` (`out_c * taps` elements) as `[blocks, taps, NR]`, `NR`
+/// from [`depthwise_lanes`]: block `cb`'s lanes are [`Depthwise`]'s,
+/// output channels `first + l * m`.
+pub(super) fn pack_depthwise(g: &ConvGeometry, filter: &[f32], packed: &mut [f32]) {
+    let nr = depthwise_lanes(g.in_c);
+    let (m, oc) = (g.filter_c, g.out_c);
+    let taps = g.filter_h * g.filter_w;
+    let packed = &mut packed[..taps * oc];
+    for (cb, block) in packed.chunks_exact_mut((taps * nr).max(1)).enumerate() {
+        let first = (cb / m) * nr * m + cb % m;
+        for (tap, lanes) in block.chunks_exact_mut(nr).enumerate() {
+            for (l, w) in lanes.iter_mut().enumerate() {
+                *w = filter[tap * oc + first + l * m];
+            }
+        }
+    }
+}
+
+/// DEPTHWISE_CONV_2D into `output` (shapes checked by the caller; packed
+/// weights packed for `g`).
 pub(super) fn depthwise_conv2d(
     g: &ConvGeometry,
     params: &Conv2DParams,
     input: &[f32],
-    filter: &[f32],
+    weights: DepthwiseWeights<'_>,
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) {
-    let kernel = Depthwise { g, params, filter };
-    match g.in_c {
-        c if c % 8 == 0 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
-        c if c % 4 == 0 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
+    let kernel = Depthwise { g, params, weights };
+    match depthwise_lanes(g.in_c) {
+        8 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
+        4 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
         _ => run::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
@@ -546,6 +631,74 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The packed depthwise weights and the gathered ones give the same
+    /// sums as a plain loop, on the shapes of each path: 4 channels at
+    /// stride 1 (the contiguous eight-lane run, two pixels a register), 8
+    /// at stride 2, and 3 (one lane). Small enough for Miri, which runs
+    /// this module's tests (through the SSE arithmetic).
+    #[test]
+    fn packed_depthwise_matches_plain_loops() {
+        use crate::model::{Activation, Padding};
+        for (c, m, stride, dilation) in [(4, 2, 1, 2), (8, 1, 2, 1), (3, 2, 1, 1), (1, 3, 1, 1)] {
+            let params = Conv2DParams {
+                padding: Padding::Valid,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                activation: Activation::None,
+            };
+            let (in_h, in_w, f) = (6, 13, 2);
+            let window = |n| super::super::conv::window(Padding::Valid, n, f, stride, dilation);
+            let (rows, cols) = (window(in_h).unwrap(), window(in_w).unwrap());
+            let g = ConvGeometry {
+                batches: 1,
+                in_h,
+                in_w,
+                in_c: c,
+                filter_h: f,
+                filter_w: f,
+                filter_c: m,
+                out_c: c * m,
+                groups: c,
+                rows,
+                cols,
+            };
+            let oc = c * m;
+            let input: Vec<f32> = (0..in_h * in_w * c).map(|i| (i % 7) as f32 - 3.0).collect();
+            let filter: Vec<f32> = (0..f * f * oc)
+                .map(|i| (i % 5) as f32 * 0.5 - 1.0)
+                .collect();
+            let mut want = vec![0.0f32; rows.out * cols.out * oc];
+            for oy in 0..rows.out {
+                for ox in 0..cols.out {
+                    for o in 0..oc {
+                        let mut sum = 0.0;
+                        for fy in 0..f {
+                            for fx in 0..f {
+                                let (iy, ix) =
+                                    (oy * stride + fy * dilation, ox * stride + fx * dilation);
+                                sum += input[(iy * in_w + ix) * c + o / m]
+                                    * filter[(fy * f + fx) * oc + o];
+                            }
+                        }
+                        want[(oy * cols.out + ox) * oc + o] = sum;
+                    }
+                }
+            }
+            let mut packed = vec![f32::NAN; filter.len()];
+            pack_depthwise(&g, &filter, &mut packed);
+            for weights in [
+                DepthwiseWeights::Strided(&filter),
+                DepthwiseWeights::Packed(&packed),
+            ] {
+                let mut got = vec![f32::NAN; want.len()];
+                depthwise_conv2d(&g, &params, &input, weights, None, &mut got);
+                assert_eq!(got, want, "c {c}, m {m}, stride {stride}, {weights:?}");
             }
         }
     }
