@@ -164,7 +164,8 @@ proptest! {
         close(&out, &want, 1e-5);
         // The filter packed once (the direct loops only) gives the same sums.
         let packed = PackedFilter::conv2d(&p, &is, &fs, &f).unwrap();
-        prop_assert_eq!(packed.is_some(), groups == 1 && fs[0] <= 8);
+        let planar = groups == 1 && fs[0] < 8 && stride_h == 1 && stride_w == 1;
+        prop_assert_eq!(packed.is_some(), groups == 1 && fs[0] <= 8 && !planar);
         if let Some(packed) = packed {
             let mut packed_out = vec![f32::NAN; out.len()];
             scratch.fill(f32::NAN);

@@ -317,6 +317,9 @@ fn scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Result<usize> {
     let overflow = || Error::invalid_argument("CONV_2D: the scratch size overflows");
     let patch = g.patch_len();
     let filter_t = patch.checked_mul(g.out_c / g.groups).ok_or_else(overflow)?;
+    if conv_direct::is_planar(g, params) {
+        return conv_direct::planar_scratch_len(g, params).ok_or_else(overflow);
+    }
     let im2col = if g.is_direct() {
         // The direct loops' zero-padded image, if any.
         match conv_direct::padded(g, params) {
@@ -380,6 +383,10 @@ pub fn conv2d(
         )));
     }
     if output.is_empty() {
+        return Ok(());
+    }
+    if conv_direct::is_planar(&g, params) {
+        conv_direct::conv2d_planar(&g, params, input, filter, bias, output, scratch);
         return Ok(());
     }
     let patch = g.patch_len();
@@ -561,9 +568,10 @@ pub struct PackedFilter {
 
 impl PackedFilter {
     /// CONV_2D's OHWI `filter` packed for inputs of `input_shape`'s
-    /// channels, or `None` where CONV_2D does not take the direct loops
-    /// (more than 8 output channels, or groups): the GEMM path transposes
-    /// its filter on each call.
+    /// channels, or `None` where CONV_2D does not take the channel-last
+    /// direct loops: past 8 output channels or with groups (the GEMM path
+    /// transposes its filter on each call), and at stride 1 with fewer than
+    /// 8 (the planar loops read the filter as the model holds it).
     pub fn conv2d(
         params: &Conv2DParams,
         input_shape: &[usize],
@@ -572,7 +580,7 @@ impl PackedFilter {
     ) -> Result<Option<PackedFilter>> {
         let g = geometry("CONV_2D", input_shape, filter_shape, None, params, false)?;
         check_len("CONV_2D: the filter", filter.len(), filter_shape)?;
-        if !g.is_direct() {
+        if !g.is_direct() || conv_direct::is_planar(&g, params) {
             return Ok(None);
         }
         let mut data = vec![0.0; filter.len()];
@@ -651,7 +659,7 @@ pub fn conv2d_packed(
         false,
     )?;
     packed.check("CONV_2D", false, conv_direct::dense_lanes(g.out_c))?;
-    if !g.is_direct() {
+    if !g.is_direct() || conv_direct::is_planar(&g, params) {
         return Err(Error::invalid_argument(
             "CONV_2D: a packed filter needs the direct loops",
         ));

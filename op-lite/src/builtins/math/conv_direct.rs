@@ -203,7 +203,7 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
         // lanes are one contiguous run, as the sums are: the loop goes
         // eight lanes at a time over both (two pixels per AVX2 register
         // where NR is 4), the tap's weights repeated.
-        let flat = pixel_step == NR && 8 % NR == 0 && (M * NR) % 8 == 0;
+        let flat = pixel_step == NR && 8 % NR == 0 && (M * NR).is_multiple_of(8);
         let mut acc = [[0.0f32; NR]; M];
         for fy in fys {
             let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
@@ -556,6 +556,197 @@ fn conv2d_unpadded(
     }
 }
 
+/// The zeros after each plane of [`conv2d_planar`]'s scratch: its last
+/// register block reads up to `8 * PLANAR_MAX_BLOCK - 1` floats past the
+/// last output position.
+const PLANAR_TAIL: usize = 8 * PLANAR_MAX_BLOCK;
+
+/// The most 8-lane position vectors one register block of
+/// [`conv2d_planar`] holds per output channel.
+const PLANAR_MAX_BLOCK: usize = 4;
+
+/// Whether CONV_2D takes [`conv2d_planar`]: one group, stride 1, and an
+/// output channel count that would leave the channel-last loops' lanes
+/// partly empty (1 to 7 channels: `Dense` then runs 4 lanes or one).
+pub(super) fn is_planar(g: &ConvGeometry, params: &Conv2DParams) -> bool {
+    g.groups == 1 && g.out_c < 8 && params.stride_h == 1 && params.stride_w == 1
+}
+
+/// The geometry of [`conv2d_planar`]'s padded planes for `g`: the image
+/// as [`padded`] (or `g` itself when it does not pad), and the floats of
+/// one plane, `in_h * in_w` plus [`PLANAR_TAIL`].
+fn planar_planes(g: &ConvGeometry, params: &Conv2DParams) -> (ConvGeometry, usize) {
+    let p = padded(g, params).unwrap_or(*g);
+    (p, p.in_h * p.in_w + PLANAR_TAIL)
+}
+
+/// The scratch elements [`conv2d_planar`] needs, `None` on overflow.
+pub(super) fn planar_scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Option<usize> {
+    let p = padded(g, params).unwrap_or(*g);
+    p.in_h
+        .checked_mul(p.in_w)?
+        .checked_add(PLANAR_TAIL)?
+        .checked_mul(g.in_c)
+}
+
+/// CONV_2D at stride 1 with few output channels (see [`is_planar`]), into
+/// `output`; `filter` is OHWI as the model holds it and `scratch` has
+/// [`planar_scratch_len`] elements (shapes checked by the caller).
+///
+/// # Why
+///
+/// With 4 output channels (cnn's first layer) the channel-last loops fill
+/// half an AVX2 register, with 1 to 3 a single lane. Here the lanes are 8
+/// consecutive output pixels instead: the image is copied once into
+/// zero-padded planes, one per input channel, so that the inputs of 8
+/// neighbouring pixels for one tap are 8 consecutive floats. The pixels
+/// are numbered across each padded row (`oy * padded_w + ox`), which makes
+/// a tap one fixed offset for every pixel; the `padded_w - out_w` numbers
+/// past each row's end are computed and dropped. Each output still sums
+/// its taps over the filter rows, then columns, then input channels,
+/// rounding as the other direct loops do.
+pub(super) fn conv2d_planar(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+    scratch: &mut [f32],
+) {
+    let (p, plane) = planar_planes(g, params);
+    let planes = &mut scratch[..plane * g.in_c];
+    let image_len = g.in_h * g.in_w * g.in_c;
+    let out_len = g.rows.out * g.cols.out * g.out_c;
+    for (image, out) in input
+        .chunks_exact(image_len.max(1))
+        .zip(output.chunks_exact_mut(out_len.max(1)))
+        .take(g.batches)
+    {
+        fill_planes(g, &p, plane, image, planes);
+        dispatch(Planar {
+            g,
+            padded: &p,
+            plane,
+            params,
+            planes,
+            filter,
+            bias,
+            output: out,
+        });
+    }
+}
+
+/// Copies one NHWC image of `g` into `planes`: channel `c` at `c * plane`,
+/// row `y` at `y * padded.in_w`, zeros around the image and after it.
+fn fill_planes(
+    g: &ConvGeometry,
+    padded: &ConvGeometry,
+    plane: usize,
+    image: &[f32],
+    planes: &mut [f32],
+) {
+    planes.fill(0.0);
+    let c = g.in_c;
+    for (y, row) in image.chunks_exact((g.in_w * c).max(1)).enumerate() {
+        let at = (y + g.rows.pad) * padded.in_w + g.cols.pad;
+        for (x, pixel) in row.chunks_exact(c).enumerate() {
+            for (ci, &v) in pixel.iter().enumerate() {
+                planes[ci * plane + at + x] = v;
+            }
+        }
+    }
+}
+
+/// [`conv2d_planar`]'s walk over one image, for [`dispatch`].
+struct Planar<'a> {
+    g: &'a ConvGeometry,
+    padded: &'a ConvGeometry,
+    plane: usize,
+    params: &'a Conv2DParams,
+    planes: &'a [f32],
+    filter: &'a [f32],
+    bias: Option<&'a [f32]>,
+    output: &'a mut [f32],
+}
+
+impl WithMulAdd for Planar<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<A: MulAdd>(self, arith: A) {
+        // Register blocks of OC channels by PB vectors of 8 pixels: at
+        // most 12 AVX2 registers of sums, beside the inputs and a weight.
+        match self.g.out_c {
+            1 => self.walk::<1, 4, A>(arith),
+            2 => self.walk::<2, 4, A>(arith),
+            3 => self.walk::<3, 4, A>(arith),
+            4 => self.walk::<4, 2, A>(arith),
+            5 => self.walk::<5, 2, A>(arith),
+            6 => self.walk::<6, 2, A>(arith),
+            _ => self.walk::<7, 1, A>(arith),
+        }
+    }
+}
+
+impl Planar<'_> {
+    #[inline(always)]
+    fn walk<const OC: usize, const PB: usize, A: MulAdd>(self, arith: A) {
+        const { assert!(PB <= PLANAR_MAX_BLOCK) };
+        let (g, p) = (self.g, self.params);
+        let (wp, c, out_w) = (self.padded.in_w, g.in_c, g.cols.out);
+        let k = g.filter_h * g.filter_w * c;
+        let rows: [&[f32]; OC] = std::array::from_fn(|o| &self.filter[o * k..][..k]);
+        let act = ActivationRange::<f32>::new(p.activation);
+        // Position oy * wp + ox for output (oy, ox); the last is the last
+        // row's last pixel.
+        let positions = (g.rows.out - 1) * wp + out_w;
+        let mut start = 0;
+        while start < positions {
+            let mut acc = [[[0.0f32; 8]; PB]; OC];
+            let mut t = 0;
+            for fy in 0..g.filter_h {
+                for fx in 0..g.filter_w {
+                    let at = start + fy * p.dilation_h * wp + fx * p.dilation_w;
+                    for ci in 0..c {
+                        let xs = &self.planes[ci * self.plane + at..][..8 * PB];
+                        let (xs, _) = xs.as_chunks::<8>();
+                        for (acc, row) in acc.iter_mut().zip(&rows) {
+                            let w = row[t];
+                            for (acc, x) in acc.iter_mut().zip(xs) {
+                                arith.mul_add_scalar(acc, w, x);
+                            }
+                        }
+                        t += 1;
+                    }
+                }
+            }
+            // Scatter the block's pixels to NHWC, dropping the numbers
+            // past a row's end and past the last position.
+            let (mut oy, mut ox) = (start / wp, start % wp);
+            let lanes = (positions - start).min(8 * PB);
+            for j in 0..lanes {
+                if ox < out_w {
+                    let pixel = &mut self.output[(oy * out_w + ox) * OC..][..OC];
+                    for (o, out) in pixel.iter_mut().enumerate() {
+                        let sum = acc[o][j / 8][j % 8];
+                        // Without a bias nothing is added (see `store`).
+                        *out = act.apply(match self.bias {
+                            Some(bias) => sum + bias[o],
+                            None => sum,
+                        });
+                    }
+                }
+                ox += 1;
+                if ox == wp {
+                    (oy, ox) = (oy + 1, 0);
+                }
+            }
+            start += 8 * PB;
+        }
+    }
+}
+
 /// The lanes of DEPTHWISE_CONV_2D's register blocks for `in_c` input
 /// channels.
 pub(super) fn depthwise_lanes(in_c: usize) -> usize {
@@ -700,6 +891,105 @@ mod tests {
                 depthwise_conv2d(&g, &params, &input, weights, None, &mut got);
                 assert_eq!(got, want, "c {c}, m {m}, stride {stride}, {weights:?}");
             }
+        }
+    }
+
+    /// The planar loops give a plain loop's sums, bit for bit, for 1 to 7
+    /// output channels (every register block shape), with and without
+    /// padding, dilation and a bias, over two images. Small enough for
+    /// Miri, which runs this module's tests.
+    #[test]
+    fn planar_conv_matches_plain_loops() {
+        use crate::model::{Activation, Padding};
+        let cases = [
+            (1, 2, Padding::Same, 1),
+            (2, 1, Padding::Valid, 1),
+            (3, 3, Padding::Same, 2),
+            (4, 3, Padding::Same, 1),
+            (5, 2, Padding::Valid, 2),
+            (6, 1, Padding::Same, 1),
+            (7, 2, Padding::Same, 1),
+        ];
+        for (oc, c, padding, dilation) in cases {
+            let params = Conv2DParams {
+                padding,
+                stride_h: 1,
+                stride_w: 1,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                activation: Activation::Relu6,
+            };
+            let (batches, in_h, in_w, f) = (2, 5, 7, 3);
+            let window = |n| super::super::conv::window(padding, n, f, 1, dilation);
+            let (rows, cols) = (window(in_h).unwrap(), window(in_w).unwrap());
+            let g = ConvGeometry {
+                batches,
+                in_h,
+                in_w,
+                in_c: c,
+                filter_h: f,
+                filter_w: f,
+                filter_c: c,
+                out_c: oc,
+                groups: 1,
+                rows,
+                cols,
+            };
+            assert!(is_planar(&g, &params));
+            let image_len = in_h * in_w * c;
+            let input: Vec<f32> = (0..batches * image_len)
+                .map(|i| (i % 7) as f32 - 3.0)
+                .collect();
+            let filter: Vec<f32> = (0..oc * f * f * c)
+                .map(|i| (i % 5) as f32 * 0.5 - 1.0)
+                .collect();
+            let bias: Vec<f32> = (0..oc).map(|o| o as f32 - 2.5).collect();
+            let mut want = vec![0.0f32; batches * rows.out * cols.out * oc];
+            for b in 0..batches {
+                for oy in 0..rows.out {
+                    for ox in 0..cols.out {
+                        for o in 0..oc {
+                            let mut sum = 0.0f32;
+                            for fy in 0..f {
+                                for fx in 0..f {
+                                    let iy = (oy + fy * dilation) as isize - rows.pad as isize;
+                                    let ix = (ox + fx * dilation) as isize - cols.pad as isize;
+                                    for ci in 0..c {
+                                        // Padding adds 0 * w, as the loops do.
+                                        let x = if (0..in_h as isize).contains(&iy)
+                                            && (0..in_w as isize).contains(&ix)
+                                        {
+                                            input[b * image_len
+                                                + (iy as usize * in_w + ix as usize) * c
+                                                + ci]
+                                        } else {
+                                            0.0
+                                        };
+                                        sum += x * filter[((o * f + fy) * f + fx) * c + ci];
+                                    }
+                                }
+                            }
+                            want[((b * rows.out + oy) * cols.out + ox) * oc + o] =
+                                (sum + bias[o]).clamp(0.0, 6.0);
+                        }
+                    }
+                }
+            }
+            let mut scratch = vec![f32::NAN; planar_scratch_len(&g, &params).unwrap()];
+            let mut got = vec![f32::NAN; want.len()];
+            conv2d_planar(
+                &g,
+                &params,
+                &input,
+                &filter,
+                Some(&bias),
+                &mut got,
+                &mut scratch,
+            );
+            assert_eq!(
+                got, want,
+                "oc {oc}, c {c}, {padding:?}, dilation {dilation}"
+            );
         }
     }
 
