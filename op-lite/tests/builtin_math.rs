@@ -5,8 +5,8 @@
 
 use op_lite::builtins::math::batch_matmul::{BatchMatMulParams, batch_matmul, batch_matmul_shape};
 use op_lite::builtins::math::conv::{
-    Conv2DParams, conv2d, conv2d_scratch_len, conv2d_shape, depthwise_conv2d,
-    depthwise_conv2d_shape, window,
+    Conv2DParams, PackedFilter, conv2d, conv2d_packed, conv2d_scratch_len, conv2d_shape,
+    depthwise_conv2d, depthwise_conv2d_packed, depthwise_conv2d_shape, window,
 };
 use op_lite::builtins::math::elementwise::{
     BinaryOp, BinaryParams, UnaryOp, binary, binary_shape, unary,
@@ -160,7 +160,21 @@ proptest! {
         let mut out = vec![f32::NAN; num_elements(&os).unwrap()];
         let mut scratch = vec![f32::NAN; conv2d_scratch_len(&is, &fs, &p).unwrap()];
         conv2d(&p, &is, &x, &fs, &f, bias, &mut out, &mut scratch).unwrap();
-        close(&out, &naive_conv(&p, &is, &x, &fs, &f, bias, &os, false), 1e-5);
+        let want = naive_conv(&p, &is, &x, &fs, &f, bias, &os, false);
+        close(&out, &want, 1e-5);
+        // The filter packed once (the direct loops only) gives the same sums.
+        let packed = PackedFilter::conv2d(&p, &is, &fs, &f).unwrap();
+        let planar = groups == 1 && fs[0] < 8 && stride_h == 1 && stride_w == 1;
+        prop_assert_eq!(packed.is_some(), groups == 1 && fs[0] <= 8 && !planar);
+        if let Some(packed) = packed {
+            let mut packed_out = vec![f32::NAN; out.len()];
+            scratch.fill(f32::NAN);
+            conv2d_packed(&p, &is, &x, &packed, bias, &mut packed_out, &mut scratch).unwrap();
+            prop_assert_eq!(
+                packed_out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]
@@ -184,7 +198,17 @@ proptest! {
         let bias = with_bias.then_some(&b[..]);
         let mut out = vec![f32::NAN; num_elements(&os).unwrap()];
         depthwise_conv2d(&p, &is, &x, &fs, &f, bias, &mut out).unwrap();
-        close(&out, &naive_conv(&p, &is, &x, &fs, &f, bias, &os, true), 1e-5);
+        let want = naive_conv(&p, &is, &x, &fs, &f, bias, &os, true);
+        close(&out, &want, 1e-5);
+        // The filter packed once: the same sums, bit for bit.
+        let packed = PackedFilter::depthwise_conv2d(&p, &is, &fs, &f).unwrap();
+        let mut packed_out = vec![f32::NAN; out.len()];
+        depthwise_conv2d_packed(&p, &is, &x, &packed, bias, &mut packed_out).unwrap();
+        close(&packed_out, &want, 1e-5);
+        prop_assert_eq!(
+            packed_out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]

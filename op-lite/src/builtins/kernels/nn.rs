@@ -7,8 +7,8 @@ use super::wrong_options;
 use super::{check_counts, input_dtype_in, set_output};
 use crate::builtins::math::batch_matmul::{BatchMatMulParams, batch_matmul, batch_matmul_shape};
 use crate::builtins::math::conv::{
-    Conv2DParams, conv2d, conv2d_scratch_len, conv2d_shape, depthwise_conv2d,
-    depthwise_conv2d_shape,
+    Conv2DParams, PackedFilter, conv2d, conv2d_packed, conv2d_scratch_len, conv2d_shape,
+    depthwise_conv2d, depthwise_conv2d_packed, depthwise_conv2d_shape,
 };
 use crate::builtins::math::fully_connected::{
     FullyConnectedParams, PackedWeights, fully_connected, fully_connected_packed,
@@ -58,6 +58,10 @@ struct Conv {
     depthwise: bool,
     /// The scratch temporary CONV_2D's im2col needs.
     scratch: Option<usize>,
+    /// The filter packed by prepare when it is a constant and the op takes
+    /// the direct loops (every DEPTHWISE_CONV_2D, CONV_2D of one group and
+    /// at most 8 output channels).
+    packed: Option<PackedFilter>,
 }
 
 /// `init` of CONV_2D.
@@ -84,6 +88,7 @@ fn init_conv(ctx: &InitContext<'_>, code: Op, depthwise: bool) -> Result<Box<dyn
         params,
         depthwise,
         scratch: None,
+        packed: None,
     }))
 }
 
@@ -117,13 +122,48 @@ impl LiteNode for Conv {
             let len = conv2d_scratch_len(input, filter, &self.params)?;
             Some(ctx.add_temporary(DType::F32, &[len], TemporaryLifetime::Scratch)?)
         };
+        self.packed = if ctx.is_constant_input(1)? {
+            let values = ctx.constant_input::<f32>(1)?;
+            if self.depthwise {
+                Some(PackedFilter::depthwise_conv2d(
+                    &self.params,
+                    input,
+                    filter,
+                    values,
+                )?)
+            } else {
+                PackedFilter::conv2d(&self.params, input, filter, values)?
+            }
+        } else {
+            None
+        };
         Ok(())
     }
 
     fn invoke(&mut self, ctx: &mut InvokeContext<'_>) -> Result<()> {
-        let (input, filter) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
-        let (input_shape, filter_shape) = (ctx.input_shape(0)?, ctx.input_shape(1)?);
+        let (input, input_shape) = (ctx.input::<f32>(0)?, ctx.input_shape(0)?);
         let bias = optional_input(ctx, 2)?;
+        if let Some(packed) = &self.packed {
+            let output = ctx.output_mut::<f32>(0)?;
+            return match self.scratch {
+                Some(k) => {
+                    let scratch = ctx.temporary_mut::<f32>(k)?;
+                    conv2d_packed(
+                        &self.params,
+                        input_shape,
+                        input,
+                        packed,
+                        bias,
+                        output,
+                        scratch,
+                    )
+                }
+                None => {
+                    depthwise_conv2d_packed(&self.params, input_shape, input, packed, bias, output)
+                }
+            };
+        }
+        let (filter, filter_shape) = (ctx.input::<f32>(1)?, ctx.input_shape(1)?);
         let output = ctx.output_mut::<f32>(0)?;
         match self.scratch {
             Some(k) => {

@@ -317,6 +317,9 @@ fn scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Result<usize> {
     let overflow = || Error::invalid_argument("CONV_2D: the scratch size overflows");
     let patch = g.patch_len();
     let filter_t = patch.checked_mul(g.out_c / g.groups).ok_or_else(overflow)?;
+    if conv_direct::is_planar(g, params) {
+        return conv_direct::planar_scratch_len(g, params).ok_or_else(overflow);
+    }
     let im2col = if g.is_direct() {
         // The direct loops' zero-padded image, if any.
         match conv_direct::padded(g, params) {
@@ -380,6 +383,10 @@ pub fn conv2d(
         )));
     }
     if output.is_empty() {
+        return Ok(());
+    }
+    if conv_direct::is_planar(&g, params) {
+        conv_direct::conv2d_planar(&g, params, input, filter, bias, output, scratch);
         return Ok(());
     }
     let patch = g.patch_len();
@@ -520,7 +527,201 @@ pub fn depthwise_conv2d(
     if output.is_empty() {
         return Ok(());
     }
-    conv_direct::depthwise_conv2d(&g, params, input, filter, bias, output);
+    conv_direct::depthwise_conv2d(
+        &g,
+        params,
+        input,
+        conv_direct::DepthwiseWeights::Strided(filter),
+        bias,
+        output,
+    );
+    Ok(())
+}
+
+/// A convolution's filter packed once (in `prepare`, when it is a constant
+/// of the model) into the layout of the direct loops' register blocks, for
+/// [`conv2d_packed`] and [`depthwise_conv2d_packed`]: CONV_2D then skips
+/// packing it on each call, DEPTHWISE_CONV_2D reads each tap's weights as
+/// consecutive floats instead of gathering them.
+///
+/// ```
+/// use op_lite::builtins::math::conv::{Conv2DParams, PackedFilter, depthwise_conv2d_packed};
+/// use op_lite::model::{Activation, Padding};
+/// let params = Conv2DParams {
+///     padding: Padding::Valid, stride_h: 1, stride_w: 1,
+///     dilation_h: 1, dilation_w: 1, activation: Activation::None,
+/// };
+/// // One channel, multiplier 2: a 1x1 filter scaling by 2 and by -1.
+/// let packed = PackedFilter::depthwise_conv2d(&params, &[1, 1, 2, 1], &[1, 1, 1, 2], &[2.0, -1.0]).unwrap();
+/// let mut out = [0.0f32; 4];
+/// depthwise_conv2d_packed(&params, &[1, 1, 2, 1], &[1.0, 3.0], &packed, None, &mut out).unwrap();
+/// assert_eq!(out, [2.0, -1.0, 6.0, -3.0]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackedFilter {
+    depthwise: bool,
+    filter_shape: [usize; 4],
+    /// The lanes of the register blocks it was packed for.
+    lanes: usize,
+    data: Vec<f32>,
+}
+
+impl PackedFilter {
+    /// CONV_2D's OHWI `filter` packed for inputs of `input_shape`'s
+    /// channels, or `None` where CONV_2D does not take the channel-last
+    /// direct loops: past 8 output channels or with groups (the GEMM path
+    /// transposes its filter on each call), and at stride 1 with fewer than
+    /// 8 (the planar loops read the filter as the model holds it).
+    pub fn conv2d(
+        params: &Conv2DParams,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        filter: &[f32],
+    ) -> Result<Option<PackedFilter>> {
+        let g = geometry("CONV_2D", input_shape, filter_shape, None, params, false)?;
+        check_len("CONV_2D: the filter", filter.len(), filter_shape)?;
+        if !g.is_direct() || conv_direct::is_planar(&g, params) {
+            return Ok(None);
+        }
+        let mut data = vec![0.0; filter.len()];
+        conv_direct::pack_filter(&g, filter, &mut data);
+        Ok(Some(PackedFilter {
+            depthwise: false,
+            filter_shape: [g.out_c, g.filter_h, g.filter_w, g.filter_c],
+            lanes: conv_direct::dense_lanes(g.out_c),
+            data,
+        }))
+    }
+
+    /// DEPTHWISE_CONV_2D's `filter` (`[1, height, width, channels *
+    /// multiplier]`) packed for inputs of `input_shape`'s channels.
+    pub fn depthwise_conv2d(
+        params: &DepthwiseConv2DParams,
+        input_shape: &[usize],
+        filter_shape: &[usize],
+        filter: &[f32],
+    ) -> Result<PackedFilter> {
+        let g = geometry(
+            "DEPTHWISE_CONV_2D",
+            input_shape,
+            filter_shape,
+            None,
+            params,
+            true,
+        )?;
+        check_len("DEPTHWISE_CONV_2D: the filter", filter.len(), filter_shape)?;
+        let mut data = vec![0.0; filter.len()];
+        conv_direct::pack_depthwise(&g, filter, &mut data);
+        Ok(PackedFilter {
+            depthwise: true,
+            filter_shape: [1, g.filter_h, g.filter_w, g.out_c],
+            lanes: conv_direct::depthwise_lanes(g.in_c),
+            data,
+        })
+    }
+
+    /// The shape of the filter it packs.
+    pub fn filter_shape(&self) -> [usize; 4] {
+        self.filter_shape
+    }
+
+    /// Fails unless it was packed by the `depthwise` constructor for the
+    /// lanes `g` takes.
+    fn check(&self, op: &str, depthwise: bool, lanes: usize) -> Result<()> {
+        if self.depthwise != depthwise || self.lanes != lanes {
+            return Err(Error::invalid_argument(format!(
+                "{op}: the packed filter was packed for another op or input"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// [`conv2d`] with its filter packed by [`PackedFilter::conv2d`] (for an
+/// input with these channels); `scratch` as [`conv2d`]'s.
+#[allow(clippy::too_many_arguments)]
+pub fn conv2d_packed(
+    params: &Conv2DParams,
+    input_shape: &[usize],
+    input: &[f32],
+    packed: &PackedFilter,
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+    scratch: &mut [f32],
+) -> Result<()> {
+    let bias_shape = bias.map(|b| [b.len()]);
+    let g = geometry(
+        "CONV_2D",
+        input_shape,
+        &packed.filter_shape,
+        bias_shape.as_ref().map(|s| &s[..]),
+        params,
+        false,
+    )?;
+    packed.check("CONV_2D", false, conv_direct::dense_lanes(g.out_c))?;
+    if !g.is_direct() || conv_direct::is_planar(&g, params) {
+        return Err(Error::invalid_argument(
+            "CONV_2D: a packed filter needs the direct loops",
+        ));
+    }
+    check_len("CONV_2D: the input", input.len(), input_shape)?;
+    check_len("CONV_2D: the output", output.len(), &g.out_shape())?;
+    let need = scratch_len(&g, params)?;
+    if scratch.len() < need {
+        return Err(Error::invalid_argument(format!(
+            "CONV_2D: the scratch has {} elements, {need} needed",
+            scratch.len()
+        )));
+    }
+    if output.is_empty() {
+        return Ok(());
+    }
+    let (_, pad) = scratch.split_at_mut(g.patch_len() * g.out_c);
+    conv_direct::conv2d_prepacked(&g, params, input, &packed.data, bias, output, pad);
+    Ok(())
+}
+
+/// [`depthwise_conv2d`] with its filter packed by
+/// [`PackedFilter::depthwise_conv2d`] (for an input with these channels).
+pub fn depthwise_conv2d_packed(
+    params: &DepthwiseConv2DParams,
+    input_shape: &[usize],
+    input: &[f32],
+    packed: &PackedFilter,
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) -> Result<()> {
+    let bias_shape = bias.map(|b| [b.len()]);
+    let g = geometry(
+        "DEPTHWISE_CONV_2D",
+        input_shape,
+        &packed.filter_shape,
+        bias_shape.as_ref().map(|s| &s[..]),
+        params,
+        true,
+    )?;
+    packed.check(
+        "DEPTHWISE_CONV_2D",
+        true,
+        conv_direct::depthwise_lanes(g.in_c),
+    )?;
+    check_len("DEPTHWISE_CONV_2D: the input", input.len(), input_shape)?;
+    check_len(
+        "DEPTHWISE_CONV_2D: the output",
+        output.len(),
+        &g.out_shape(),
+    )?;
+    if output.is_empty() {
+        return Ok(());
+    }
+    conv_direct::depthwise_conv2d(
+        &g,
+        params,
+        input,
+        conv_direct::DepthwiseWeights::Packed(&packed.data),
+        bias,
+        output,
+    );
     Ok(())
 }
 

@@ -150,12 +150,25 @@ impl<const NR: usize> Kernel<NR> for Dense<'_> {
     }
 }
 
+/// DEPTHWISE_CONV_2D's weights: the filter as the model holds it
+/// (`[taps, out_c]`; a block's lanes are gathered, `m` apart, once per
+/// tap), or packed by [`pack_depthwise`] (`[blocks, taps, NR]`: a block's
+/// weights for one tap are `NR` consecutive floats, its taps follow each
+/// other).
+#[derive(Copy, Clone, Debug)]
+pub(super) enum DepthwiseWeights<'a> {
+    /// The filter, `[1, filter_h, filter_w, out_c]`.
+    Strided(&'a [f32]),
+    /// The filter packed by [`pack_depthwise`].
+    Packed(&'a [f32]),
+}
+
 /// DEPTHWISE_CONV_2D: block `cb` is input channels `NR * (cb / m)..` times
 /// multiplier index `cb % m`, whose output channels are `m` apart.
 struct Depthwise<'a> {
     g: &'a ConvGeometry,
     params: &'a Conv2DParams,
-    filter: &'a [f32],
+    weights: DepthwiseWeights<'a>,
 }
 
 impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
@@ -181,9 +194,16 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
     ) -> [[f32; NR]; M] {
         let (g, p) = (self.g, self.params);
         let (c, oc, m) = (g.in_c, g.out_c, g.filter_c);
+        let taps = g.filter_h * g.filter_w;
         let c0 = (cb / m) * NR;
         let (first, step) = <Self as Kernel<NR>>::lanes(self, cb);
         let pixel_step = p.stride_w * c;
+        // When the block's pixels follow each other in the input (stride
+        // 1 and NR channels: cnn's 4-channel depthwise), the M pixels' NR
+        // lanes are one contiguous run, as the sums are: the loop goes
+        // eight lanes at a time over both (two pixels per AVX2 register
+        // where NR is 4), the tap's weights repeated.
+        let flat = pixel_step == NR && 8 % NR == 0 && (M * NR).is_multiple_of(8);
         let mut acc = [[0.0f32; NR]; M];
         for fy in fys {
             let iy = oy * p.stride_h + fy * p.dilation_h - g.rows.pad;
@@ -191,12 +211,30 @@ impl<const NR: usize> Kernel<NR> for Depthwise<'_> {
             for fx in fxs.clone() {
                 let ix0 = ox0 * p.stride_w + fx * p.dilation_w - g.cols.pad;
                 let xs = &row[ix0 * c + c0..][..(M - 1) * pixel_step + NR];
-                let taps = &self.filter[(fy * g.filter_w + fx) * oc..][..oc];
-                // Gathered once per tap, shared by the block's M pixels.
-                let w: [f32; NR] = std::array::from_fn(|l| taps[first + l * step]);
-                for (j, acc) in acc.iter_mut().enumerate() {
-                    let x: &[f32; NR] = xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
-                    arith.mul_add(acc, x, &w);
+                let tap = fy * g.filter_w + fx;
+                // Read once per tap, shared by the block's M pixels.
+                let w: [f32; NR] = match self.weights {
+                    DepthwiseWeights::Packed(packed) => *packed[(cb * taps + tap) * NR..]
+                        .first_chunk::<NR>()
+                        .expect("NR packed lanes"),
+                    DepthwiseWeights::Strided(filter) => {
+                        let taps = &filter[tap * oc..][..oc];
+                        std::array::from_fn(|l| taps[first + l * step])
+                    }
+                };
+                if flat {
+                    let w8: [f32; 8] = std::array::from_fn(|l| w[l % NR]);
+                    let (xs8, _) = xs[..M * NR].as_chunks::<8>();
+                    let (acc8, _) = acc.as_flattened_mut().as_chunks_mut::<8>();
+                    for (acc, x) in acc8.iter_mut().zip(xs8) {
+                        arith.mul_add(acc, x, &w8);
+                    }
+                } else {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        let x: &[f32; NR] =
+                            xs[j * pixel_step..][..NR].try_into().expect("NR lanes");
+                        arith.mul_add(acc, x, &w);
+                    }
                 }
             }
         }
@@ -430,7 +468,7 @@ fn pad_image(g: &ConvGeometry, padded: &ConvGeometry, image: &[f32], dst: &mut [
 }
 
 /// The lanes of CONV_2D's register blocks for `out_c` output channels.
-fn dense_lanes(out_c: usize) -> usize {
+pub(super) fn dense_lanes(out_c: usize) -> usize {
     match out_c {
         oc if oc % 8 == 0 => 8,
         oc if oc % 4 == 0 => 4,
@@ -441,7 +479,11 @@ fn dense_lanes(out_c: usize) -> usize {
 /// Packs CONV_2D's OHWI `filter` (one group) into `packed` as `[out_c /
 /// NR, taps * in_c, NR]` ([`Dense`]'s layout, `NR` from [`dense_lanes`]);
 /// returns the packed elements, `out_c * taps * in_c`.
-fn pack_filter<'p>(g: &ConvGeometry, filter: &[f32], packed: &'p mut [f32]) -> &'p [f32] {
+pub(super) fn pack_filter<'p>(
+    g: &ConvGeometry,
+    filter: &[f32],
+    packed: &'p mut [f32],
+) -> &'p [f32] {
     let nr = dense_lanes(g.out_c);
     let k = g.filter_h * g.filter_w * g.in_c;
     let packed = &mut packed[..k * g.out_c];
@@ -469,6 +511,19 @@ pub(super) fn conv2d(
     pad: &mut [f32],
 ) {
     let packed = pack_filter(g, filter, packed);
+    conv2d_prepacked(g, params, input, packed, bias, output, pad);
+}
+
+/// [`conv2d`] with its filter already packed by [`pack_filter`].
+pub(super) fn conv2d_prepacked(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    packed: &[f32],
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+    pad: &mut [f32],
+) {
     if let Some(p) = padded(g, params) {
         let image_len = g.in_h * g.in_w * g.in_c;
         let out_len = g.rows.out * g.cols.out * g.out_c;
@@ -501,19 +556,240 @@ fn conv2d_unpadded(
     }
 }
 
-/// DEPTHWISE_CONV_2D into `output` (shapes checked by the caller).
-pub(super) fn depthwise_conv2d(
+/// The zeros after each plane of [`conv2d_planar`]'s scratch: its last
+/// register block reads up to `8 * PLANAR_MAX_BLOCK - 1` floats past the
+/// last output position.
+const PLANAR_TAIL: usize = 8 * PLANAR_MAX_BLOCK;
+
+/// The most 8-lane position vectors one register block of
+/// [`conv2d_planar`] holds per output channel.
+const PLANAR_MAX_BLOCK: usize = 4;
+
+/// Whether CONV_2D takes [`conv2d_planar`]: one group, stride 1, and an
+/// output channel count that would leave the channel-last loops' lanes
+/// partly empty (1 to 7 channels: `Dense` then runs 4 lanes or one).
+pub(super) fn is_planar(g: &ConvGeometry, params: &Conv2DParams) -> bool {
+    g.groups == 1 && g.out_c < 8 && params.stride_h == 1 && params.stride_w == 1
+}
+
+/// The geometry of [`conv2d_planar`]'s padded planes for `g`: the image
+/// as [`padded`] (or `g` itself when it does not pad), and the floats of
+/// one plane, `in_h * in_w` plus [`PLANAR_TAIL`].
+fn planar_planes(g: &ConvGeometry, params: &Conv2DParams) -> (ConvGeometry, usize) {
+    let p = padded(g, params).unwrap_or(*g);
+    (p, p.in_h * p.in_w + PLANAR_TAIL)
+}
+
+/// The scratch elements [`conv2d_planar`] needs, `None` on overflow.
+pub(super) fn planar_scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Option<usize> {
+    let p = padded(g, params).unwrap_or(*g);
+    p.in_h
+        .checked_mul(p.in_w)?
+        .checked_add(PLANAR_TAIL)?
+        .checked_mul(g.in_c)
+}
+
+/// CONV_2D at stride 1 with few output channels (see [`is_planar`]), into
+/// `output`; `filter` is OHWI as the model holds it and `scratch` has
+/// [`planar_scratch_len`] elements (shapes checked by the caller).
+///
+/// # Why
+///
+/// With 4 output channels (cnn's first layer) the channel-last loops fill
+/// half an AVX2 register, with 1 to 3 a single lane. Here the lanes are 8
+/// consecutive output pixels instead: the image is copied once into
+/// zero-padded planes, one per input channel, so that the inputs of 8
+/// neighbouring pixels for one tap are 8 consecutive floats. The pixels
+/// are numbered across each padded row (`oy * padded_w + ox`), which makes
+/// a tap one fixed offset for every pixel; the `padded_w - out_w` numbers
+/// past each row's end are computed and dropped. Each output still sums
+/// its taps over the filter rows, then columns, then input channels,
+/// rounding as the other direct loops do.
+pub(super) fn conv2d_planar(
     g: &ConvGeometry,
     params: &Conv2DParams,
     input: &[f32],
     filter: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
+    scratch: &mut [f32],
 ) {
-    let kernel = Depthwise { g, params, filter };
-    match g.in_c {
-        c if c % 8 == 0 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
-        c if c % 4 == 0 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
+    let (p, plane) = planar_planes(g, params);
+    let planes = &mut scratch[..plane * g.in_c];
+    let image_len = g.in_h * g.in_w * g.in_c;
+    let out_len = g.rows.out * g.cols.out * g.out_c;
+    for (image, out) in input
+        .chunks_exact(image_len.max(1))
+        .zip(output.chunks_exact_mut(out_len.max(1)))
+        .take(g.batches)
+    {
+        fill_planes(g, &p, plane, image, planes);
+        dispatch(Planar {
+            g,
+            padded: &p,
+            plane,
+            params,
+            planes,
+            filter,
+            bias,
+            output: out,
+        });
+    }
+}
+
+/// Copies one NHWC image of `g` into `planes`: channel `c` at `c * plane`,
+/// row `y` at `y * padded.in_w`, zeros around the image and after it.
+fn fill_planes(
+    g: &ConvGeometry,
+    padded: &ConvGeometry,
+    plane: usize,
+    image: &[f32],
+    planes: &mut [f32],
+) {
+    planes.fill(0.0);
+    let c = g.in_c;
+    for (y, row) in image.chunks_exact((g.in_w * c).max(1)).enumerate() {
+        let at = (y + g.rows.pad) * padded.in_w + g.cols.pad;
+        for (x, pixel) in row.chunks_exact(c).enumerate() {
+            for (ci, &v) in pixel.iter().enumerate() {
+                planes[ci * plane + at + x] = v;
+            }
+        }
+    }
+}
+
+/// [`conv2d_planar`]'s walk over one image, for [`dispatch`].
+struct Planar<'a> {
+    g: &'a ConvGeometry,
+    padded: &'a ConvGeometry,
+    plane: usize,
+    params: &'a Conv2DParams,
+    planes: &'a [f32],
+    filter: &'a [f32],
+    bias: Option<&'a [f32]>,
+    output: &'a mut [f32],
+}
+
+impl WithMulAdd for Planar<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<A: MulAdd>(self, arith: A) {
+        // Register blocks of OC channels by PB vectors of 8 pixels: at
+        // most 12 AVX2 registers of sums, beside the inputs and a weight.
+        match self.g.out_c {
+            1 => self.walk::<1, 4, A>(arith),
+            2 => self.walk::<2, 4, A>(arith),
+            3 => self.walk::<3, 4, A>(arith),
+            4 => self.walk::<4, 2, A>(arith),
+            5 => self.walk::<5, 2, A>(arith),
+            6 => self.walk::<6, 2, A>(arith),
+            _ => self.walk::<7, 1, A>(arith),
+        }
+    }
+}
+
+impl Planar<'_> {
+    #[inline(always)]
+    fn walk<const OC: usize, const PB: usize, A: MulAdd>(self, arith: A) {
+        const { assert!(PB <= PLANAR_MAX_BLOCK) };
+        let (g, p) = (self.g, self.params);
+        let (wp, c, out_w) = (self.padded.in_w, g.in_c, g.cols.out);
+        let k = g.filter_h * g.filter_w * c;
+        let rows: [&[f32]; OC] = std::array::from_fn(|o| &self.filter[o * k..][..k]);
+        let act = ActivationRange::<f32>::new(p.activation);
+        // Position oy * wp + ox for output (oy, ox); the last is the last
+        // row's last pixel.
+        let positions = (g.rows.out - 1) * wp + out_w;
+        let mut start = 0;
+        while start < positions {
+            let mut acc = [[[0.0f32; 8]; PB]; OC];
+            let mut t = 0;
+            for fy in 0..g.filter_h {
+                for fx in 0..g.filter_w {
+                    let at = start + fy * p.dilation_h * wp + fx * p.dilation_w;
+                    for ci in 0..c {
+                        let xs = &self.planes[ci * self.plane + at..][..8 * PB];
+                        let (xs, _) = xs.as_chunks::<8>();
+                        for (acc, row) in acc.iter_mut().zip(&rows) {
+                            let w = row[t];
+                            for (acc, x) in acc.iter_mut().zip(xs) {
+                                arith.mul_add_scalar(acc, w, x);
+                            }
+                        }
+                        t += 1;
+                    }
+                }
+            }
+            // Scatter the block's pixels to NHWC, dropping the numbers
+            // past a row's end and past the last position.
+            let (mut oy, mut ox) = (start / wp, start % wp);
+            let lanes = (positions - start).min(8 * PB);
+            for j in 0..lanes {
+                if ox < out_w {
+                    let pixel = &mut self.output[(oy * out_w + ox) * OC..][..OC];
+                    for (o, out) in pixel.iter_mut().enumerate() {
+                        let sum = acc[o][j / 8][j % 8];
+                        // Without a bias nothing is added (see `store`).
+                        *out = act.apply(match self.bias {
+                            Some(bias) => sum + bias[o],
+                            None => sum,
+                        });
+                    }
+                }
+                ox += 1;
+                if ox == wp {
+                    (oy, ox) = (oy + 1, 0);
+                }
+            }
+            start += 8 * PB;
+        }
+    }
+}
+
+/// The lanes of DEPTHWISE_CONV_2D's register blocks for `in_c` input
+/// channels.
+pub(super) fn depthwise_lanes(in_c: usize) -> usize {
+    match in_c {
+        c if c % 8 == 0 => 8,
+        c if c % 4 == 0 => 4,
+        _ => 1,
+    }
+}
+
+/// Packs DEPTHWISE_CONV_2D's `filter` (`[1, filter_h, filter_w, out_c]`)
+/// into `packed` (`out_c * taps` elements) as `[blocks, taps, NR]`, `NR`
+/// from [`depthwise_lanes`]: block `cb`'s lanes are [`Depthwise`]'s,
+/// output channels `first + l * m`.
+pub(super) fn pack_depthwise(g: &ConvGeometry, filter: &[f32], packed: &mut [f32]) {
+    let nr = depthwise_lanes(g.in_c);
+    let (m, oc) = (g.filter_c, g.out_c);
+    let taps = g.filter_h * g.filter_w;
+    let packed = &mut packed[..taps * oc];
+    for (cb, block) in packed.chunks_exact_mut((taps * nr).max(1)).enumerate() {
+        let first = (cb / m) * nr * m + cb % m;
+        for (tap, lanes) in block.chunks_exact_mut(nr).enumerate() {
+            for (l, w) in lanes.iter_mut().enumerate() {
+                *w = filter[tap * oc + first + l * m];
+            }
+        }
+    }
+}
+
+/// DEPTHWISE_CONV_2D into `output` (shapes checked by the caller; packed
+/// weights packed for `g`).
+pub(super) fn depthwise_conv2d(
+    g: &ConvGeometry,
+    params: &Conv2DParams,
+    input: &[f32],
+    weights: DepthwiseWeights<'_>,
+    bias: Option<&[f32]>,
+    output: &mut [f32],
+) {
+    let kernel = Depthwise { g, params, weights };
+    match depthwise_lanes(g.in_c) {
+        8 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
+        4 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
         _ => run::<1, 8, _>(&kernel, g, params, input, bias, output),
     }
 }
@@ -547,6 +823,173 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The packed depthwise weights and the gathered ones give the same
+    /// sums as a plain loop, on the shapes of each path: 4 channels at
+    /// stride 1 (the contiguous eight-lane run, two pixels a register), 8
+    /// at stride 2, and 3 (one lane). Small enough for Miri, which runs
+    /// this module's tests (through the SSE arithmetic).
+    #[test]
+    fn packed_depthwise_matches_plain_loops() {
+        use crate::model::{Activation, Padding};
+        for (c, m, stride, dilation) in [(4, 2, 1, 2), (8, 1, 2, 1), (3, 2, 1, 1), (1, 3, 1, 1)] {
+            let params = Conv2DParams {
+                padding: Padding::Valid,
+                stride_h: stride,
+                stride_w: stride,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                activation: Activation::None,
+            };
+            let (in_h, in_w, f) = (6, 13, 2);
+            let window = |n| super::super::conv::window(Padding::Valid, n, f, stride, dilation);
+            let (rows, cols) = (window(in_h).unwrap(), window(in_w).unwrap());
+            let g = ConvGeometry {
+                batches: 1,
+                in_h,
+                in_w,
+                in_c: c,
+                filter_h: f,
+                filter_w: f,
+                filter_c: m,
+                out_c: c * m,
+                groups: c,
+                rows,
+                cols,
+            };
+            let oc = c * m;
+            let input: Vec<f32> = (0..in_h * in_w * c).map(|i| (i % 7) as f32 - 3.0).collect();
+            let filter: Vec<f32> = (0..f * f * oc)
+                .map(|i| (i % 5) as f32 * 0.5 - 1.0)
+                .collect();
+            let mut want = vec![0.0f32; rows.out * cols.out * oc];
+            for oy in 0..rows.out {
+                for ox in 0..cols.out {
+                    for o in 0..oc {
+                        let mut sum = 0.0;
+                        for fy in 0..f {
+                            for fx in 0..f {
+                                let (iy, ix) =
+                                    (oy * stride + fy * dilation, ox * stride + fx * dilation);
+                                sum += input[(iy * in_w + ix) * c + o / m]
+                                    * filter[(fy * f + fx) * oc + o];
+                            }
+                        }
+                        want[(oy * cols.out + ox) * oc + o] = sum;
+                    }
+                }
+            }
+            let mut packed = vec![f32::NAN; filter.len()];
+            pack_depthwise(&g, &filter, &mut packed);
+            for weights in [
+                DepthwiseWeights::Strided(&filter),
+                DepthwiseWeights::Packed(&packed),
+            ] {
+                let mut got = vec![f32::NAN; want.len()];
+                depthwise_conv2d(&g, &params, &input, weights, None, &mut got);
+                assert_eq!(got, want, "c {c}, m {m}, stride {stride}, {weights:?}");
+            }
+        }
+    }
+
+    /// The planar loops give a plain loop's sums, bit for bit, for 1 to 7
+    /// output channels (every register block shape), with and without
+    /// padding, dilation and a bias, over two images. Small enough for
+    /// Miri, which runs this module's tests.
+    #[test]
+    fn planar_conv_matches_plain_loops() {
+        use crate::model::{Activation, Padding};
+        let cases = [
+            (1, 2, Padding::Same, 1),
+            (2, 1, Padding::Valid, 1),
+            (3, 3, Padding::Same, 2),
+            (4, 3, Padding::Same, 1),
+            (5, 2, Padding::Valid, 2),
+            (6, 1, Padding::Same, 1),
+            (7, 2, Padding::Same, 1),
+        ];
+        for (oc, c, padding, dilation) in cases {
+            let params = Conv2DParams {
+                padding,
+                stride_h: 1,
+                stride_w: 1,
+                dilation_h: dilation,
+                dilation_w: dilation,
+                activation: Activation::Relu6,
+            };
+            let (batches, in_h, in_w, f) = (2, 5, 7, 3);
+            let window = |n| super::super::conv::window(padding, n, f, 1, dilation);
+            let (rows, cols) = (window(in_h).unwrap(), window(in_w).unwrap());
+            let g = ConvGeometry {
+                batches,
+                in_h,
+                in_w,
+                in_c: c,
+                filter_h: f,
+                filter_w: f,
+                filter_c: c,
+                out_c: oc,
+                groups: 1,
+                rows,
+                cols,
+            };
+            assert!(is_planar(&g, &params));
+            let image_len = in_h * in_w * c;
+            let input: Vec<f32> = (0..batches * image_len)
+                .map(|i| (i % 7) as f32 - 3.0)
+                .collect();
+            let filter: Vec<f32> = (0..oc * f * f * c)
+                .map(|i| (i % 5) as f32 * 0.5 - 1.0)
+                .collect();
+            let bias: Vec<f32> = (0..oc).map(|o| o as f32 - 2.5).collect();
+            let mut want = vec![0.0f32; batches * rows.out * cols.out * oc];
+            for b in 0..batches {
+                for oy in 0..rows.out {
+                    for ox in 0..cols.out {
+                        for o in 0..oc {
+                            let mut sum = 0.0f32;
+                            for fy in 0..f {
+                                for fx in 0..f {
+                                    let iy = (oy + fy * dilation) as isize - rows.pad as isize;
+                                    let ix = (ox + fx * dilation) as isize - cols.pad as isize;
+                                    for ci in 0..c {
+                                        // Padding adds 0 * w, as the loops do.
+                                        let x = if (0..in_h as isize).contains(&iy)
+                                            && (0..in_w as isize).contains(&ix)
+                                        {
+                                            input[b * image_len
+                                                + (iy as usize * in_w + ix as usize) * c
+                                                + ci]
+                                        } else {
+                                            0.0
+                                        };
+                                        sum += x * filter[((o * f + fy) * f + fx) * c + ci];
+                                    }
+                                }
+                            }
+                            want[((b * rows.out + oy) * cols.out + ox) * oc + o] =
+                                (sum + bias[o]).clamp(0.0, 6.0);
+                        }
+                    }
+                }
+            }
+            let mut scratch = vec![f32::NAN; planar_scratch_len(&g, &params).unwrap()];
+            let mut got = vec![f32::NAN; want.len()];
+            conv2d_planar(
+                &g,
+                &params,
+                &input,
+                &filter,
+                Some(&bias),
+                &mut got,
+                &mut scratch,
+            );
+            assert_eq!(
+                got, want,
+                "oc {oc}, c {c}, {padding:?}, dilation {dilation}"
+            );
         }
     }
 
