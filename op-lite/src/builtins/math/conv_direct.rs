@@ -425,12 +425,19 @@ pub(super) fn padded(g: &ConvGeometry, params: &Conv2DParams) -> Option<ConvGeom
     if g.rows.pad == 0 && g.cols.pad == 0 {
         return None;
     }
+    Some(padded_extent(g, params))
+}
+
+/// The geometry of one image zero-padded on every side its windows reach
+/// past, even when only the bottom or right edge is (SAME with an even
+/// filter pads there alone: [`padded`] leaves that to [`valid_taps`]).
+fn padded_extent(g: &ConvGeometry, params: &Conv2DParams) -> ConvGeometry {
     // The last window's far edge, or the padded input's, whichever is
     // further: (out - 1) * stride + (filter - 1) * dilation + 1.
     let reach = |out: usize, stride: usize, filter: usize, dilation: usize, pad: usize, input| {
         (out.saturating_sub(1) * stride + (filter - 1) * dilation + 1).max(input + pad)
     };
-    Some(ConvGeometry {
+    ConvGeometry {
         batches: 1,
         in_h: reach(
             g.rows.out,
@@ -451,7 +458,7 @@ pub(super) fn padded(g: &ConvGeometry, params: &Conv2DParams) -> Option<ConvGeom
         rows: Window { pad: 0, ..g.rows },
         cols: Window { pad: 0, ..g.cols },
         ..*g
-    })
+    }
 }
 
 /// Copies one image of `g` into `dst` as the zero-padded image of
@@ -576,13 +583,13 @@ pub(super) fn is_planar(g: &ConvGeometry, params: &Conv2DParams) -> bool {
 /// as [`padded`] (or `g` itself when it does not pad), and the floats of
 /// one plane, `in_h * in_w` plus [`PLANAR_TAIL`].
 fn planar_planes(g: &ConvGeometry, params: &Conv2DParams) -> (ConvGeometry, usize) {
-    let p = padded(g, params).unwrap_or(*g);
+    let p = padded_extent(g, params);
     (p, p.in_h * p.in_w + PLANAR_TAIL)
 }
 
 /// The scratch elements [`conv2d_planar`] needs, `None` on overflow.
 pub(super) fn planar_scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Option<usize> {
-    let p = padded(g, params).unwrap_or(*g);
+    let p = padded_extent(g, params);
     p.in_h
         .checked_mul(p.in_w)?
         .checked_add(PLANAR_TAIL)?
@@ -650,9 +657,10 @@ fn fill_planes(
     let c = g.in_c;
     for (y, row) in image.chunks_exact((g.in_w * c).max(1)).enumerate() {
         let at = (y + g.rows.pad) * padded.in_w + g.cols.pad;
-        for (x, pixel) in row.chunks_exact(c).enumerate() {
-            for (ci, &v) in pixel.iter().enumerate() {
-                planes[ci * plane + at + x] = v;
+        for ci in 0..c {
+            let dst = &mut planes[ci * plane + at..][..g.in_w];
+            for (dst, pixel) in dst.iter_mut().zip(row.chunks_exact(c)) {
+                *dst = pixel[ci];
             }
         }
     }
@@ -697,7 +705,7 @@ impl Planar<'_> {
         let (wp, c, out_w) = (self.padded.in_w, g.in_c, g.cols.out);
         let k = g.filter_h * g.filter_w * c;
         let rows: [&[f32]; OC] = std::array::from_fn(|o| &self.filter[o * k..][..k]);
-        let act = ActivationRange::<f32>::new(p.activation);
+        let (act, bias) = (ActivationRange::<f32>::new(p.activation), self.bias);
         // Position oy * wp + ox for output (oy, ox); the last is the last
         // row's last pixel.
         let positions = (g.rows.out - 1) * wp + out_w;
@@ -721,23 +729,35 @@ impl Planar<'_> {
                     }
                 }
             }
-            // Scatter the block's pixels to NHWC, dropping the numbers
-            // past a row's end and past the last position.
-            let (mut oy, mut ox) = (start / wp, start % wp);
+            // The sums leave the registers by whole vectors: indexing
+            // `acc` by lane below would keep it in memory all along.
+            let mut sums = [[0.0f32; 8 * PLANAR_MAX_BLOCK]; OC];
+            for (sums, acc) in sums.iter_mut().zip(&acc) {
+                let (sums, _) = sums.as_chunks_mut::<8>();
+                for (sums, acc) in sums.iter_mut().zip(acc) {
+                    *sums = *acc;
+                }
+            }
+            // Scatter the block's pixels to NHWC a row segment at a time,
+            // dropping the numbers past a row's end and the last position.
             let lanes = (positions - start).min(8 * PB);
-            for j in 0..lanes {
-                if ox < out_w {
-                    let pixel = &mut self.output[(oy * out_w + ox) * OC..][..OC];
-                    for (o, out) in pixel.iter_mut().enumerate() {
-                        let sum = acc[o][j / 8][j % 8];
+            let (mut oy, mut ox) = (start / wp, start % wp);
+            let mut j = 0;
+            while j < lanes {
+                let take = (wp - ox).min(lanes - j);
+                let kept = out_w.saturating_sub(ox).min(take);
+                let out = &mut self.output[(oy * out_w + ox) * OC..][..kept * OC];
+                for (pixel, lane) in out.chunks_exact_mut(OC).zip(j..) {
+                    for (o, (out, sums)) in pixel.iter_mut().zip(&sums).enumerate() {
                         // Without a bias nothing is added (see `store`).
-                        *out = act.apply(match self.bias {
-                            Some(bias) => sum + bias[o],
-                            None => sum,
+                        *out = act.apply(match bias {
+                            Some(bias) => sums[lane] + bias[o],
+                            None => sums[lane],
                         });
                     }
                 }
-                ox += 1;
+                j += take;
+                ox += take;
                 if ox == wp {
                     (oy, ox) = (oy + 1, 0);
                 }
@@ -901,16 +921,19 @@ mod tests {
     #[test]
     fn planar_conv_matches_plain_loops() {
         use crate::model::{Activation, Padding};
+        // (output channels, input channels, padding, dilation, filter):
+        // an even filter with SAME pads the bottom and right edges only.
         let cases = [
-            (1, 2, Padding::Same, 1),
-            (2, 1, Padding::Valid, 1),
-            (3, 3, Padding::Same, 2),
-            (4, 3, Padding::Same, 1),
-            (5, 2, Padding::Valid, 2),
-            (6, 1, Padding::Same, 1),
-            (7, 2, Padding::Same, 1),
+            (1, 2, Padding::Same, 1, 3),
+            (2, 1, Padding::Valid, 1, 3),
+            (3, 3, Padding::Same, 2, 3),
+            (4, 3, Padding::Same, 1, 3),
+            (4, 1, Padding::Same, 1, 2),
+            (5, 2, Padding::Valid, 2, 3),
+            (6, 1, Padding::Same, 1, 3),
+            (7, 2, Padding::Same, 1, 2),
         ];
-        for (oc, c, padding, dilation) in cases {
+        for (oc, c, padding, dilation, f) in cases {
             let params = Conv2DParams {
                 padding,
                 stride_h: 1,
@@ -919,7 +942,7 @@ mod tests {
                 dilation_w: dilation,
                 activation: Activation::Relu6,
             };
-            let (batches, in_h, in_w, f) = (2, 5, 7, 3);
+            let (batches, in_h, in_w) = (2, 5, 7);
             let window = |n| super::super::conv::window(padding, n, f, 1, dilation);
             let (rows, cols) = (window(in_h).unwrap(), window(in_w).unwrap());
             let g = ConvGeometry {
