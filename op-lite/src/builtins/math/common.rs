@@ -25,14 +25,20 @@ pub const MAX_RANK: usize = 6;
 /// assert_eq!(num_elements(&[]).unwrap(), 1);
 /// assert!(num_elements(&[usize::MAX, 2]).is_err());
 /// ```
+#[inline]
 pub fn num_elements(shape: &[usize]) -> Result<usize> {
-    shape.iter().try_fold(1usize, |n, &d| {
-        n.checked_mul(d).ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "shape {shape:?} has more elements than fit in memory"
-            ))
-        })
-    })
+    match shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) {
+        Some(n) => Ok(n),
+        None => Err(too_many_elements(shape)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn too_many_elements(shape: &[usize]) -> Error {
+    Error::invalid_argument(format!(
+        "shape {shape:?} has more elements than fit in memory"
+    ))
 }
 
 /// Fails unless `shape` has at most `max` dimensions.
@@ -58,14 +64,23 @@ pub(crate) fn check_rank(what: &str, shape: &[usize], rank: usize) -> Result<()>
 
 /// Fails unless a buffer of `len` elements holds exactly a tensor of
 /// `shape`.
+// Inlined with its error path cold: every kernel calls it once per input
+// and output on each invoke (a few ns of the ADD chain's per-node time).
+#[inline]
 pub(crate) fn check_len(what: &str, len: usize, shape: &[usize]) -> Result<()> {
     let want = num_elements(shape)?;
     if len != want {
-        return Err(Error::invalid_argument(format!(
-            "{what} has {len} elements, but its shape {shape:?} needs {want}"
-        )));
+        return Err(wrong_len(what, len, shape, want));
     }
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_len(what: &str, len: usize, shape: &[usize], want: usize) -> Error {
+    Error::invalid_argument(format!(
+        "{what} has {len} elements, but its shape {shape:?} needs {want}"
+    ))
 }
 
 /// `axis` in `[-rank, rank)` as an index in `[0, rank)`.

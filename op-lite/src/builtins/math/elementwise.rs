@@ -424,7 +424,9 @@ pub fn binary<T: BinaryElement>(
 ) -> Result<()> {
     check_len("the first input", a.len(), a_shape)?;
     check_len("the second input", b.len(), b_shape)?;
-    if a_shape == b_shape {
+    // Compared by element: `==` on slices calls memcmp, a function call
+    // that costs more than comparing the one to four dimensions inline.
+    if a_shape.len() == b_shape.len() && a_shape.iter().zip(b_shape).all(|(x, y)| x == y) {
         // Nothing to broadcast: the common case, checked without extending
         // both shapes to MAX_RANK (which costs more than adding 4 floats).
         check_len("the output", out.len(), a_shape)?;
