@@ -19,6 +19,12 @@
 //! [`valid_taps`]; pixels whose window crosses the left or right border go
 //! one at a time (`MR = 1`).
 //!
+//! CONV_2D at stride 1 with fewer than 8 output channels (the cnn model's
+//! first layer has 4) would leave those lanes half empty or scalar: it
+//! takes [`conv2d_planar`] instead, whose lanes are 8 neighbouring output
+//! pixels of one channel, read from the image copied once into per-channel
+//! planes.
+//!
 //! Each output is still `bias + Σ taps`, over the filter rows, then
 //! columns, then input channels, as TensorFlow Lite's reference kernels
 //! sum, so results match them to rounding (the fused multiply-adds round
