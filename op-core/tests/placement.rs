@@ -306,7 +306,7 @@ fn strict_placement_makes_a_missing_gpu_kernel_an_error() {
     assert!(text.contains("placement is strict"), "{text}");
     // Nodes with a GPU kernel still run.
     let y = OpCall::new("Scale")
-        .input(&floats(&[1.0]))
+        .input(floats(&[1.0]))
         .run_on(&strict)
         .unwrap();
     assert_eq!(y[0].device(), Device::gpu(0));
@@ -380,7 +380,7 @@ fn a_device_that_cannot_be_used_is_a_typed_error_not_a_panic() {
     // Unchecked, the error comes when a node would run there, naming it.
     let unchecked = Runtime::new().on_device(Device::gpu(7));
     let err = OpCall::new("Scale")
-        .input(&floats(&[1.0]))
+        .input(floats(&[1.0]))
         .node_name("scale7")
         .run_on(&unchecked)
         .unwrap_err();
@@ -401,7 +401,7 @@ fn kernel_errors_name_the_node_and_its_device() {
     let _serial = serial();
     let gpu = Runtime::gpu(0).unwrap();
     let err = OpCall::new("Fails")
-        .input(&floats(&[1.0]))
+        .input(floats(&[1.0]))
         .node_name("refuser")
         .run_on(&gpu)
         .unwrap_err();

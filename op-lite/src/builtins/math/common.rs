@@ -68,18 +68,26 @@ pub(crate) fn check_rank(what: &str, shape: &[usize], rank: usize) -> Result<()>
 // and output on each invoke (a few ns of the ADD chain's per-node time).
 #[inline]
 pub(crate) fn check_len(what: &str, len: usize, shape: &[usize]) -> Result<()> {
+    check_len_of("", what, len, shape)
+}
+
+/// [`check_len`] for `what` of `op` (`"CONV_2D"`, `"the input"`): the
+/// message names both, and nothing is formatted unless it fails.
+#[inline]
+pub(crate) fn check_len_of(op: &str, what: &str, len: usize, shape: &[usize]) -> Result<()> {
     let want = num_elements(shape)?;
     if len != want {
-        return Err(wrong_len(what, len, shape, want));
+        return Err(wrong_len(op, what, len, shape, want));
     }
     Ok(())
 }
 
 #[cold]
 #[inline(never)]
-fn wrong_len(what: &str, len: usize, shape: &[usize], want: usize) -> Error {
+fn wrong_len(op: &str, what: &str, len: usize, shape: &[usize], want: usize) -> Error {
+    let sep = if op.is_empty() { "" } else { ": " };
     Error::invalid_argument(format!(
-        "{what} has {len} elements, but its shape {shape:?} needs {want}"
+        "{op}{sep}{what} has {len} elements, but its shape {shape:?} needs {want}"
     ))
 }
 

@@ -26,7 +26,7 @@
 
 use op_core::{Error, Result};
 
-use super::common::{ActivationRange, check_len, check_rank, num_elements};
+use super::common::{ActivationRange, check_len_of, check_rank, num_elements};
 use super::conv_direct;
 use super::gemm::{MatMut, MatRef, matmul, transpose_into};
 use crate::model::{Activation, BuiltinOptions, Padding};
@@ -334,6 +334,52 @@ fn scratch_len(g: &ConvGeometry, params: &Conv2DParams) -> Result<usize> {
     filter_t.checked_add(im2col).ok_or_else(overflow)
 }
 
+/// One call's slices beside the shapes they must have: the checks every
+/// convolution entry point starts with.
+struct CallShapes<'a> {
+    input_shape: &'a [usize],
+    input: &'a [f32],
+    filter_shape: &'a [usize],
+    /// `None` for a packed filter, checked when it was packed.
+    filter: Option<&'a [f32]>,
+    bias: Option<&'a [f32]>,
+    output: &'a [f32],
+}
+
+impl CallShapes<'_> {
+    /// The geometry of `op`'s call, once the shapes agree and each slice
+    /// holds its shape's elements.
+    fn check(&self, op: &str, params: &Conv2DParams, depthwise: bool) -> Result<ConvGeometry> {
+        let bias_shape = self.bias.map(|b| [b.len()]);
+        let g = geometry(
+            op,
+            self.input_shape,
+            self.filter_shape,
+            bias_shape.as_ref().map(|s| &s[..]),
+            params,
+            depthwise,
+        )?;
+        check_len_of(op, "the input", self.input.len(), self.input_shape)?;
+        if let Some(filter) = self.filter {
+            check_len_of(op, "the filter", filter.len(), self.filter_shape)?;
+        }
+        check_len_of(op, "the output", self.output.len(), &g.out_shape())?;
+        Ok(g)
+    }
+}
+
+/// Fails unless `scratch` holds what CONV_2D needs for `g`.
+fn check_scratch(g: &ConvGeometry, params: &Conv2DParams, scratch: &[f32]) -> Result<()> {
+    let need = scratch_len(g, params)?;
+    if scratch.len() < need {
+        return Err(Error::invalid_argument(format!(
+            "CONV_2D: the scratch has {} elements, {need} needed",
+            scratch.len()
+        )));
+    }
+    Ok(())
+}
+
 /// CONV_2D: `output = act(conv(input, filter) + bias)`, NHWC input, OHWI
 /// filter, into `output` of [`conv2d_shape`] and with `scratch` of at least
 /// [`conv2d_scratch_len`] elements. Allocates nothing.
@@ -363,25 +409,16 @@ pub fn conv2d(
     output: &mut [f32],
     scratch: &mut [f32],
 ) -> Result<()> {
-    let bias_shape = bias.map(|b| [b.len()]);
-    let g = geometry(
-        "CONV_2D",
+    let g = CallShapes {
         input_shape,
+        input,
         filter_shape,
-        bias_shape.as_ref().map(|s| &s[..]),
-        params,
-        false,
-    )?;
-    check_len("CONV_2D: the input", input.len(), input_shape)?;
-    check_len("CONV_2D: the filter", filter.len(), filter_shape)?;
-    check_len("CONV_2D: the output", output.len(), &g.out_shape())?;
-    let need = scratch_len(&g, params)?;
-    if scratch.len() < need {
-        return Err(Error::invalid_argument(format!(
-            "CONV_2D: the scratch has {} elements, {need} needed",
-            scratch.len()
-        )));
+        filter: Some(filter),
+        bias,
+        output,
     }
+    .check("CONV_2D", params, false)?;
+    check_scratch(&g, params, scratch)?;
     if output.is_empty() {
         return Ok(());
     }
@@ -508,22 +545,15 @@ pub fn depthwise_conv2d(
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) -> Result<()> {
-    let bias_shape = bias.map(|b| [b.len()]);
-    let g = geometry(
-        "DEPTHWISE_CONV_2D",
+    let g = CallShapes {
         input_shape,
+        input,
         filter_shape,
-        bias_shape.as_ref().map(|s| &s[..]),
-        params,
-        true,
-    )?;
-    check_len("DEPTHWISE_CONV_2D: the input", input.len(), input_shape)?;
-    check_len("DEPTHWISE_CONV_2D: the filter", filter.len(), filter_shape)?;
-    check_len(
-        "DEPTHWISE_CONV_2D: the output",
-        output.len(),
-        &g.out_shape(),
-    )?;
+        filter: Some(filter),
+        bias,
+        output,
+    }
+    .check("DEPTHWISE_CONV_2D", params, true)?;
     if output.is_empty() {
         return Ok(());
     }
@@ -579,7 +609,7 @@ impl PackedFilter {
         filter: &[f32],
     ) -> Result<Option<PackedFilter>> {
         let g = geometry("CONV_2D", input_shape, filter_shape, None, params, false)?;
-        check_len("CONV_2D: the filter", filter.len(), filter_shape)?;
+        check_len_of("CONV_2D", "the filter", filter.len(), filter_shape)?;
         if !g.is_direct() || conv_direct::is_planar(&g, params) {
             return Ok(None);
         }
@@ -609,7 +639,12 @@ impl PackedFilter {
             params,
             true,
         )?;
-        check_len("DEPTHWISE_CONV_2D: the filter", filter.len(), filter_shape)?;
+        check_len_of(
+            "DEPTHWISE_CONV_2D",
+            "the filter",
+            filter.len(),
+            filter_shape,
+        )?;
         let mut data = vec![0.0; filter.len()];
         conv_direct::pack_depthwise(&g, filter, &mut data);
         Ok(PackedFilter {
@@ -649,30 +684,22 @@ pub fn conv2d_packed(
     output: &mut [f32],
     scratch: &mut [f32],
 ) -> Result<()> {
-    let bias_shape = bias.map(|b| [b.len()]);
-    let g = geometry(
-        "CONV_2D",
+    let g = CallShapes {
         input_shape,
-        &packed.filter_shape,
-        bias_shape.as_ref().map(|s| &s[..]),
-        params,
-        false,
-    )?;
+        input,
+        filter_shape: &packed.filter_shape,
+        filter: None,
+        bias,
+        output,
+    }
+    .check("CONV_2D", params, false)?;
     packed.check("CONV_2D", false, conv_direct::dense_lanes(g.out_c))?;
     if !g.is_direct() || conv_direct::is_planar(&g, params) {
         return Err(Error::invalid_argument(
             "CONV_2D: a packed filter needs the direct loops",
         ));
     }
-    check_len("CONV_2D: the input", input.len(), input_shape)?;
-    check_len("CONV_2D: the output", output.len(), &g.out_shape())?;
-    let need = scratch_len(&g, params)?;
-    if scratch.len() < need {
-        return Err(Error::invalid_argument(format!(
-            "CONV_2D: the scratch has {} elements, {need} needed",
-            scratch.len()
-        )));
-    }
+    check_scratch(&g, params, scratch)?;
     if output.is_empty() {
         return Ok(());
     }
@@ -691,25 +718,19 @@ pub fn depthwise_conv2d_packed(
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) -> Result<()> {
-    let bias_shape = bias.map(|b| [b.len()]);
-    let g = geometry(
-        "DEPTHWISE_CONV_2D",
+    let g = CallShapes {
         input_shape,
-        &packed.filter_shape,
-        bias_shape.as_ref().map(|s| &s[..]),
-        params,
-        true,
-    )?;
+        input,
+        filter_shape: &packed.filter_shape,
+        filter: None,
+        bias,
+        output,
+    }
+    .check("DEPTHWISE_CONV_2D", params, true)?;
     packed.check(
         "DEPTHWISE_CONV_2D",
         true,
         conv_direct::depthwise_lanes(g.in_c),
-    )?;
-    check_len("DEPTHWISE_CONV_2D: the input", input.len(), input_shape)?;
-    check_len(
-        "DEPTHWISE_CONV_2D: the output",
-        output.len(),
-        &g.out_shape(),
     )?;
     if output.is_empty() {
         return Ok(());
