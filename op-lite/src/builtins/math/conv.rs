@@ -618,7 +618,7 @@ impl PackedFilter {
         Ok(Some(PackedFilter {
             depthwise: false,
             filter_shape: [g.out_c, g.filter_h, g.filter_w, g.filter_c],
-            lanes: conv_direct::dense_lanes(g.out_c),
+            lanes: conv_direct::block_lanes(g.out_c),
             data,
         }))
     }
@@ -650,7 +650,7 @@ impl PackedFilter {
         Ok(PackedFilter {
             depthwise: true,
             filter_shape: [1, g.filter_h, g.filter_w, g.out_c],
-            lanes: conv_direct::depthwise_lanes(g.in_c),
+            lanes: conv_direct::block_lanes(g.in_c),
             data,
         })
     }
@@ -693,7 +693,7 @@ pub fn conv2d_packed(
         output,
     }
     .check("CONV_2D", params, false)?;
-    packed.check("CONV_2D", false, conv_direct::dense_lanes(g.out_c))?;
+    packed.check("CONV_2D", false, conv_direct::block_lanes(g.out_c))?;
     if !g.is_direct() || conv_direct::is_planar(&g, params) {
         return Err(Error::invalid_argument(
             "CONV_2D: a packed filter needs the direct loops",
@@ -727,11 +727,7 @@ pub fn depthwise_conv2d_packed(
         output,
     }
     .check("DEPTHWISE_CONV_2D", params, true)?;
-    packed.check(
-        "DEPTHWISE_CONV_2D",
-        true,
-        conv_direct::depthwise_lanes(g.in_c),
-    )?;
+    packed.check("DEPTHWISE_CONV_2D", true, conv_direct::block_lanes(g.in_c))?;
     if output.is_empty() {
         return Ok(());
     }

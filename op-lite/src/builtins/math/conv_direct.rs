@@ -377,23 +377,49 @@ impl<const NR: usize, const MR: usize, K: Kernel<NR>> WithMulAdd for Walk<'_, NR
     }
 }
 
-/// [`walk`] with the best multiply-add of this processor.
-fn run<const NR: usize, const MR: usize, K: Kernel<NR>>(
+/// The lanes of a register block over `channels` channels (CONV_2D's
+/// output channels, DEPTHWISE_CONV_2D's input channels): 8, 4 or 1.
+pub(super) fn block_lanes(channels: usize) -> usize {
+    match channels {
+        c if c % 8 == 0 => 8,
+        c if c % 4 == 0 => 4,
+        _ => 1,
+    }
+}
+
+/// [`walk`] with the best multiply-add of this processor, in blocks of
+/// [`block_lanes`]`(channels)` lanes by as many pixels as make 32 sums.
+fn run<K: Kernel<8> + Kernel<4> + Kernel<1>>(
     kernel: &K,
+    channels: usize,
     g: &ConvGeometry,
     params: &Conv2DParams,
     input: &[f32],
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) {
-    dispatch(Walk::<NR, MR, K> {
-        kernel,
-        g,
-        params,
-        input,
-        bias,
-        output,
-    });
+    fn blocks<const NR: usize, const MR: usize, K: Kernel<NR>>(
+        kernel: &K,
+        g: &ConvGeometry,
+        params: &Conv2DParams,
+        input: &[f32],
+        bias: Option<&[f32]>,
+        output: &mut [f32],
+    ) {
+        dispatch(Walk::<NR, MR, K> {
+            kernel,
+            g,
+            params,
+            input,
+            bias,
+            output,
+        });
+    }
+    match block_lanes(channels) {
+        8 => blocks::<8, 4, K>(kernel, g, params, input, bias, output),
+        4 => blocks::<4, 8, K>(kernel, g, params, input, bias, output),
+        _ => blocks::<1, 8, K>(kernel, g, params, input, bias, output),
+    }
 }
 
 /// Writes `act(acc + bias)` for `M` consecutive pixels of `oc` channels,
@@ -480,24 +506,15 @@ fn pad_image(g: &ConvGeometry, padded: &ConvGeometry, image: &[f32], dst: &mut [
     }
 }
 
-/// The lanes of CONV_2D's register blocks for `out_c` output channels.
-pub(super) fn dense_lanes(out_c: usize) -> usize {
-    match out_c {
-        oc if oc % 8 == 0 => 8,
-        oc if oc % 4 == 0 => 4,
-        _ => 1,
-    }
-}
-
 /// Packs CONV_2D's OHWI `filter` (one group) into `packed` as `[out_c /
-/// NR, taps * in_c, NR]` ([`Dense`]'s layout, `NR` from [`dense_lanes`]);
+/// NR, taps * in_c, NR]` ([`Dense`]'s layout, `NR` from [`block_lanes`]);
 /// returns the packed elements, `out_c * taps * in_c`.
 pub(super) fn pack_filter<'p>(
     g: &ConvGeometry,
     filter: &[f32],
     packed: &'p mut [f32],
 ) -> &'p [f32] {
-    let nr = dense_lanes(g.out_c);
+    let nr = block_lanes(g.out_c);
     let k = g.filter_h * g.filter_w * g.in_c;
     let packed = &mut packed[..k * g.out_c];
     for (o, row) in filter.chunks_exact(k.max(1)).take(g.out_c).enumerate() {
@@ -562,11 +579,7 @@ fn conv2d_unpadded(
     output: &mut [f32],
 ) {
     let kernel = Dense { g, params, packed };
-    match dense_lanes(g.out_c) {
-        8 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
-        4 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
-        _ => run::<1, 8, _>(&kernel, g, params, input, bias, output),
-    }
+    run(&kernel, g.out_c, g, params, input, bias, output);
 }
 
 /// The zeros after each plane of [`conv2d_planar`]'s scratch: its last
@@ -773,22 +786,12 @@ impl Planar<'_> {
     }
 }
 
-/// The lanes of DEPTHWISE_CONV_2D's register blocks for `in_c` input
-/// channels.
-pub(super) fn depthwise_lanes(in_c: usize) -> usize {
-    match in_c {
-        c if c % 8 == 0 => 8,
-        c if c % 4 == 0 => 4,
-        _ => 1,
-    }
-}
-
 /// Packs DEPTHWISE_CONV_2D's `filter` (`[1, filter_h, filter_w, out_c]`)
 /// into `packed` (`out_c * taps` elements) as `[blocks, taps, NR]`, `NR`
-/// from [`depthwise_lanes`]: block `cb`'s lanes are [`Depthwise`]'s,
+/// from [`block_lanes`]: block `cb`'s lanes are [`Depthwise`]'s,
 /// output channels `first + l * m`.
 pub(super) fn pack_depthwise(g: &ConvGeometry, filter: &[f32], packed: &mut [f32]) {
-    let nr = depthwise_lanes(g.in_c);
+    let nr = block_lanes(g.in_c);
     let (m, oc) = (g.filter_c, g.out_c);
     let taps = g.filter_h * g.filter_w;
     let packed = &mut packed[..taps * oc];
@@ -813,11 +816,7 @@ pub(super) fn depthwise_conv2d(
     output: &mut [f32],
 ) {
     let kernel = Depthwise { g, params, weights };
-    match depthwise_lanes(g.in_c) {
-        8 => run::<8, 4, _>(&kernel, g, params, input, bias, output),
-        4 => run::<4, 8, _>(&kernel, g, params, input, bias, output),
-        _ => run::<1, 8, _>(&kernel, g, params, input, bias, output),
-    }
+    run(&kernel, g.in_c, g, params, input, bias, output);
 }
 
 #[cfg(test)]
