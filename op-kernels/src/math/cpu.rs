@@ -95,17 +95,8 @@ fn zip_same_size<T: Element + Copy>(
     cost: usize,
     f: fn(T, T) -> T,
 ) -> Result<()> {
+    super::check_same_size(ctx)?;
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
-    if a.num_elements() != b.num_elements() {
-        return Err(ctx.error(
-            Code::InvalidArgument,
-            format_args!(
-                "The two arguments to a cwise op must have same number of elements, got {} and {}",
-                a.num_elements(),
-                b.num_elements()
-            ),
-        ));
-    }
     if a.dims() == b.dims() {
         return zip(ctx, cost, f);
     }

@@ -505,20 +505,10 @@ fn zip_into<T: CudaElement>(
 /// [`zip`] for inputs with as many elements (the `*Grad` ops: TensorFlow's
 /// `SimpleBinaryOp`): output 0 has input 0's shape.
 fn zip_same_size<T: CudaElement>(ctx: &mut GpuContext<'_, '_>, base: &str) -> Result<()> {
-    let (a, b) = (ctx.input(0)?, ctx.input(1)?);
-    if a.num_elements() != b.num_elements() {
-        return Err(ctx.error(
-            Code::InvalidArgument,
-            format_args!(
-                "The two arguments to a cwise op must have same number of elements, got {} and {}",
-                a.num_elements(),
-                b.num_elements()
-            ),
-        ));
-    }
+    super::check_same_size(ctx)?;
     // One count, possibly two shapes (a caller that flattened one): both
     // are read flat, the output has input 0's shape.
-    let dims = a.dims().to_vec();
+    let dims = ctx.input(0)?.dims().to_vec();
     let operands = Operands::Flat {
         a_scalar: false,
         b_scalar: false,

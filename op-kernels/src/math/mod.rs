@@ -112,3 +112,18 @@ pub use grad::{broadcast_reduction_axes, reduce_gradient_args};
 pub use ops::*;
 pub use range::{RangeElement, range_into};
 pub use unary::{Floating, Negate, Transcendental, reciprocal, relu, square};
+
+/// TensorFlow's error (`SimpleBinaryOp`, the `*Grad` ops) when inputs 0
+/// and 1 do not hold as many elements, for the CPU and GPU kernels alike.
+fn check_same_size(ctx: &op_core::KernelContext<'_>) -> op_core::Result<()> {
+    let (a, b) = (ctx.input(0)?.num_elements(), ctx.input(1)?.num_elements());
+    if a != b {
+        return Err(ctx.error(
+            op_core::Code::InvalidArgument,
+            format_args!(
+                "The two arguments to a cwise op must have same number of elements, got {a} and {b}"
+            ),
+        ));
+    }
+    Ok(())
+}
