@@ -12,9 +12,9 @@
 use op_core::threads::ThreadPool;
 use op_core::{Error, KernelContext, Result, kernel};
 
-use super::math::{self, AdamParams, MomentumParams, Real};
+use super::math::{self, MomentumParams, Real};
 use super::ops::{ResourceApplyAdam, ResourceApplyGradientDescent, ResourceApplyMomentum};
-use super::update::{check_shapes, describe, lock_all, uninitialized, variables};
+use super::update::{adam_params, check_shapes, describe, lock_all, uninitialized, variables};
 use crate::variable::VarGuard;
 
 /// The rough cost of one element's update in CPU cycles, for splitting
@@ -130,15 +130,7 @@ fn resource_apply_adam<T: Real>(
     ctx: &mut KernelContext<'_>,
     attrs: &ResourceApplyAdam,
 ) -> Result<()> {
-    let params = AdamParams {
-        beta1_power: ctx.input_scalar(3)?,
-        beta2_power: ctx.input_scalar(4)?,
-        lr: ctx.input_scalar(5)?,
-        beta1: ctx.input_scalar(6)?,
-        beta2: ctx.input_scalar(7)?,
-        epsilon: ctx.input_scalar(8)?,
-        nesterov: attrs.use_nesterov,
-    };
+    let params = adam_params::<T>(ctx, attrs)?;
     let alpha = params.alpha();
     let grad = ctx.input_slice::<T>(9)?;
     let vars = variables::<T, 3>(ctx, [0, 1, 2])?;

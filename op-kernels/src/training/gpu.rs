@@ -20,7 +20,7 @@ use op_cuda::{DevicePtr, GpuContext, GpuKernelSource};
 
 use super::math::{AdamParams, Real};
 use super::ops::{ResourceApplyAdam, ResourceApplyGradientDescent, ResourceApplyMomentum};
-use super::update::{check_shapes, describe, lock_all, uninitialized, variables};
+use super::update::{adam_params, check_shapes, describe, lock_all, uninitialized, variables};
 use crate::variable::VarGuard;
 
 /// The CUDA C++ of the three updates, one entry per op and dtype.
@@ -235,15 +235,7 @@ fn resource_apply_adam_gpu<T: GpuReal>(
     ctx: &mut GpuContext<'_, '_>,
     attrs: &ResourceApplyAdam,
 ) -> Result<()> {
-    let params = AdamParams::<T> {
-        beta1_power: ctx.input_scalar(3)?,
-        beta2_power: ctx.input_scalar(4)?,
-        lr: ctx.input_scalar(5)?,
-        beta1: ctx.input_scalar(6)?,
-        beta2: ctx.input_scalar(7)?,
-        epsilon: ctx.input_scalar(8)?,
-        nesterov: attrs.use_nesterov,
-    };
+    let params = adam_params::<T>(ctx, attrs)?;
     let scalars = AdamScalars::new(&params);
     let grad = ctx.input_ptr::<T>(9)?;
     let n = elements(ctx, 9)?;

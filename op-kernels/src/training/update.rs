@@ -9,7 +9,26 @@ use std::sync::Arc;
 use op_core::error::quoted;
 use op_core::{Code, Element, Error, KernelContext, ResourceHandle, Result};
 
+use super::math::AdamParams;
+use super::ops::ResourceApplyAdam;
 use crate::variable::{Var, VarGuard};
+
+/// `ResourceApplyAdam`'s scalar inputs (3 to 8) and `use_nesterov`, read
+/// the same way by its CPU and GPU kernels.
+pub(super) fn adam_params<T: Element>(
+    ctx: &KernelContext<'_>,
+    attrs: &ResourceApplyAdam,
+) -> Result<AdamParams<T>> {
+    Ok(AdamParams {
+        beta1_power: ctx.input_scalar(3)?,
+        beta2_power: ctx.input_scalar(4)?,
+        lr: ctx.input_scalar(5)?,
+        beta1: ctx.input_scalar(6)?,
+        beta2: ctx.input_scalar(7)?,
+        epsilon: ctx.input_scalar(8)?,
+        nesterov: attrs.use_nesterov,
+    })
+}
 
 /// `input 1 ('accum')`: input `index` and its name (the training ops have
 /// no list inputs, so an input's index is its arg's).
