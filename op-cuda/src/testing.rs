@@ -19,25 +19,46 @@ use crate::driver::{self, Library};
 use crate::kernel::{compile, registered_sources};
 
 /// GPU 0, or `None` after printing why the test is skipped.
+///
+/// The reason is printed once per test thread, so a property test that
+/// asks in each of its cases prints one line, not one per case.
 pub fn gpu_or_skip() -> Option<Arc<GpuDevice>> {
     match GpuDevice::get(0) {
         Ok(gpu) => Some(gpu),
         Err(e) => {
-            println!("skipped: {}", e.message());
+            say_skipped(e.message());
             None
         }
     }
 }
 
-/// Whether NVRTC can be loaded, printing why not.
+/// Whether NVRTC can be loaded, printing why not (once per test thread,
+/// as [`gpu_or_skip`] does).
 pub fn nvrtc_or_skip() -> bool {
     match driver::require(Library::Nvrtc) {
         Ok(()) => true,
         Err(e) => {
-            println!("skipped: {}", e.message());
+            say_skipped(e.message());
             false
         }
     }
+}
+
+/// Prints `skipped: {reason}` unless this thread has printed it already,
+/// and says whether it printed. libtest runs each test on its own thread,
+/// so each test says it once.
+fn say_skipped(reason: &str) -> bool {
+    thread_local! {
+        static SAID: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SAID.with_borrow_mut(|said| {
+        let new = !said.iter().any(|r| r == reason);
+        if new {
+            println!("skipped: {reason}");
+            said.push(reason.to_owned());
+        }
+        new
+    })
 }
 
 /// Compiles every kernel source registered in this program
@@ -98,3 +119,20 @@ extern "C" __global__ void twice4_f32(const float4* x, float4* y, unsigned long 
 "#,
     entries: &["twice_f32", "twice4_f32"],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::say_skipped;
+
+    #[test]
+    fn a_skip_reason_is_printed_once_per_test_thread() {
+        assert!(say_skipped("no CUDA driver (test)"));
+        assert!(!say_skipped("no CUDA driver (test)"));
+        assert!(say_skipped("no NVRTC (test)"), "another reason is printed");
+        let elsewhere = std::thread::spawn(|| say_skipped("no CUDA driver (test)"));
+        assert!(
+            elsewhere.join().unwrap(),
+            "another test thread prints it again"
+        );
+    }
+}
