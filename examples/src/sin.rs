@@ -140,8 +140,9 @@ impl<'r> EagerTraining<'r> {
     }
 }
 
-/// The nodes of the training graph a [`GraphTraining`] keeps.
-struct GraphParts {
+/// The nodes of the training graph that a [`GraphTraining`] feeds, fetches
+/// and runs.
+struct GraphNodes {
     x: Output,
     y: Output,
     offset: Output,
@@ -154,12 +155,7 @@ struct GraphParts {
 /// The graph program: built once, run a step at a time.
 pub struct GraphTraining {
     session: Session,
-    x: Output,
-    y: Output,
-    offset: Output,
-    predicted: Output,
-    loss: Output,
-    step: NodeId,
+    nodes: GraphNodes,
     data: (Tensor, Tensor),
 }
 
@@ -183,35 +179,21 @@ impl GraphTraining {
     }
 
     fn build(session: impl FnOnce(Graph) -> Result<Session>) -> Result<Self> {
-        let (graph, parts) = GraphTraining::build_graph()?;
-        let GraphParts {
-            x,
-            y,
-            offset,
-            predicted,
-            loss,
-            step,
-            initializers,
-        } = parts;
+        let (graph, nodes) = GraphTraining::build_graph()?;
         let session = session(graph)?;
         let mut init_run = session.runner();
-        for node in initializers {
+        for &node in &nodes.initializers {
             init_run = init_run.target(node);
         }
         init_run.run()?;
         Ok(GraphTraining {
             session,
-            x,
-            y,
-            offset,
-            predicted,
-            loss,
-            step,
+            nodes,
             data: data()?,
         })
     }
 
-    fn build_graph() -> Result<(Graph, GraphParts)> {
+    fn build_graph() -> Result<(Graph, GraphNodes)> {
         let b = GraphBuilder::new();
         let x = b.placeholder("x", DType::F32, "[5]")?;
         let y = b.placeholder("y", DType::F32, "[5]")?;
@@ -236,7 +218,7 @@ impl GraphTraining {
         let step = adam.apply_gradients(&b, &[(grad, handle)])?;
         let mut initializers = vec![init];
         initializers.extend(adam.initializers().iter().copied());
-        let parts = GraphParts {
+        let nodes = GraphNodes {
             x,
             y,
             offset,
@@ -245,7 +227,7 @@ impl GraphTraining {
             step,
             initializers,
         };
-        Ok((b.into_graph(), parts))
+        Ok((b.into_graph(), nodes))
     }
 
     /// The session the program runs in.
@@ -258,9 +240,9 @@ impl GraphTraining {
         let (x, y) = &self.data;
         self.session
             .runner()
-            .feed(self.x, x.clone())
-            .feed(self.y, y.clone())
-            .fetch(self.loss)
+            .feed(self.nodes.x, x.clone())
+            .feed(self.nodes.y, y.clone())
+            .fetch(self.nodes.loss)
     }
 
     /// The forward pass alone: the loss.
@@ -270,14 +252,14 @@ impl GraphTraining {
 
     /// One training step; the loss before it.
     pub fn step(&self) -> Result<Tensor> {
-        Ok(self.forward_run().target(self.step).run()?.remove(0))
+        Ok(self.forward_run().target(self.nodes.step).run()?.remove(0))
     }
 
     /// The offset now (copied to the host).
     pub fn offset(&self) -> Result<f32> {
         self.session
             .runner()
-            .fetch(self.offset)
+            .fetch(self.nodes.offset)
             .run()?
             .remove(0)
             .to_host()?
@@ -289,8 +271,8 @@ impl GraphTraining {
         Ok(self
             .session
             .runner()
-            .feed(self.x, x)
-            .fetch(self.predicted)
+            .feed(self.nodes.x, x)
+            .fetch(self.nodes.predicted)
             .run()?
             .remove(0))
     }
@@ -299,7 +281,7 @@ impl GraphTraining {
     /// predictions, `offset` frozen at its value now (see
     /// [`op_graph::tflite`]).
     pub fn export_tflite(&self, options: &ExportOptions) -> Result<op_lite::Model> {
-        tflite::export(&self.session, [self.predicted], options)
+        tflite::export(&self.session, [self.nodes.predicted], options)
     }
 
     /// Saves the trained program: signature `serving_default` from `x` to
@@ -307,8 +289,8 @@ impl GraphTraining {
     pub fn save(&self, dir: &Path) -> Result<()> {
         let graph = self.session.graph();
         let signature = Signature::new()
-            .input("x", &graph.tensor_name(self.x).to_string())
-            .output("y", &graph.tensor_name(self.predicted).to_string());
+            .input("x", &graph.tensor_name(self.nodes.x).to_string())
+            .output("y", &graph.tensor_name(self.nodes.predicted).to_string());
         saved_model::save(dir, &self.session, [("serving_default", signature)])
     }
 }
