@@ -182,6 +182,12 @@ impl ConvGeometry {
         self.groups == 1 && self.out_c <= conv_direct::DIRECT_MAX_OUT
     }
 
+    /// Whether CONV_2D takes the channel-last direct loops, the ones that
+    /// read a [`PackedFilter`] (the planar loops read the filter as is).
+    fn takes_packed_filter(&self, params: &Conv2DParams) -> bool {
+        self.is_direct() && !conv_direct::is_planar(self, params)
+    }
+
     /// Whether the input already is CONV_2D's im2col matrix.
     fn is_pointwise(&self, params: &Conv2DParams) -> bool {
         self.filter_h == 1
@@ -610,7 +616,7 @@ impl PackedFilter {
     ) -> Result<Option<PackedFilter>> {
         let g = geometry("CONV_2D", input_shape, filter_shape, None, params, false)?;
         check_len_of("CONV_2D", "the filter", filter.len(), filter_shape)?;
-        if !g.is_direct() || conv_direct::is_planar(&g, params) {
+        if !g.takes_packed_filter(params) {
             return Ok(None);
         }
         let mut data = vec![0.0; filter.len()];
@@ -660,15 +666,40 @@ impl PackedFilter {
         self.filter_shape
     }
 
-    /// Fails unless it was packed by the `depthwise` constructor for the
-    /// lanes `g` takes.
-    fn check(&self, op: &str, depthwise: bool, lanes: usize) -> Result<()> {
+    /// The geometry of a call with this filter and these slices
+    /// ([`CallShapes::check`]), of DEPTHWISE_CONV_2D or CONV_2D as
+    /// `depthwise` says, once it is sure the filter was packed by that op's
+    /// constructor for the lanes the call takes.
+    fn check_call(
+        &self,
+        params: &Conv2DParams,
+        depthwise: bool,
+        input_shape: &[usize],
+        input: &[f32],
+        bias: Option<&[f32]>,
+        output: &[f32],
+    ) -> Result<ConvGeometry> {
+        let op = if depthwise {
+            "DEPTHWISE_CONV_2D"
+        } else {
+            "CONV_2D"
+        };
+        let g = CallShapes {
+            input_shape,
+            input,
+            filter_shape: &self.filter_shape,
+            filter: None,
+            bias,
+            output,
+        }
+        .check(op, params, depthwise)?;
+        let lanes = conv_direct::block_lanes(if depthwise { g.in_c } else { g.out_c });
         if self.depthwise != depthwise || self.lanes != lanes {
             return Err(Error::invalid_argument(format!(
                 "{op}: the packed filter was packed for another op or input"
             )));
         }
-        Ok(())
+        Ok(g)
     }
 }
 
@@ -684,17 +715,8 @@ pub fn conv2d_packed(
     output: &mut [f32],
     scratch: &mut [f32],
 ) -> Result<()> {
-    let g = CallShapes {
-        input_shape,
-        input,
-        filter_shape: &packed.filter_shape,
-        filter: None,
-        bias,
-        output,
-    }
-    .check("CONV_2D", params, false)?;
-    packed.check("CONV_2D", false, conv_direct::block_lanes(g.out_c))?;
-    if !g.is_direct() || conv_direct::is_planar(&g, params) {
+    let g = packed.check_call(params, false, input_shape, input, bias, output)?;
+    if !g.takes_packed_filter(params) {
         return Err(Error::invalid_argument(
             "CONV_2D: a packed filter needs the direct loops",
         ));
@@ -718,16 +740,7 @@ pub fn depthwise_conv2d_packed(
     bias: Option<&[f32]>,
     output: &mut [f32],
 ) -> Result<()> {
-    let g = CallShapes {
-        input_shape,
-        input,
-        filter_shape: &packed.filter_shape,
-        filter: None,
-        bias,
-        output,
-    }
-    .check("DEPTHWISE_CONV_2D", params, true)?;
-    packed.check("DEPTHWISE_CONV_2D", true, conv_direct::block_lanes(g.in_c))?;
+    let g = packed.check_call(params, true, input_shape, input, bias, output)?;
     if output.is_empty() {
         return Ok(());
     }

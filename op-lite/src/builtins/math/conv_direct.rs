@@ -506,6 +506,21 @@ fn pad_image(g: &ConvGeometry, padded: &ConvGeometry, image: &[f32], dst: &mut [
     }
 }
 
+/// The `g.batches` images of `input`, each beside its image of `output`,
+/// for the loops that work an image at a time.
+fn images<'a>(
+    g: &ConvGeometry,
+    input: &'a [f32],
+    output: &'a mut [f32],
+) -> impl Iterator<Item = (&'a [f32], &'a mut [f32])> {
+    let image_len = g.in_h * g.in_w * g.in_c;
+    let out_len = g.rows.out * g.cols.out * g.out_c;
+    input
+        .chunks_exact(image_len.max(1))
+        .zip(output.chunks_exact_mut(out_len.max(1)))
+        .take(g.batches)
+}
+
 /// Packs CONV_2D's OHWI `filter` (one group) into `packed` as `[out_c /
 /// NR, taps * in_c, NR]` ([`Dense`]'s layout, `NR` from [`block_lanes`]);
 /// returns the packed elements, `out_c * taps * in_c`.
@@ -555,13 +570,7 @@ pub(super) fn conv2d_prepacked(
     pad: &mut [f32],
 ) {
     if let Some(p) = padded(g, params) {
-        let image_len = g.in_h * g.in_w * g.in_c;
-        let out_len = g.rows.out * g.cols.out * g.out_c;
-        for (image, out) in input
-            .chunks_exact(image_len.max(1))
-            .zip(output.chunks_exact_mut(out_len.max(1)))
-            .take(g.batches)
-        {
+        for (image, out) in images(g, input, output) {
             pad_image(g, &p, image, pad);
             conv2d_unpadded(&p, params, pad, packed, bias, out);
         }
@@ -642,13 +651,7 @@ pub(super) fn conv2d_planar(
 ) {
     let (p, plane) = planar_planes(g, params);
     let planes = &mut scratch[..plane * g.in_c];
-    let image_len = g.in_h * g.in_w * g.in_c;
-    let out_len = g.rows.out * g.cols.out * g.out_c;
-    for (image, out) in input
-        .chunks_exact(image_len.max(1))
-        .zip(output.chunks_exact_mut(out_len.max(1)))
-        .take(g.batches)
-    {
+    for (image, out) in images(g, input, output) {
         fill_planes(g, &p, plane, image, planes);
         dispatch(Planar {
             g,
