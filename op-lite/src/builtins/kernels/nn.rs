@@ -58,9 +58,10 @@ struct Conv {
     depthwise: bool,
     /// The scratch temporary CONV_2D's im2col needs.
     scratch: Option<usize>,
-    /// The filter packed by prepare when it is a constant and the op takes
-    /// the direct loops (every DEPTHWISE_CONV_2D, CONV_2D of one group and
-    /// at most 8 output channels).
+    /// The filter packed by prepare when it is a constant and the op reads
+    /// a packed filter: every DEPTHWISE_CONV_2D, and CONV_2D where
+    /// [`PackedFilter::conv2d`] says so (one group, at most 8 output
+    /// channels, and not the planar loops of stride 1 with fewer than 8).
     packed: Option<PackedFilter>,
 }
 
