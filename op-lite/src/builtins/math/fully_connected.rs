@@ -155,7 +155,7 @@ const BLOCK: usize = 8;
 
 /// FULLY_CONNECTED's weights packed once (in `prepare`, when they are a
 /// constant of the model) for [`fully_connected_packed`]: blocks of
-/// [`BLOCK`] units, each stored depth-major (`[depth][BLOCK]`), the last
+/// 8 units (`BLOCK`), each stored depth-major (`[depth][BLOCK]`), the last
 /// block padded with zeros.
 ///
 /// With a few batch rows the product is a matrix-vector one, which the
