@@ -13,7 +13,7 @@
 //! Size classes follow PyTorch's rounding: small sizes round up to a
 //! multiple of 512 bytes, large ones to a quarter of their power of two,
 //! so no block wastes more than a quarter of its size. A cap bounds the
-//! bytes kept in free lists; [`CachingAllocator::empty_cache`] gives them
+//! bytes kept in free lists; [`GpuDevice::empty_cache`](crate::GpuDevice::empty_cache) gives them
 //! all back, and an allocation the driver refuses (out of memory) empties
 //! the cache and tries once more.
 
