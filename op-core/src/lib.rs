@@ -24,6 +24,8 @@
 //!   n-dimensional arrays backed by ndarray.
 //! - `checkpoint` (the default feature `checkpoint`): saving and restoring
 //!   resources as safetensors files, with a checksum per tensor.
+//! - [`file`]: reading the files users give (refusing FIFOs, devices and
+//!   directories, reading at most a file's size), shared by every reader.
 //! - [`artifacts`]: the generated files describing a registry's ops (an
 //!   `ops.pbtxt`, a Markdown reference and a coverage matrix), written and
 //!   checked by `cargo xtask codegen` or a downstream crate's own tool.
@@ -58,6 +60,7 @@ pub mod element;
 pub mod elementwise;
 pub mod error;
 pub mod executor;
+pub mod file;
 pub mod gradient;
 pub mod kernel;
 pub mod op;

@@ -257,7 +257,7 @@ pub fn load_on(dir: impl AsRef<Path>, runtime: Arc<Runtime>) -> Result<SavedMode
     let in_dir = |e: Error| e.with_context(format!("loading the saved model {}", dir.display()));
     let graph = graphdef::read(dir.join(GRAPH), runtime.shared_registry()).map_err(in_dir)?;
     let path = dir.join(SIGNATURES);
-    let json = std::fs::read_to_string(&path).map_err(|e| in_dir(io(e, "read", &path)))?;
+    let json = op_core::file::read_text_file(&path).map_err(in_dir)?;
     let signatures = signatures_from_json(&json).map_err(in_dir)?;
     let mut values = op_core::checkpoint::read(dir.join(VARIABLES)).map_err(in_dir)?;
     let session = Session::builder(graph)

@@ -261,3 +261,16 @@ fn malformed_bytes_never_panic() {
         let _ = graphdef::from_bytes(&bytes);
     }
 }
+
+#[test]
+fn files_that_are_not_regular_files_are_refused_at_once() {
+    op_kernels::link();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["graph.pb", "graph.pbtxt"] {
+        let path = dir.path().join(name);
+        let at = path.clone();
+        op_core::testing::files::assert_refuses_non_regular_files(&path, move || {
+            graphdef::read(&at, Registry::global()).map(drop)
+        });
+    }
+}

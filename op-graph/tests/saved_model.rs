@@ -194,3 +194,25 @@ fn damaged_directories_are_errors_naming_the_file() {
     assert_eq!(e.code(), Code::NotFound, "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn files_that_are_not_regular_files_are_refused_at_once() {
+    let (graph, init) = model("w_saved_fifo");
+    let session = Session::builder(graph)
+        .runtime(Arc::new(Runtime::new()))
+        .build()
+        .unwrap();
+    session.runner().target(init).run().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().to_path_buf();
+    saved_model::save(&dir, &session, [("serving_default", signature())]).unwrap();
+    for file in ["graph.pb", "signatures.json", "variables.safetensors"] {
+        let saved = std::fs::read(dir.join(file)).unwrap();
+        let model_dir = dir.clone();
+        op_core::testing::files::assert_refuses_non_regular_files(&dir.join(file), move || {
+            saved_model::load(&model_dir, Registry::global()).map(drop)
+        });
+        std::fs::write(dir.join(file), saved).unwrap();
+    }
+    saved_model::load(&dir, Registry::global()).unwrap();
+}

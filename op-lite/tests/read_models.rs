@@ -301,3 +301,15 @@ fn every_model_written_back_reads_the_same() {
         );
     }
 }
+
+#[test]
+fn files_that_are_not_regular_files_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.tflite");
+    let at = path.clone();
+    op_core::testing::files::assert_refuses_non_regular_files(&path, move || {
+        Model::from_file(&at).map(drop)
+    });
+    let err = Model::from_file(dir.path().join("missing.tflite")).unwrap_err();
+    assert_eq!(err.code(), op_core::Code::NotFound, "{err}");
+}

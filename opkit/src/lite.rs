@@ -66,17 +66,6 @@ fn io_error(e: std::io::Error) -> Error {
     Error::new(Code::from_io_error(&e), e.to_string())
 }
 
-/// Reads and checks a `.tflite` file.
-pub fn read_model(path: &Path) -> Result<Model> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        Error::new(
-            Code::from_io_error(&e),
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
-    Model::from_bytes(&bytes).map_err(|e| e.with_context(format!("reading {}", path.display())))
-}
-
 /// The interpreter for `model`, its errors (a missing op above all)
 /// framed with the file and what lists the model's ops.
 fn build(path: &Path, model: &Model, resolver: &dyn OpResolver) -> Result<Interpreter> {
@@ -270,7 +259,7 @@ pub fn run(
     output_dir: &Path,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let model = read_model(model_path)?;
+    let model = Model::from_file(model_path)?;
     let resolver = resolver();
     let mut interpreter = build(model_path, &model, &resolver)?;
     let feeds: Vec<Feed> = inputs
@@ -322,7 +311,7 @@ pub fn run(
 /// `opkit lite ops`: each op the model uses, its version, how many nodes
 /// run it, and whether this build has a kernel for it.
 pub fn ops(model_path: &Path, out: &mut dyn Write) -> Result<()> {
-    let model = read_model(model_path)?;
+    let model = Model::from_file(model_path)?;
     let resolver = resolver();
     let used = ops_used(&[&model])?;
     let mut text = String::new();
@@ -411,7 +400,7 @@ pub fn benchmark(model_path: &Path, options: &BenchmarkOptions, out: &mut dyn Wr
     if options.runs == 0 {
         return Err(Error::invalid_argument("--runs must be at least 1"));
     }
-    let model = read_model(model_path)?;
+    let model = Model::from_file(model_path)?;
     let resolver = resolver();
     let init_start = Instant::now();
     let mut interpreter = build(model_path, &model, &resolver)?;

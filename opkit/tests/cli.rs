@@ -132,7 +132,10 @@ fn graph_errors_go_to_stderr_with_a_failure_status() {
 
     let (status, _, err) = opkit(&["graph", "show", "/nonexistent/model.pb"]);
     assert_eq!(status, ExitCode::FAILURE);
-    assert!(err.contains("cannot read /nonexistent/model.pb"), "{err}");
+    assert!(
+        err.contains("opening '/nonexistent/model.pb': No such file"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -196,10 +196,7 @@ fn read_models(paths: &[PathBuf]) -> Result<Vec<(String, Model)>, String> {
     paths
         .iter()
         .map(|path| {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let model =
-                Model::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let model = Model::from_file(path).map_err(|e| e.to_string())?;
             let name = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),

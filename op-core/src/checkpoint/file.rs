@@ -1,105 +1,14 @@
-//! The file system side: reading a regular file with a bounded read,
-//! writing a file atomically, and I/O errors.
+//! The file system side of checkpoints: writing a file atomically and
+//! removing the temporary files of dead writers. (Reading is
+//! [`crate::file::read_regular_file`], shared with every other reader.)
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
-use crate::{Code, Error, Result};
-
-/// The contents of the regular file at `path`.
-///
-/// Opening a FIFO for reading blocks until a writer opens it, so the file is
-/// opened with `O_NONBLOCK` (on Unix; regular files ignore the flag), then
-/// the open file's type is checked: anything but a regular file (a FIFO, a
-/// device such as the endless `/dev/zero`, a directory) is a
-/// `FailedPrecondition` error. At most the size that the open file has is
-/// read, so a file that changes size while it is read is `DataLoss` rather
-/// than read without bound.
-pub(super) fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    let mut file = options
-        .open(path)
-        .map_err(|e| io_error(e, "opening", path))?;
-    let metadata = file
-        .metadata()
-        .map_err(|e| io_error(e, "reading the metadata of", path))?;
-    if !metadata.is_file() {
-        return Err(Error::failed_precondition(format!(
-            "'{}' is {}, not a regular file",
-            path.display(),
-            describe(&metadata.file_type())
-        )));
-    }
-    let size = metadata.len();
-    let mut bytes = Vec::new();
-    usize::try_from(size)
-        .ok()
-        .and_then(|size| bytes.try_reserve_exact(size).ok())
-        .ok_or_else(|| {
-            Error::resource_exhausted(format!(
-                "cannot hold the {size} bytes of '{}' in memory",
-                path.display()
-            ))
-        })?;
-    // Exactly `size` bytes fit without growing the buffer; then one more
-    // read tells whether the file has grown.
-    (&mut file)
-        .take(size)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(e, "reading", path))?;
-    let more = loop {
-        match file.read(&mut [0u8; 1]) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            result => break result.map_err(|e| io_error(e, "reading", path))?,
-        }
-    };
-    if more != 0 {
-        return Err(Error::data_loss(format!(
-            "'{}' changed size while it was read: it had {size} bytes when opened, and more \
-             after them",
-            path.display()
-        )));
-    }
-    if bytes.len() as u64 != size {
-        return Err(Error::data_loss(format!(
-            "'{}' changed size while it was read: it had {size} bytes when opened, but only {} \
-             could be read",
-            path.display(),
-            bytes.len()
-        )));
-    }
-    Ok(bytes)
-}
-
-/// What kind of file `file_type` is, for messages: "a directory", "a FIFO".
-fn describe(file_type: &fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return "a FIFO";
-        }
-        if file_type.is_char_device() {
-            return "a character device";
-        }
-        if file_type.is_block_device() {
-            return "a block device";
-        }
-        if file_type.is_socket() {
-            return "a socket";
-        }
-    }
-    if file_type.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
-    }
-}
+pub(super) use crate::file::io_error;
+use crate::{Error, Result};
 
 /// The end of the name of every temporary file this module writes.
 const TEMP_SUFFIX: &str = ".op-ckpt.tmp";
@@ -330,13 +239,4 @@ pub(super) fn write_atomically(
         .and_then(|d| d.sync_all())
         .map_err(|e| io_error(e, "syncing the directory", dir))?;
     Ok(())
-}
-
-/// An I/O error as an [`Error`] with TensorFlow's code for it
-/// ([`Code::from_io_error`]): what was being done, the path, and the error.
-pub(super) fn io_error(error: io::Error, doing: &str, path: &Path) -> Error {
-    Error::new(
-        Code::from_io_error(&error),
-        format!("{doing} '{}': {error}", path.display()),
-    )
 }

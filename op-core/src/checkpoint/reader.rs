@@ -8,12 +8,12 @@ use half::{bf16, f16};
 use safetensors::tensor::{Dtype, TensorInfo};
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
-use super::file::read_regular_file;
 use super::{
     COMPLEX_KEY, CRC32C_KEY, FORMAT, FORMAT_KEY, LENGTHS_SUFFIX, METADATA, STRINGS_KEY, VERSION,
     VERSION_KEY,
 };
 use crate::error::quoted;
+use crate::file::read_regular_file;
 use crate::{Complex, Element, Error, Result, Tensor, TensorShape};
 
 /// Reads every tensor of the safetensors file at `path`, by name, decoding

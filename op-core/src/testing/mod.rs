@@ -86,11 +86,15 @@
 //! test). `cargo xtask opcheck` runs it over every op the workspace
 //! ships, with op-autodiff's gradient checker.
 //!
+//! [`files`] gives file readers' tests the files they must refuse (a FIFO,
+//! `/dev/zero`, a directory) and the check that they do.
+//!
 //! Cases are drawn from a seed (fixed unless `.seed(..)` is given), so a
 //! run is reproducible; a failing case is shrunk by proptest before it is
 //! reported.
 
 mod draw;
+pub mod files;
 mod generic;
 
 #[cfg(feature = "testing")]

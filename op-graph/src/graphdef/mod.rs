@@ -90,12 +90,7 @@ fn is_text(path: &Path) -> bool {
 pub fn read(path: impl AsRef<Path>, registry: &Arc<Registry>) -> Result<Graph> {
     let path = path.as_ref();
     let in_file = |e: Error| e.with_context(format!("reading {}", path.display()));
-    let bytes = std::fs::read(path).map_err(|e| {
-        Error::new(
-            op_core::Code::from_io_error(&e),
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
+    let bytes = op_core::file::read_regular_file(path)?;
     let def = if is_text(path) {
         let text = std::str::from_utf8(&bytes)
             .map_err(|e| Error::invalid_argument(format!("the text is not UTF-8: {e}")))

@@ -67,6 +67,25 @@ impl Model {
         model.validate()?;
         Ok(model)
     }
+
+    /// Reads the `.tflite` file at `path` as [`Model::from_bytes`] reads
+    /// its bytes; errors name the file. The file is read through
+    /// [`op_core::file::read_regular_file`]: a FIFO, a device or a
+    /// directory is a `FailedPrecondition` error at once, and at most the
+    /// file's size is read.
+    ///
+    /// ```
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/mlp.tflite");
+    /// let model = op_lite::Model::from_file(path)?;
+    /// assert_eq!(model.subgraphs.len(), 1);
+    /// assert!(op_lite::Model::from_file("/dev/zero").is_err());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Model> {
+        let path = path.as_ref();
+        let bytes = op_core::file::read_regular_file(path)?;
+        Model::from_bytes(&bytes).map_err(|e| e.with_context(format!("reading {}", path.display())))
+    }
 }
 
 /// Checks the identifier, then runs the flatbuffers verifier.
