@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use op_core::error::quoted;
+use op_core::error::{capped, quoted};
 use op_core::{AttrValue, Code, Error, Executor, OpCall, Registry, Result, Runtime, Tensor};
 
 use crate::graph::Node;
@@ -104,6 +104,12 @@ impl std::fmt::Debug for SavedModel {
 }
 
 impl SavedModel {
+    /// The model's variables: the graph's `VarHandleOp` nodes, whose
+    /// values were restored from `variables.safetensors`.
+    pub fn variables(&self) -> impl Iterator<Item = &Node> {
+        variables(&self.session)
+    }
+
     /// Runs signature `name` on `inputs` (input key, value); returns every
     /// output by key. Unknown signatures and keys, and missing inputs, are
     /// `InvalidArgument` errors that list what the signature has.
@@ -117,7 +123,7 @@ impl SavedModel {
             Error::invalid_argument(format!(
                 "the saved model has no signature {}; it has: {}",
                 quoted(name),
-                names.join(", ")
+                capped(&names.join(", "))
             ))
         })?;
         let mut runner = self.session.runner();
@@ -129,7 +135,7 @@ impl SavedModel {
                     "signature {} has no input {}; its inputs are: {}",
                     quoted(name),
                     quoted(key),
-                    keys.join(", ")
+                    capped(&keys.join(", "))
                 ))
             })?;
             fed.push(key);
@@ -187,6 +193,34 @@ fn dtype_of(node: &Node) -> Result<AttrValue> {
             quoted(node.name())
         ))
     })
+}
+
+/// `InvalidArgument` unless `value`, read for the variable of `node`,
+/// has the dtype and a shape compatible with the shape the node declares
+/// (its `dtype` and `shape` attrs): a value of another shape would be
+/// assigned and then broadcast, or fail only when the graph runs.
+fn check_declared(node: &Node, value: &Tensor) -> Result<()> {
+    if let Some(AttrValue::Type(dtype)) = node.attr("dtype")
+        && *dtype != value.dtype()
+    {
+        return Err(Error::invalid_argument(format!(
+            "variable {} is declared as {dtype}, but {VARIABLES} holds a value of dtype {} \
+             for it",
+            quoted(node.name()),
+            value.dtype()
+        )));
+    }
+    if let Some(AttrValue::Shape(shape)) = node.attr("shape")
+        && !shape.is_compatible_with(value.dims())
+    {
+        return Err(Error::invalid_argument(format!(
+            "variable {} is declared with shape {shape}, but {VARIABLES} holds a value of \
+             shape {} for it",
+            quoted(node.name()),
+            value.shape()
+        )));
+    }
+    Ok(())
 }
 
 fn io(e: std::io::Error, doing: &str, path: &Path) -> Error {
@@ -271,6 +305,7 @@ pub fn load_on(dir: impl AsRef<Path>, runtime: Arc<Runtime>) -> Result<SavedMode
                 quoted(node.name())
             )))
         })?;
+        check_declared(node, &value).map_err(in_dir)?;
         let assign = |node: &Node| -> Result<()> {
             let handle = handle(session.runtime(), node)?;
             let call = OpCall::new("AssignVariableOp")

@@ -216,3 +216,46 @@ fn files_that_are_not_regular_files_are_refused_at_once() {
     }
     saved_model::load(&dir, Registry::global()).unwrap();
 }
+
+#[test]
+fn a_variable_saved_with_another_shape_or_dtype_is_refused_at_load() {
+    let (graph, init) = model("w_saved_shape");
+    let session = Session::builder(graph)
+        .runtime(Arc::new(Runtime::new()))
+        .build()
+        .unwrap();
+    session.runner().target(init).run().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    saved_model::save(dir, &session, [("serving_default", signature())]).unwrap();
+    let variables = dir.join("variables.safetensors");
+    for (value, expected) in [
+        // Assigned, it would broadcast: x + [100] = [101, 102, 103].
+        (
+            Tensor::from_vec([1], vec![100.0f32]).unwrap(),
+            "variable 'w' is declared with shape [3], but variables.safetensors holds a value \
+             of shape [1] for it",
+        ),
+        (
+            Tensor::from_vec([3, 1], vec![1.0f32; 3]).unwrap(),
+            "variable 'w' is declared with shape [3], but variables.safetensors holds a value \
+             of shape [3,1] for it",
+        ),
+        (
+            Tensor::from_vec([3], vec![1i32; 3]).unwrap(),
+            "variable 'w' is declared as float, but variables.safetensors holds a value of \
+             dtype int32 for it",
+        ),
+    ] {
+        op_core::checkpoint::write(&variables, [("w".to_owned(), value)]).unwrap();
+        let e = saved_model::load(dir, Registry::global()).unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{e}");
+        assert_eq!(e.message(), expected);
+        assert!(e.to_string().contains("loading the saved model"), "{e}");
+    }
+    let value = Tensor::from_vec([3], vec![1.0f32; 3]).unwrap();
+    op_core::checkpoint::write(&variables, [("w".to_owned(), value)]).unwrap();
+    let model = saved_model::load(dir, Registry::global()).unwrap();
+    let out = model.run("serving_default", [("x", x())]).unwrap();
+    assert_eq!(out["y"].as_slice::<f32>().unwrap(), [2.0, 3.0, 4.0]);
+}

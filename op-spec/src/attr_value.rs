@@ -157,6 +157,28 @@ impl ShapeValue {
         }
     }
 
+    /// Whether a tensor of shape `dims` has this shape: the rank is unknown,
+    /// or it is `dims.len()` and every known dimension equals the size in
+    /// `dims` (TensorFlow's `PartialTensorShape::IsCompatibleWith` on a
+    /// fully defined shape).
+    ///
+    /// ```
+    /// use op_spec::ShapeValue;
+    /// assert!(ShapeValue::from_sizes(&[-1, 3]).is_compatible_with(&[5, 3]));
+    /// assert!(!ShapeValue::from_sizes(&[4]).is_compatible_with(&[1]));
+    /// assert!(!ShapeValue::from_sizes(&[4, 2]).is_compatible_with(&[8, 1]));
+    /// assert!(ShapeValue::unknown_rank().is_compatible_with(&[8, 1]));
+    /// ```
+    pub fn is_compatible_with(&self, dims: &[usize]) -> bool {
+        self.unknown_rank
+            || (self.dims.len() == dims.len()
+                && self
+                    .dims
+                    .iter()
+                    .zip(dims)
+                    .all(|(d, &size)| d.size == -1 || u64::try_from(d.size) == Ok(size as u64)))
+    }
+
     /// The most dimensions a shape may have: TensorFlow's
     /// `TensorShape::MaxDimensions()` (255 encodes an unknown rank there).
     pub const MAX_DIMS: usize = 254;

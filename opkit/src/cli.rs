@@ -16,8 +16,13 @@
 //!   build has their kernels.
 //! - `opkit lite benchmark MODEL.tflite --runs 50`: timings and the op
 //!   profile, as TensorFlow Lite's `benchmark_model` prints them.
+//! - `opkit saved-model show DIR`, `opkit saved-model run DIR --input
+//!   x=x.npy --output-dir out`: a saved model's signatures and variables,
+//!   and a run of one signature, as TensorFlow's `saved_model_cli` does
+//!   ([`crate::saved_model`]).
 //!
-//! Errors go to stderr, with a non-zero exit status.
+//! Errors go to stderr, prefixed with the program's name (a downstream
+//! crate's tool says its own name), with a non-zero exit status.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -29,7 +34,7 @@ use clap::{Parser, Subcommand};
 use op_core::{Error, Registry, Result};
 use op_graph::{Session, graphdef};
 
-use crate::{lite, npy};
+use crate::{lite, npy, saved_model};
 
 /// The tool's command line.
 #[derive(Debug, Parser)]
@@ -65,6 +70,52 @@ none of these has, the framework op of that name (any op with a shape
 function, run through op_lite::bridge)."
     )]
     Lite(LiteCommand),
+    /// Inspect and run saved models (directories written by
+    /// `op_graph::saved_model::save`), as TensorFlow's saved_model_cli does.
+    #[command(subcommand)]
+    SavedModel(SavedModelCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum SavedModelCommand {
+    /// Print each signature's inputs and outputs, and the variables.
+    #[command(after_help = "\
+Example:
+  opkit saved-model show model/
+
+The model is loaded whole (graph, variables, signatures) and checked first:
+a variable saved with another shape or dtype than its node declares is an
+error here, as it is when the model is loaded by a program.")]
+    Show {
+        /// The saved model's directory.
+        dir: PathBuf,
+    },
+    /// Run a signature on inputs from .npy files; write each output as a .npy file.
+    #[command(after_help = "\
+Examples:
+  opkit saved-model run model/ --input x=x.npy --output-dir out
+  opkit saved-model run model/ --signature predict --input x=x.npy --output y --output-dir out
+
+Each output is written as DIR/<output key>.npy.")]
+    Run {
+        /// The saved model's directory.
+        dir: PathBuf,
+        /// The signature to run.
+        #[arg(long, default_value = saved_model::DEFAULT_SIGNATURE, value_name = "NAME")]
+        signature: String,
+        /// `KEY=FILE.npy`: feed the signature's input `KEY` from the file.
+        /// Every input needs one.
+        #[arg(long = "input", value_name = "KEY=FILE.npy")]
+        inputs: Vec<String>,
+        /// An output key to write. Repeat for each; every output of the
+        /// signature when none is given.
+        #[arg(long = "output", value_name = "KEY")]
+        outputs: Vec<String>,
+        /// Where to write the outputs, one `.npy` file each. Created if
+        /// missing.
+        #[arg(long, value_name = "DIR")]
+        output_dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -182,6 +233,8 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> ExitCode {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let program = program_name(args.first());
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -218,6 +271,22 @@ pub fn run(
             output_dir,
         }) => lite::run(&model, &inputs, &output_dir, out),
         Command::Lite(LiteCommand::Ops { model }) => lite::ops(&model, out),
+        Command::SavedModel(SavedModelCommand::Show { dir }) => saved_model::show(&dir, out),
+        Command::SavedModel(SavedModelCommand::Run {
+            dir,
+            signature,
+            inputs,
+            outputs,
+            output_dir,
+        }) => {
+            let options = saved_model::RunOptions {
+                signature: &signature,
+                inputs: &inputs,
+                outputs: &outputs,
+                output_dir: &output_dir,
+            };
+            saved_model::run(&dir, &options, out)
+        }
         Command::Lite(LiteCommand::Benchmark {
             model,
             runs,
@@ -237,14 +306,36 @@ pub fn run(
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(err, "opkit: {e}");
+            let _ = writeln!(err, "{program}: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn io_error(e: std::io::Error) -> op_core::Error {
+/// The name the program was run by (the file name of `argv[0]`), which
+/// prefixes its errors: a downstream crate's tool is not `opkit`.
+fn program_name(argv0: Option<&OsString>) -> String {
+    argv0
+        .map(Path::new)
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "opkit".to_owned())
+}
+
+pub(crate) fn io_error(e: std::io::Error) -> op_core::Error {
     op_core::Error::new(op_core::Code::from_io_error(&e), e.to_string())
+}
+
+/// Splits an `--input` argument, `NAME=FILE.npy`, at its first `=`;
+/// `example` (`--input x=x.npy`) shows the form in the error.
+pub(crate) fn input_arg<'a>(arg: &'a str, example: &str) -> Result<(&'a str, &'a str)> {
+    arg.split_once('=').ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "--input {}: write NAME=FILE.npy, as in {example}",
+            op_core::error::capped(arg)
+        ))
+    })
 }
 
 /// `opkit ops`: each op's signature, then one line per device with the
@@ -346,11 +437,7 @@ fn run_graph(
         .build()?;
     let mut runner = session.runner();
     for input in inputs {
-        let (name, file) = input.split_once('=').ok_or_else(|| {
-            Error::invalid_argument(format!(
-                "--input {input}: write NAME=FILE.npy, as in --input x=x.npy"
-            ))
-        })?;
+        let (name, file) = input_arg(input, "--input x=x.npy")?;
         let value =
             npy::read(Path::new(file)).map_err(|e| e.with_context(format!("--input {input}")))?;
         runner = runner.feed(name, value);

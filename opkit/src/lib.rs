@@ -20,6 +20,7 @@
 pub mod cli;
 pub mod lite;
 pub mod npy;
+pub mod saved_model;
 
 pub use op_core;
 pub use op_graph;

@@ -21,6 +21,7 @@ use op_lite::{
     BuiltinOpResolver, Interpreter, Model, MutableOpResolver, OpResolver, lite_ensure_eq,
 };
 
+use crate::cli::input_arg;
 use crate::npy;
 
 /// The seed's `SinPrepare`: one float input, one output of its shape.
@@ -88,11 +89,7 @@ struct Feed {
 /// Parses `NAME=FILE.npy` (`NAME` a tensor name, a signature name or `#k`),
 /// finds the input and reads the file.
 fn feed(interpreter: &Interpreter, arg: &str) -> Result<Feed> {
-    let (name, file) = arg.split_once('=').ok_or_else(|| {
-        Error::invalid_argument(format!(
-            "--input {arg}: write NAME=FILE.npy, as in --input x=x.npy or --input '#0=x.npy'"
-        ))
-    })?;
+    let (name, file) = input_arg(arg, "--input x=x.npy or --input '#0=x.npy'")?;
     let context = |e: Error| e.with_context(format!("--input {arg}"));
     let input = match name.strip_prefix('#') {
         Some(k) => {
