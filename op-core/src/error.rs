@@ -15,7 +15,9 @@ use std::io;
 /// resource name, a string value) shows it through these, so that a huge
 /// input makes a short message. `quoted("x")` is `'x'`; past
 /// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`.
-pub use op_spec::quote::{QUOTE_LIMIT, Quoted, Summarized, capped, quoted, summarized};
+pub use op_spec::quote::{
+    DIMS_LIMIT, Dims, QUOTE_LIMIT, Quoted, Summarized, capped, dims, quoted, summarized,
+};
 
 /// A `Result` whose error defaults to the framework's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -296,17 +296,23 @@ impl TensorShape {
         Some(out)
     }
 
-    /// Formats `dims` as TensorFlow does, without requiring a valid shape.
+    /// Formats `dims` as TensorFlow does (`[2,3]`), without requiring a
+    /// valid shape; past [`DIMS_LIMIT`](crate::error::DIMS_LIMIT)
+    /// dimensions, the first ones and the rank (`[1,1,...,1,... (rank
+    /// 100000)]`), so that a message about a caller's shape stays short.
     pub(crate) fn display_dims(dims: &[usize]) -> impl fmt::Display + '_ {
         struct Dims<'a>(&'a [usize]);
         impl fmt::Display for Dims<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("[")?;
-                for (i, d) in self.0.iter().enumerate() {
+                for (i, d) in self.0.iter().take(crate::error::DIMS_LIMIT).enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
                     write!(f, "{d}")?;
+                }
+                if self.0.len() > crate::error::DIMS_LIMIT {
+                    write!(f, ",... (rank {})", self.0.len())?;
                 }
                 f.write_str("]")
             }

@@ -87,7 +87,8 @@ impl fmt::Display for PartialShape {
             None => f.write_str("?"),
             Some(dims) => {
                 f.write_str("[")?;
-                for (i, d) in dims.iter().enumerate() {
+                // Capped as TensorShape's text is, for messages.
+                for (i, d) in dims.iter().take(crate::error::DIMS_LIMIT).enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
@@ -95,6 +96,9 @@ impl fmt::Display for PartialShape {
                         Some(d) => write!(f, "{d}")?,
                         None => f.write_str("?")?,
                     }
+                }
+                if dims.len() > crate::error::DIMS_LIMIT {
+                    write!(f, ",... (rank {})", dims.len())?;
                 }
                 f.write_str("]")
             }

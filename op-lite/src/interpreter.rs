@@ -482,8 +482,9 @@ impl Interpreter {
         }
         if byte_size(slot.dtype, dims).is_err() {
             return Err(Error::invalid_argument(format!(
-                "input {i} ({}) cannot be resized to {dims:?}: its size overflows",
-                quoted(&slot.name)
+                "input {i} ({}) cannot be resized to {dims}: its size overflows",
+                quoted(&slot.name),
+                dims = op_core::error::dims(&dims)
             )));
         }
         self.tensors[t].shape = dims.to_vec();
@@ -508,9 +509,10 @@ impl Interpreter {
                 .all(|(d, &n)| !fixed(d) || n == model.shape[d]);
         if !allowed {
             return Err(Error::invalid_argument(format!(
-                "input {i} ({}) cannot be resized to {dims:?}: its shape signature is {:?}",
+                "input {i} ({}) cannot be resized to {dims}: its shape signature is {}",
                 quoted(&slot.name),
-                model.shape_signature.as_deref().unwrap_or(&[])
+                op_core::error::dims(model.shape_signature.as_deref().unwrap_or(&[])),
+                dims = op_core::error::dims(&dims)
             )));
         }
         self.resize_input_tensor(i, dims)
@@ -596,9 +598,10 @@ impl Interpreter {
         let input = self.input_mut::<T>(i)?;
         if input.len() != values.len() {
             return Err(Error::invalid_argument(format!(
-                "input {i} ({name}) of shape {shape:?} holds {} elements, not {}",
+                "input {i} ({name}) of shape {shape} holds {} elements, not {}",
                 input.len(),
-                values.len()
+                values.len(),
+                shape = op_core::error::dims(&shape)
             )));
         }
         input.copy_from_slice(values);
@@ -808,8 +811,9 @@ fn check_dtype(dtype: DType, what: impl FnOnce() -> String) -> Result<()> {
 fn sized(t: usize, name: &str, dtype: DType, shape: &[usize]) -> Result<usize> {
     byte_size(dtype, shape).ok().flatten().ok_or_else(|| {
         Error::invalid_argument(format!(
-            "tensor {t} ({}) of shape {shape:?} and dtype {dtype} is larger than the address space",
-            quoted(name)
+            "tensor {t} ({}) of shape {shape} and dtype {dtype} is larger than the address space",
+            quoted(name),
+            shape = op_core::error::dims(&shape)
         ))
     })
 }
@@ -871,9 +875,9 @@ fn check_tensors(model: &Model, subgraph: &Subgraph) -> Result<Vec<TensorSlot>> 
         let has_data = info.buffer != 0 && (!buffer.data.is_empty() || bytes == 0);
         if has_data && buffer.data.len() != bytes {
             return Err(Error::invalid_argument(format!(
-                "{} of shape {:?} and dtype {} needs {bytes} bytes, but its buffer {} holds {}",
+                "{} of shape {} and dtype {} needs {bytes} bytes, but its buffer {} holds {}",
                 what(),
-                info.shape,
+                op_core::error::dims(&info.shape),
                 info.dtype,
                 info.buffer,
                 buffer.data.len()

@@ -280,7 +280,8 @@ impl fmt::Display for ShapeValue {
             }
         }
         f.write_str("[")?;
-        for (i, d) in self.dims.iter().enumerate() {
+        // Capped for messages: a shape in a file may have any rank.
+        for (i, d) in self.dims.iter().take(crate::quote::DIMS_LIMIT).enumerate() {
             if i > 0 {
                 f.write_str(",")?;
             }
@@ -289,6 +290,9 @@ impl fmt::Display for ShapeValue {
             } else {
                 write!(f, "{}", d.size)?;
             }
+        }
+        if self.dims.len() > crate::quote::DIMS_LIMIT {
+            write!(f, ",... (rank {})", self.dims.len())?;
         }
         f.write_str("]")
     }

@@ -161,6 +161,52 @@ impl Write for Head {
     }
 }
 
+/// The most dimensions of a shape an error message shows.
+pub const DIMS_LIMIT: usize = 12;
+
+/// A shape's dimensions as an error message shows them, `[2, 3]` (as
+/// `{:?}` does), cut after [`DIMS_LIMIT`] of them with the rank: `[1, 1,
+/// ..., 1, ... (rank 100000)]`. A caller's shape (a resized input, a
+/// model's tensor) may have any rank; the message stays short.
+///
+/// ```
+/// use op_spec::quote::dims;
+/// assert_eq!(dims(&[2usize, 3]).to_string(), "[2, 3]");
+/// assert_eq!(dims::<i64>(&[]).to_string(), "[]");
+/// let shown = dims(&vec![1usize; 100_000]).to_string();
+/// assert!(shown.ends_with(", 1, ... (rank 100000)]"), "{shown}");
+/// assert!(shown.len() < 100);
+/// ```
+pub fn dims<T: fmt::Debug>(dims: &[T]) -> Dims<'_, T> {
+    Dims(dims)
+}
+
+/// A shape's dimensions, at a bounded length: see [`dims`].
+pub struct Dims<'a, T>(&'a [T]);
+
+impl<T: fmt::Debug> fmt::Display for Dims<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().take(DIMS_LIMIT).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d:?}")?;
+        }
+        if self.0.len() > DIMS_LIMIT {
+            write!(f, ", ... (rank {})", self.0.len())?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Dims<'_, T> {
+    /// As `Display`: never more than [`DIMS_LIMIT`] dimensions.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,8 +129,11 @@ Examples:
 Each output is written as DIR/<tensor name>.npy, with characters other than
 letters, digits, '.', '-' and '_' replaced by '_'
 (StatefulPartitionedCall:0 -> StatefulPartitionedCall_0.npy).
-An input of another shape than the model's is accepted where the model's
-shape signature leaves the dimension open (-1, as a dynamic batch).")]
+An input of another shape than the model's is resized to the file's shape
+before the tensors are allocated, as LiteRT's resize_tensor_input does (each
+resize is printed); the model's kernels then check the new shapes. With
+--strict, only the dimensions the shape signature leaves open (-1, as a
+dynamic batch) may differ, and any other difference is refused.")]
     Run {
         /// The model (`.tflite`).
         model: PathBuf,
@@ -143,6 +146,11 @@ shape signature leaves the dimension open (-1, as a dynamic batch).")]
         /// missing.
         #[arg(long, value_name = "DIR")]
         output_dir: PathBuf,
+        /// Refuse an input whose shape differs from the model's except in
+        /// the dimensions its shape signature leaves open (-1), instead of
+        /// resizing the input (LiteRT's `strict=True`).
+        #[arg(long)]
+        strict: bool,
     },
     /// List the ops a model uses: name, code, version, nodes, and whether this build has a kernel.
     #[command(after_help = "\
@@ -179,6 +187,9 @@ filled with fixed pseudo-random values (floats in [-1, 1), integers zero).")]
         /// instead of the tables.
         #[arg(long)]
         json: bool,
+        /// Refuse inputs of another shape than the model's (see `run`).
+        #[arg(long)]
+        strict: bool,
     },
 }
 
@@ -269,7 +280,8 @@ pub fn run(
             model,
             inputs,
             output_dir,
-        }) => lite::run(&model, &inputs, &output_dir, out),
+            strict,
+        }) => lite::run(&model, &inputs, &output_dir, resize(strict), out),
         Command::Lite(LiteCommand::Ops { model }) => lite::ops(&model, out),
         Command::SavedModel(SavedModelCommand::Show { dir }) => saved_model::show(&dir, out),
         Command::SavedModel(SavedModelCommand::Run {
@@ -293,12 +305,14 @@ pub fn run(
             warmup,
             inputs,
             json,
+            strict,
         }) => {
             let options = lite::BenchmarkOptions {
                 runs,
                 warmup,
                 inputs,
                 json,
+                resize: resize(strict),
             };
             lite::benchmark(&model, &options, out)
         }
@@ -309,6 +323,15 @@ pub fn run(
             let _ = writeln!(err, "{program}: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The lite runtime's resize policy for `--strict`.
+fn resize(strict: bool) -> lite::Resize {
+    if strict {
+        lite::Resize::Strict
+    } else {
+        lite::Resize::Any
     }
 }
 

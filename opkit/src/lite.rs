@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use op_core::error::quoted;
+use op_core::error::{dims, quoted};
 use op_core::{Code, DType, Error, Result, Tensor};
 use op_lite::bridge::{FrameworkOps, Layered};
 use op_lite::interpreter::Profile;
@@ -131,10 +131,32 @@ macro_rules! arena_types {
     };
 }
 
-/// Checks each feed's dtype and shape against its input, resizing inputs
-/// whose shape signature leaves a dimension open, then allocates the
-/// tensors and copies the feeds in.
-fn set_inputs(interpreter: &mut Interpreter, model: &Model, feeds: &[Feed]) -> Result<()> {
+/// How an `--input` whose shape differs from the model's input is taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Resize {
+    /// Resize the input to the file's shape, then allocate, as LiteRT's
+    /// `resize_tensor_input` does (its default, `strict=False`): the
+    /// model's kernels check the new shapes when they are prepared, and a
+    /// shape they cannot take is their error.
+    #[default]
+    Any,
+    /// Resize only the dimensions the model's shape signature leaves open
+    /// (-1, as a dynamic batch); refuse any other difference (LiteRT's
+    /// `strict=True`, `--strict` on the command line).
+    Strict,
+}
+
+/// Checks each feed's dtype against its input and resizes inputs of another
+/// shape (as `resize` allows), then allocates the tensors and copies the
+/// feeds in. Each resize is reported on `out`.
+fn set_inputs(
+    interpreter: &mut Interpreter,
+    model: &Model,
+    feeds: &[Feed],
+    resize: Resize,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut resized = Vec::new();
     for (k, feed) in feeds.iter().enumerate() {
         if let Some(other) = feeds[..k].iter().find(|f| f.input == feed.input) {
             return Err(Error::invalid_argument(format!(
@@ -156,26 +178,49 @@ fn set_inputs(interpreter: &mut Interpreter, model: &Model, feeds: &[Feed]) -> R
                 feed.value.dtype()
             ))));
         }
-        let dims = feed.value.dims();
-        if dims != shape {
-            let t = interpreter.inputs()[i];
-            let signature = model.subgraphs[0].tensors[t].shape_signature.as_deref();
-            interpreter
-                .resize_input_tensor_strict(i, dims)
+        let file_dims = feed.value.dims();
+        if file_dims == shape {
+            continue;
+        }
+        let result = match resize {
+            Resize::Any => interpreter.resize_input_tensor(i, file_dims),
+            Resize::Strict => interpreter
+                .resize_input_tensor_strict(i, file_dims)
                 .map_err(|_| {
+                    let t = interpreter.inputs()[i];
+                    let signature = model.subgraphs[0].tensors[t].shape_signature.as_deref();
                     let open = match signature {
-                        Some(s) if s.contains(&-1) => format!(" (shape signature {s:?})"),
+                        Some(s) if s.contains(&-1) => format!(" (shape signature {})", dims(s)),
                         _ => String::new(),
                     };
                     Error::invalid_argument(format!(
-                        "the file's array has shape {dims:?}, but input {i} ({name}) has shape \
-                         {shape:?}{open}"
+                        "the file's array has shape {}, but input {i} ({name}) has shape \
+                         {}{open}, and --strict resizes only the dimensions a shape \
+                         signature leaves open (-1)",
+                        dims(file_dims),
+                        dims(&shape)
                     ))
-                })
-                .map_err(context)?;
-        }
+                }),
+        };
+        result.map_err(context)?;
+        resized.push(format!(
+            "input {i} ({name}) resized from {} to {}",
+            dims(&shape),
+            dims(file_dims)
+        ));
     }
-    interpreter.allocate_tensors()?;
+    interpreter
+        .allocate_tensors()
+        .map_err(|e| match resized.first() {
+            Some(first) => e.with_context(format!(
+                "after {first}{} (--strict refuses such inputs)",
+                if resized.len() > 1 { " and more" } else { "" }
+            )),
+            None => e,
+        })?;
+    for line in &resized {
+        writeln!(out, "{line}").map_err(io_error)?;
+    }
     for feed in feeds {
         copy_in(interpreter, feed.input, &feed.value)?;
     }
@@ -254,6 +299,7 @@ pub fn run(
     model_path: &Path,
     inputs: &[String],
     output_dir: &Path,
+    resize: Resize,
     out: &mut dyn Write,
 ) -> Result<()> {
     let model = Model::from_file(model_path)?;
@@ -273,7 +319,7 @@ pub fn run(
             missing.join(", ")
         )));
     }
-    set_inputs(&mut interpreter, &model, &feeds)?;
+    set_inputs(&mut interpreter, &model, &feeds, resize, out)?;
     interpreter.invoke()?;
 
     std::fs::create_dir_all(output_dir).map_err(|e| {
@@ -390,6 +436,8 @@ pub struct BenchmarkOptions {
     pub inputs: Vec<String>,
     /// Print one JSON object instead of the tables.
     pub json: bool,
+    /// How inputs of another shape than the model's are taken.
+    pub resize: Resize,
 }
 
 /// `opkit lite benchmark`.
@@ -406,7 +454,10 @@ pub fn benchmark(model_path: &Path, options: &BenchmarkOptions, out: &mut dyn Wr
         .iter()
         .map(|arg| feed(&interpreter, arg))
         .collect::<Result<_>>()?;
-    set_inputs(&mut interpreter, &model, &feeds)?;
+    // The JSON report is one object: resizes are not reported there.
+    let mut notes = Vec::new();
+    let report: &mut dyn Write = if options.json { &mut notes } else { out };
+    set_inputs(&mut interpreter, &model, &feeds, options.resize, report)?;
     let init = init_start.elapsed();
     for i in 0..interpreter.inputs().len() {
         if !feeds.iter().any(|f| f.input == i) {

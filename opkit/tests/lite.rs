@@ -32,7 +32,8 @@ fn run_feeds_inputs_by_name_or_position_and_writes_each_output_by_tensor_name() 
         assert_eq!(
             out,
             format!(
-                "StatefulPartitionedCall:0: float [2,3] -> {}\n",
+                "input 0 ('serving_default_x:0') resized from [1, 3] to [2, 3]\n\
+                 StatefulPartitionedCall:0: float [2,3] -> {}\n",
                 written.display()
             )
         );
@@ -81,7 +82,7 @@ fn bad_inputs_are_errors_naming_the_argument_and_what_was_expected() {
     let missing = dir.join("missing.npy");
     let err = run(&format!("#0={}", s(&missing)));
     assert!(
-        err.starts_with(&format!("opkit: NotFound: cannot read {}", s(&missing))),
+        err.starts_with(&format!("opkit: NotFound: opening '{}'", s(&missing))),
         "{err}"
     );
 
@@ -98,11 +99,22 @@ fn bad_inputs_are_errors_naming_the_argument_and_what_was_expected() {
 
     let wide = dir.join("wide.npy");
     write_f32(&wide, &[1, 4], &[0.0; 4]);
-    let err = run(&format!("#0={}", s(&wide)));
+    let wide = format!("#0={}", s(&wide));
+    let err = error(&[
+        "lite",
+        "run",
+        model,
+        "--input",
+        &wide,
+        "--output-dir",
+        out,
+        "--strict",
+    ]);
     assert!(
         err.starts_with(
             "opkit: InvalidArgument: the file's array has shape [1, 4], but input 0 \
-             ('serving_default_x:0') has shape [1, 3] (shape signature [-1, 3])\n"
+             ('serving_default_x:0') has shape [1, 3] (shape signature [-1, 3]), and --strict \
+             resizes only the dimensions a shape signature leaves open (-1)\n"
         ),
         "{err}"
     );
@@ -134,7 +146,7 @@ fn a_missing_model_or_op_is_an_error_naming_the_file() {
     let nowhere = dir.join("nowhere.tflite");
     let err = error(&["lite", "ops", s(&nowhere)]);
     assert!(
-        err.starts_with(&format!("opkit: NotFound: cannot read {}: ", s(&nowhere))),
+        err.starts_with(&format!("opkit: NotFound: opening '{}': ", s(&nowhere))),
         "{err}"
     );
     let not_a_model = dir.join("x.tflite");
@@ -430,4 +442,57 @@ fn a_custom_op_the_framework_has_runs_through_the_bridge() {
     assert_eq!(status, ExitCode::SUCCESS, "{err}");
     let y: ArrayD<f32> = read_npy(out.join("StatefulPartitionedCall_0.npy")).unwrap();
     assert_eq!(y.as_slice().unwrap(), [1.0, 1.0f32.cos(), 2.0f32.cos()]);
+}
+
+/// Without `--strict`, an input of another shape is resized as LiteRT's
+/// `resize_tensor_input` resizes it (the probe's `[8]` into a `[5]` input).
+#[test]
+fn run_resizes_an_input_of_another_shape_unless_strict() {
+    let dir = scratch("resize");
+    let model = custom_model(&dir, "Sin");
+    let x = dir.join("x.npy");
+    let xs = [0.0f32, 0.5, 1.0, -2.0];
+    write_f32(&x, &[1, 4], &xs);
+    let out_dir = dir.join("out");
+    let input = format!("#0={}", s(&x));
+    let (status, out, err) = opkit(&lite_run(s(&model), &input, &out_dir));
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    assert!(
+        out.starts_with("input 0 ('serving_default_x:0') resized from [1, 3] to [1, 4]\n"),
+        "{out}"
+    );
+    let y: ArrayD<f32> = read_npy(out_dir.join("StatefulPartitionedCall_0.npy")).unwrap();
+    assert_eq!(y.shape(), [1, 4]);
+    let expected: Vec<f32> = xs.iter().map(|x| x.sin()).collect();
+    assert_eq!(y.iter().copied().collect::<Vec<_>>(), expected);
+}
+
+/// The probe's rank-100,000 input: whatever the runtime says of it, the
+/// message stays short.
+#[test]
+fn a_huge_rank_makes_a_short_message() {
+    let dir = scratch("rank");
+    let model = custom_model(&dir, "Sin");
+    let x = dir.join("x.npy");
+    write_f32(&x, &vec![1; 100_000], &[0.5]);
+    for strict in [false, true] {
+        let out_dir = dir.join("out");
+        let input = format!("#0={}", s(&x));
+        let mut args = lite_run(s(&model), &input, &out_dir).to_vec();
+        if strict {
+            args.push("--strict");
+        }
+        let (_, out, err) = opkit(&args);
+        assert!(out.len() < 2_000, "{} bytes on stdout", out.len());
+        assert!(
+            err.len() < 2_000,
+            "{} bytes on stderr: {}",
+            err.len(),
+            &err[..3_000.min(err.len())]
+        );
+        if strict {
+            assert!(err.contains("(rank 100000)"), "{err}");
+        }
+        let _ = std::fs::remove_dir_all(&out_dir);
+    }
 }

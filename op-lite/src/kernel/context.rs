@@ -280,7 +280,8 @@ impl<'a> NodeInfo<'a> {
         let shape = &self.input_slot(i)?.1.shape;
         element_count(shape).ok_or_else(|| {
             self.error(format_args!(
-                "input {i}'s shape {shape:?} has more elements than the address space"
+                "input {i}'s shape {shape} has more elements than the address space",
+                shape = op_core::error::dims(&shape)
             ))
         })
     }

@@ -90,8 +90,8 @@ impl Model {
     fn check_tensor(&self, tensor: &TensorInfo) -> Result<(), String> {
         let count = element_count(&tensor.shape).ok_or_else(|| {
             format!(
-                "shape {:?} has more elements than fit in memory",
-                tensor.shape
+                "shape {} has more elements than fit in memory",
+                op_core::error::dims(&tensor.shape)
             )
         })?;
         let bytes = match tensor.dtype.size_of() {
@@ -101,8 +101,9 @@ impl Model {
                     .filter(|&bytes| isize::try_from(bytes).is_ok())
                     .ok_or_else(|| {
                         format!(
-                            "shape {:?} of {} needs more bytes than fit in memory",
-                            tensor.shape, tensor.dtype
+                            "shape {} of {} needs more bytes than fit in memory",
+                            op_core::error::dims(&tensor.shape),
+                            tensor.dtype
                         )
                     })?,
             ),
@@ -128,10 +129,10 @@ impl Model {
         match (bytes, tensor.dtype) {
             (Some(bytes), _) if data.len() == bytes => Ok(()),
             (Some(bytes), dtype) => Err(format!(
-                "buffer {} holds {} bytes, but shape {:?} of {dtype} needs {bytes}",
+                "buffer {} holds {} bytes, but shape {} of {dtype} needs {bytes}",
                 tensor.buffer,
                 data.len(),
-                tensor.shape
+                op_core::error::dims(&tensor.shape)
             )),
             (None, DType::String) => check_string_buffer(data, count)
                 .map_err(|message| format!("buffer {}: {message}", tensor.buffer)),
@@ -260,15 +261,19 @@ pub(super) fn operator_place(
 fn check_shape_signature(shape: &[usize], signature: &[i32]) -> Result<(), String> {
     if signature.len() != shape.len() {
         return Err(format!(
-            "shape signature {signature:?} has rank {}, but shape {shape:?} has rank {}",
+            "shape signature {signature} has rank {}, but shape {shape} has rank {}",
             signature.len(),
-            shape.len()
+            shape.len(),
+            signature = op_core::error::dims(&signature),
+            shape = op_core::error::dims(&shape)
         ));
     }
     for (d, (&sig, &dim)) in signature.iter().zip(shape).enumerate() {
         if sig != -1 && usize::try_from(sig).ok() != Some(dim) {
             return Err(format!(
-                "shape signature {signature:?} gives dimension {d} as {sig}, but shape {shape:?} has {dim} (only -1, for a dimension known at run time, may differ)"
+                "shape signature {signature} gives dimension {d} as {sig}, but shape {shape} has {dim} (only -1, for a dimension known at run time, may differ)",
+                signature = op_core::error::dims(&signature),
+                shape = op_core::error::dims(&shape)
             ));
         }
     }
@@ -292,12 +297,14 @@ fn check_quantization(shape: &[usize], quantization: &Quantization) -> Result<()
     let dim = quantization.quantized_dimension;
     if !shape.is_empty() && dim >= shape.len() {
         return Err(format!(
-            "quantized dimension {dim} is out of range for shape {shape:?}"
+            "quantized dimension {dim} is out of range for shape {shape}",
+            shape = op_core::error::dims(&shape)
         ));
     }
     if scales != 1 && shape.get(dim) != Some(&scales) {
         return Err(format!(
-            "quantization has {scales} scales, but dimension {dim} of shape {shape:?} is not {scales}"
+            "quantization has {scales} scales, but dimension {dim} of shape {shape} is not {scales}",
+            shape = op_core::error::dims(&shape)
         ));
     }
     Ok(())

@@ -110,8 +110,9 @@ impl Reshaped {
                     };
                     if input[axis] != 1 {
                         return Err(ctx.error(format_args!(
-                            "SQUEEZE: dimension {d} of the input {input:?} is {}, not 1",
-                            input[axis]
+                            "SQUEEZE: dimension {d} of the input {input} is {}, not 1",
+                            input[axis],
+                            input = op_core::error::dims(&input)
                         )));
                     }
                     squeezed[axis] = true;
@@ -161,19 +162,22 @@ fn reshape_shape(
         if d == -1 {
             if unknown.replace(k).is_some() {
                 return Err(ctx.error(format_args!(
-                    "RESHAPE: the new shape {requested:?} has more than one -1"
+                    "RESHAPE: the new shape {requested} has more than one -1",
+                    requested = op_core::error::dims(&requested)
                 )));
             }
             out.push(1);
         } else {
             let Ok(d) = usize::try_from(d) else {
                 return Err(ctx.error(format_args!(
-                    "RESHAPE: the new shape {requested:?} has a negative dimension"
+                    "RESHAPE: the new shape {requested} has a negative dimension",
+                    requested = op_core::error::dims(&requested)
                 )));
             };
             known = known.checked_mul(d).ok_or_else(|| {
                 ctx.error(format_args!(
-                    "RESHAPE: the new shape {requested:?} overflows"
+                    "RESHAPE: the new shape {requested} overflows",
+                    requested = op_core::error::dims(&requested)
                 ))
             })?;
             out.push(d);
@@ -182,13 +186,16 @@ fn reshape_shape(
     if let Some(k) = unknown {
         if known == 0 || count % known != 0 {
             return Err(ctx.error(format_args!(
-                "RESHAPE: cannot infer the -1 of {requested:?} for {count} elements"
+                "RESHAPE: cannot infer the -1 of {requested} for {count} elements",
+                requested = op_core::error::dims(&requested)
             )));
         }
         out[k] = count / known;
     } else if known != count {
         return Err(ctx.error(format_args!(
-            "RESHAPE: the new shape {requested:?} holds {known} elements, the input {input:?} {count}"
+            "RESHAPE: the new shape {requested} holds {known} elements, the input {input} {count}",
+            requested = op_core::error::dims(&requested),
+            input = op_core::error::dims(&input)
         )));
     }
     Ok(out)
@@ -343,9 +350,10 @@ impl LiteNode for Pack {
             same_dtype(ctx, i, self.dtype)?;
             if ctx.input_shape(i)? != first {
                 return Err(ctx.error(format_args!(
-                    "PACK: input {i} ({}) has shape {:?}, input 0 {first:?}",
+                    "PACK: input {i} ({}) has shape {}, input 0 {first}",
                     quoted(ctx.input_name(i)?),
-                    ctx.input_shape(i)?
+                    op_core::error::dims(ctx.input_shape(i)?),
+                    first = op_core::error::dims(&first)
                 )));
             }
         }

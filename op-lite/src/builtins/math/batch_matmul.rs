@@ -43,7 +43,8 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
     for (what, shape) in [("lhs", lhs), ("rhs", rhs)] {
         if !(2..=MAX_BATCH_MATMUL_RANK).contains(&shape.len()) {
             return Err(Error::invalid_argument(format!(
-                "BATCH_MATMUL: the {what} must have rank 2 to {MAX_BATCH_MATMUL_RANK}, got shape {shape:?}"
+                "BATCH_MATMUL: the {what} must have rank 2 to {MAX_BATCH_MATMUL_RANK}, got shape {shape}",
+                shape = op_core::error::dims(&shape)
             )));
         }
         num_elements(shape)?;
@@ -54,8 +55,11 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
     let (k2, n) = if params.adj_y { (rc, rr) } else { (rr, rc) };
     if k != k2 {
         return Err(Error::invalid_argument(format!(
-            "BATCH_MATMUL: the lhs {lhs:?} (adj_x {}) and rhs {rhs:?} (adj_y {}) disagree on the inner dimension ({k} vs {k2})",
-            params.adj_x, params.adj_y
+            "BATCH_MATMUL: the lhs {lhs} (adj_x {}) and rhs {rhs} (adj_y {}) disagree on the inner dimension ({k} vs {k2})",
+            params.adj_x,
+            params.adj_y,
+            lhs = op_core::error::dims(&lhs),
+            rhs = op_core::error::dims(&rhs)
         )));
     }
     let lhs_batch = extend::<BATCH_RANK>("the lhs batch", &lhs[..lhs.len() - 2])?;
@@ -68,7 +72,9 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
             (a, 1) => a,
             _ => {
                 return Err(Error::invalid_argument(format!(
-                    "BATCH_MATMUL: the batch dimensions of {lhs:?} and {rhs:?} are not broadcastable"
+                    "BATCH_MATMUL: the batch dimensions of {lhs} and {rhs} are not broadcastable",
+                    lhs = op_core::error::dims(&lhs),
+                    rhs = op_core::error::dims(&rhs)
                 )));
             }
         };
@@ -125,9 +131,9 @@ pub fn batch_matmul(
     let out_batches = num_elements(&g.out_batch)?;
     if output.len() != out_batches * g.m * g.n {
         return Err(Error::invalid_argument(format!(
-            "BATCH_MATMUL: the output has {} elements, its shape {:?} needs {}",
+            "BATCH_MATMUL: the output has {} elements, its shape {} needs {}",
             output.len(),
-            g.out_shape(),
+            op_core::error::dims(&g.out_shape()),
             out_batches * g.m * g.n
         )));
     }

@@ -37,7 +37,8 @@ pub fn num_elements(shape: &[usize]) -> Result<usize> {
 #[inline(never)]
 fn too_many_elements(shape: &[usize]) -> Error {
     Error::invalid_argument(format!(
-        "shape {shape:?} has more elements than fit in memory"
+        "shape {shape} has more elements than fit in memory",
+        shape = op_core::error::dims(&shape)
     ))
 }
 
@@ -45,8 +46,9 @@ fn too_many_elements(shape: &[usize]) -> Error {
 pub(crate) fn check_max_rank(what: &str, shape: &[usize], max: usize) -> Result<()> {
     if shape.len() > max {
         return Err(Error::invalid_argument(format!(
-            "{what} has rank {} (shape {shape:?}); at most {max} is supported",
-            shape.len()
+            "{what} has rank {} (shape {shape}); at most {max} is supported",
+            shape.len(),
+            shape = op_core::error::dims(&shape)
         )));
     }
     Ok(())
@@ -56,7 +58,8 @@ pub(crate) fn check_max_rank(what: &str, shape: &[usize], max: usize) -> Result<
 pub(crate) fn check_rank(what: &str, shape: &[usize], rank: usize) -> Result<()> {
     if shape.len() != rank {
         return Err(Error::invalid_argument(format!(
-            "{what} must have rank {rank}, got shape {shape:?}"
+            "{what} must have rank {rank}, got shape {shape}",
+            shape = op_core::error::dims(&shape)
         )));
     }
     Ok(())
@@ -87,7 +90,8 @@ pub(crate) fn check_len_of(op: &str, what: &str, len: usize, shape: &[usize]) ->
 fn wrong_len(op: &str, what: &str, len: usize, shape: &[usize], want: usize) -> Error {
     let sep = if op.is_empty() { "" } else { ": " };
     Error::invalid_argument(format!(
-        "{op}{sep}{what} has {len} elements, but its shape {shape:?} needs {want}"
+        "{op}{sep}{what} has {len} elements, but its shape {shape} needs {want}",
+        shape = op_core::error::dims(&shape)
     ))
 }
 

@@ -218,7 +218,8 @@ fn geometry(
     if depthwise {
         if filter[0] != 1 {
             return Err(Error::invalid_argument(format!(
-                "{op}: the filter must be [1, height, width, channels], got {filter:?}"
+                "{op}: the filter must be [1, height, width, channels], got {filter}",
+                filter = op_core::error::dims(&filter)
             )));
         }
         out_c = filter[3];
@@ -246,7 +247,8 @@ fn geometry(
         && num_elements(bias)? != out_c
     {
         return Err(Error::invalid_argument(format!(
-            "{op}: the bias has shape {bias:?}, expected {out_c} elements"
+            "{op}: the bias has shape {bias}, expected {out_c} elements",
+            bias = op_core::error::dims(&bias)
         )));
     }
     let rows = window(

@@ -358,7 +358,9 @@ fn broadcast(a: &[usize], b: &[usize]) -> Result<([usize; MAX_RANK], usize)> {
             (x, 1) => x,
             _ => {
                 return Err(Error::invalid_argument(format!(
-                    "shapes {a:?} and {b:?} are not broadcastable"
+                    "shapes {a} and {b} are not broadcastable",
+                    a = op_core::error::dims(&a),
+                    b = op_core::error::dims(&b)
                 )));
             }
         };

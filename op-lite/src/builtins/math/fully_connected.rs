@@ -42,7 +42,8 @@ fn geometry(
     let size = num_elements(input)?;
     if depth == 0 || size % depth != 0 {
         return Err(Error::invalid_argument(format!(
-            "FULLY_CONNECTED: the input {input:?} cannot be read as rows of the weights' depth {depth}"
+            "FULLY_CONNECTED: the input {input} cannot be read as rows of the weights' depth {depth}",
+            input = op_core::error::dims(&input)
         )));
     }
     let batches = size / depth;
@@ -50,12 +51,14 @@ fn geometry(
         && num_elements(bias)? != units
     {
         return Err(Error::invalid_argument(format!(
-            "FULLY_CONNECTED: the bias has shape {bias:?}, expected {units} elements"
+            "FULLY_CONNECTED: the bias has shape {bias}, expected {units} elements",
+            bias = op_core::error::dims(&bias)
         )));
     }
     if params.keep_num_dims && input.last() != Some(&depth) {
         return Err(Error::invalid_argument(format!(
-            "FULLY_CONNECTED: with keep_num_dims the input's last dimension must be the weights' depth {depth}, got {input:?}"
+            "FULLY_CONNECTED: with keep_num_dims the input's last dimension must be the weights' depth {depth}, got {input}",
+            input = op_core::error::dims(&input)
         )));
     }
     num_elements(&[batches, units])?;
@@ -189,7 +192,8 @@ impl PackedWeights {
             .and_then(|n| n.checked_mul(BLOCK))
             .ok_or_else(|| {
                 Error::invalid_argument(format!(
-                    "FULLY_CONNECTED: the weights {weights_shape:?} are too large to pack"
+                    "FULLY_CONNECTED: the weights {weights_shape} are too large to pack",
+                    weights_shape = op_core::error::dims(&weights_shape)
                 ))
             })?;
         let mut data = vec![0.0; len];

@@ -50,8 +50,8 @@ fn permutation<I: Copy + Into<i64>>(input: &[usize], perm: &[I]) -> Result<[usiz
         let p: i64 = p.into();
         if p < 0 || p >= input.len() as i64 || seen & (1 << p) != 0 {
             return Err(Error::invalid_argument(format!(
-                "TRANSPOSE: the permutation {:?} is not a permutation of 0..{}",
-                perm.iter().map(|&p| p.into()).collect::<Vec<i64>>(),
+                "TRANSPOSE: the permutation {} is not a permutation of 0..{}",
+                op_core::error::dims(&perm.iter().map(|&p| p.into()).collect::<Vec<i64>>()),
                 input.len()
             )));
         }
@@ -125,7 +125,9 @@ fn concat_geometry<'a>(
                 .any(|(i, (a, b))| i != axis && a != b)
         {
             return Err(Error::invalid_argument(format!(
-                "CONCATENATION: input shapes {first:?} and {shape:?} differ off axis {axis}"
+                "CONCATENATION: input shapes {first} and {shape} differ off axis {axis}",
+                first = op_core::error::dims(&first),
+                shape = op_core::error::dims(&shape)
             )));
         }
         out[axis] = out[axis]
@@ -169,7 +171,9 @@ pub fn concatenation<'a, T: Copy + 'a>(
                 .any(|(d, (a, b))| d != axis_index && a != b)
         {
             return Err(Error::invalid_argument(format!(
-                "CONCATENATION: input {i} has shape {shape:?}, which differs from {f:?} off axis {axis_index}"
+                "CONCATENATION: input {i} has shape {shape}, which differs from {f} off axis {axis_index}",
+                shape = op_core::error::dims(&shape),
+                f = op_core::error::dims(&f)
             )));
         }
         out_count += data.len();
@@ -254,9 +258,10 @@ pub fn pack<'a, T: Copy + 'a>(
     }
     if Some(output.len()) != size.checked_mul(count) {
         return Err(Error::invalid_argument(format!(
-            "PACK: the output has {} elements, {count} inputs of {input_shape:?} need {}",
+            "PACK: the output has {} elements, {count} inputs of {input_shape} need {}",
             output.len(),
-            size.saturating_mul(count)
+            size.saturating_mul(count),
+            input_shape = op_core::error::dims(&input_shape)
         )));
     }
     let inner: usize = input_shape[axis..].iter().product();
@@ -345,7 +350,8 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
     let dims = input.len() + num_add_axis;
     if dims > SR || dims == 0 {
         return Err(Error::invalid_argument(format!(
-            "STRIDED_SLICE works over 1 to {SR} dimensions; the input {input:?} with {num_add_axis} new axes has {dims}"
+            "STRIDED_SLICE works over 1 to {SR} dimensions; the input {input} with {num_add_axis} new axes has {dims}",
+            input = op_core::error::dims(&input)
         )));
     }
     // Which effective dimensions the ellipsis covers, and which are new.
@@ -603,9 +609,10 @@ fn slice_geometry<I: Copy + Into<i64>>(
         let s = if s == -1 { d - b } else { s };
         if b < 0 || s < 0 || b.checked_add(s).is_none_or(|e| e > d) {
             return Err(Error::invalid_argument(format!(
-                "SLICE: begin {} and size {} are out of range for dimension {i} of {input:?}",
+                "SLICE: begin {} and size {} are out of range for dimension {i} of {input}",
                 b,
-                size[i].into()
+                size[i].into(),
+                input = op_core::error::dims(&input)
             )));
         }
         (starts[i], sizes[i]) = (b as usize, s as usize);
@@ -727,7 +734,8 @@ fn input_dim(input: &[usize], k: usize) -> Result<usize> {
 #[cold]
 fn masks_do_not_fit(input: &[usize]) -> Error {
     Error::invalid_argument(format!(
-        "STRIDED_SLICE: the new-axis and ellipsis masks do not fit an input of shape {input:?}"
+        "STRIDED_SLICE: the new-axis and ellipsis masks do not fit an input of shape {input}",
+        input = op_core::error::dims(&input)
     ))
 }
 
@@ -756,7 +764,9 @@ fn gather_geometry(
     let bd = batch_dims as usize;
     if params[..bd] != indices[..bd] {
         return Err(Error::invalid_argument(format!(
-            "GATHER: the first {bd} dimensions of the params {params:?} and the indices {indices:?} differ"
+            "GATHER: the first {bd} dimensions of the params {params} and the indices {indices} differ",
+            params = op_core::error::dims(&params),
+            indices = op_core::error::dims(&indices)
         )));
     }
     let sizes = [
