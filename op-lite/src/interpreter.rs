@@ -484,7 +484,7 @@ impl Interpreter {
             return Err(Error::invalid_argument(format!(
                 "input {i} ({}) cannot be resized to {dims}: its size overflows",
                 quoted(&slot.name),
-                dims = op_core::error::dims(&dims)
+                dims = op_core::error::dims(dims)
             )));
         }
         self.tensors[t].shape = dims.to_vec();
@@ -512,7 +512,7 @@ impl Interpreter {
                 "input {i} ({}) cannot be resized to {dims}: its shape signature is {}",
                 quoted(&slot.name),
                 op_core::error::dims(model.shape_signature.as_deref().unwrap_or(&[])),
-                dims = op_core::error::dims(&dims)
+                dims = op_core::error::dims(dims)
             )));
         }
         self.resize_input_tensor(i, dims)
@@ -813,7 +813,7 @@ fn sized(t: usize, name: &str, dtype: DType, shape: &[usize]) -> Result<usize> {
         Error::invalid_argument(format!(
             "tensor {t} ({}) of shape {shape} and dtype {dtype} is larger than the address space",
             quoted(name),
-            shape = op_core::error::dims(&shape)
+            shape = op_core::error::dims(shape)
         ))
     })
 }

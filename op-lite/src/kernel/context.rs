@@ -281,7 +281,7 @@ impl<'a> NodeInfo<'a> {
         element_count(shape).ok_or_else(|| {
             self.error(format_args!(
                 "input {i}'s shape {shape} has more elements than the address space",
-                shape = op_core::error::dims(&shape)
+                shape = op_core::error::dims(shape)
             ))
         })
     }

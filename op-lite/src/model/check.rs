@@ -264,16 +264,16 @@ fn check_shape_signature(shape: &[usize], signature: &[i32]) -> Result<(), Strin
             "shape signature {signature} has rank {}, but shape {shape} has rank {}",
             signature.len(),
             shape.len(),
-            signature = op_core::error::dims(&signature),
-            shape = op_core::error::dims(&shape)
+            signature = op_core::error::dims(signature),
+            shape = op_core::error::dims(shape)
         ));
     }
     for (d, (&sig, &dim)) in signature.iter().zip(shape).enumerate() {
         if sig != -1 && usize::try_from(sig).ok() != Some(dim) {
             return Err(format!(
                 "shape signature {signature} gives dimension {d} as {sig}, but shape {shape} has {dim} (only -1, for a dimension known at run time, may differ)",
-                signature = op_core::error::dims(&signature),
-                shape = op_core::error::dims(&shape)
+                signature = op_core::error::dims(signature),
+                shape = op_core::error::dims(shape)
             ));
         }
     }
@@ -298,13 +298,13 @@ fn check_quantization(shape: &[usize], quantization: &Quantization) -> Result<()
     if !shape.is_empty() && dim >= shape.len() {
         return Err(format!(
             "quantized dimension {dim} is out of range for shape {shape}",
-            shape = op_core::error::dims(&shape)
+            shape = op_core::error::dims(shape)
         ));
     }
     if scales != 1 && shape.get(dim) != Some(&scales) {
         return Err(format!(
             "quantization has {scales} scales, but dimension {dim} of shape {shape} is not {scales}",
-            shape = op_core::error::dims(&shape)
+            shape = op_core::error::dims(shape)
         ));
     }
     Ok(())

@@ -112,7 +112,7 @@ impl Reshaped {
                         return Err(ctx.error(format_args!(
                             "SQUEEZE: dimension {d} of the input {input} is {}, not 1",
                             input[axis],
-                            input = op_core::error::dims(&input)
+                            input = op_core::error::dims(input)
                         )));
                     }
                     squeezed[axis] = true;
@@ -163,7 +163,7 @@ fn reshape_shape(
             if unknown.replace(k).is_some() {
                 return Err(ctx.error(format_args!(
                     "RESHAPE: the new shape {requested} has more than one -1",
-                    requested = op_core::error::dims(&requested)
+                    requested = op_core::error::dims(requested)
                 )));
             }
             out.push(1);
@@ -171,13 +171,13 @@ fn reshape_shape(
             let Ok(d) = usize::try_from(d) else {
                 return Err(ctx.error(format_args!(
                     "RESHAPE: the new shape {requested} has a negative dimension",
-                    requested = op_core::error::dims(&requested)
+                    requested = op_core::error::dims(requested)
                 )));
             };
             known = known.checked_mul(d).ok_or_else(|| {
                 ctx.error(format_args!(
                     "RESHAPE: the new shape {requested} overflows",
-                    requested = op_core::error::dims(&requested)
+                    requested = op_core::error::dims(requested)
                 ))
             })?;
             out.push(d);
@@ -187,15 +187,15 @@ fn reshape_shape(
         if known == 0 || count % known != 0 {
             return Err(ctx.error(format_args!(
                 "RESHAPE: cannot infer the -1 of {requested} for {count} elements",
-                requested = op_core::error::dims(&requested)
+                requested = op_core::error::dims(requested)
             )));
         }
         out[k] = count / known;
     } else if known != count {
         return Err(ctx.error(format_args!(
             "RESHAPE: the new shape {requested} holds {known} elements, the input {input} {count}",
-            requested = op_core::error::dims(&requested),
-            input = op_core::error::dims(&input)
+            requested = op_core::error::dims(requested),
+            input = op_core::error::dims(input)
         )));
     }
     Ok(out)
@@ -353,7 +353,7 @@ impl LiteNode for Pack {
                     "PACK: input {i} ({}) has shape {}, input 0 {first}",
                     quoted(ctx.input_name(i)?),
                     op_core::error::dims(ctx.input_shape(i)?),
-                    first = op_core::error::dims(&first)
+                    first = op_core::error::dims(first)
                 )));
             }
         }

@@ -44,7 +44,7 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
         if !(2..=MAX_BATCH_MATMUL_RANK).contains(&shape.len()) {
             return Err(Error::invalid_argument(format!(
                 "BATCH_MATMUL: the {what} must have rank 2 to {MAX_BATCH_MATMUL_RANK}, got shape {shape}",
-                shape = op_core::error::dims(&shape)
+                shape = op_core::error::dims(shape)
             )));
         }
         num_elements(shape)?;
@@ -58,8 +58,8 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
             "BATCH_MATMUL: the lhs {lhs} (adj_x {}) and rhs {rhs} (adj_y {}) disagree on the inner dimension ({k} vs {k2})",
             params.adj_x,
             params.adj_y,
-            lhs = op_core::error::dims(&lhs),
-            rhs = op_core::error::dims(&rhs)
+            lhs = op_core::error::dims(lhs),
+            rhs = op_core::error::dims(rhs)
         )));
     }
     let lhs_batch = extend::<BATCH_RANK>("the lhs batch", &lhs[..lhs.len() - 2])?;
@@ -73,8 +73,8 @@ fn geometry(lhs: &[usize], rhs: &[usize], params: &BatchMatMulParams) -> Result<
             _ => {
                 return Err(Error::invalid_argument(format!(
                     "BATCH_MATMUL: the batch dimensions of {lhs} and {rhs} are not broadcastable",
-                    lhs = op_core::error::dims(&lhs),
-                    rhs = op_core::error::dims(&rhs)
+                    lhs = op_core::error::dims(lhs),
+                    rhs = op_core::error::dims(rhs)
                 )));
             }
         };

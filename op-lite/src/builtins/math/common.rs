@@ -38,7 +38,7 @@ pub fn num_elements(shape: &[usize]) -> Result<usize> {
 fn too_many_elements(shape: &[usize]) -> Error {
     Error::invalid_argument(format!(
         "shape {shape} has more elements than fit in memory",
-        shape = op_core::error::dims(&shape)
+        shape = op_core::error::dims(shape)
     ))
 }
 
@@ -48,7 +48,7 @@ pub(crate) fn check_max_rank(what: &str, shape: &[usize], max: usize) -> Result<
         return Err(Error::invalid_argument(format!(
             "{what} has rank {} (shape {shape}); at most {max} is supported",
             shape.len(),
-            shape = op_core::error::dims(&shape)
+            shape = op_core::error::dims(shape)
         )));
     }
     Ok(())
@@ -59,7 +59,7 @@ pub(crate) fn check_rank(what: &str, shape: &[usize], rank: usize) -> Result<()>
     if shape.len() != rank {
         return Err(Error::invalid_argument(format!(
             "{what} must have rank {rank}, got shape {shape}",
-            shape = op_core::error::dims(&shape)
+            shape = op_core::error::dims(shape)
         )));
     }
     Ok(())
@@ -91,7 +91,7 @@ fn wrong_len(op: &str, what: &str, len: usize, shape: &[usize], want: usize) -> 
     let sep = if op.is_empty() { "" } else { ": " };
     Error::invalid_argument(format!(
         "{op}{sep}{what} has {len} elements, but its shape {shape} needs {want}",
-        shape = op_core::error::dims(&shape)
+        shape = op_core::error::dims(shape)
     ))
 }
 

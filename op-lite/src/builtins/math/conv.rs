@@ -219,7 +219,7 @@ fn geometry(
         if filter[0] != 1 {
             return Err(Error::invalid_argument(format!(
                 "{op}: the filter must be [1, height, width, channels], got {filter}",
-                filter = op_core::error::dims(&filter)
+                filter = op_core::error::dims(filter)
             )));
         }
         out_c = filter[3];
@@ -248,7 +248,7 @@ fn geometry(
     {
         return Err(Error::invalid_argument(format!(
             "{op}: the bias has shape {bias}, expected {out_c} elements",
-            bias = op_core::error::dims(&bias)
+            bias = op_core::error::dims(bias)
         )));
     }
     let rows = window(

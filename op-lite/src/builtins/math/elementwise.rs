@@ -359,8 +359,8 @@ fn broadcast(a: &[usize], b: &[usize]) -> Result<([usize; MAX_RANK], usize)> {
             _ => {
                 return Err(Error::invalid_argument(format!(
                     "shapes {a} and {b} are not broadcastable",
-                    a = op_core::error::dims(&a),
-                    b = op_core::error::dims(&b)
+                    a = op_core::error::dims(a),
+                    b = op_core::error::dims(b)
                 )));
             }
         };

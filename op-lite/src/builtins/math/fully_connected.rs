@@ -43,7 +43,7 @@ fn geometry(
     if depth == 0 || size % depth != 0 {
         return Err(Error::invalid_argument(format!(
             "FULLY_CONNECTED: the input {input} cannot be read as rows of the weights' depth {depth}",
-            input = op_core::error::dims(&input)
+            input = op_core::error::dims(input)
         )));
     }
     let batches = size / depth;
@@ -52,13 +52,13 @@ fn geometry(
     {
         return Err(Error::invalid_argument(format!(
             "FULLY_CONNECTED: the bias has shape {bias}, expected {units} elements",
-            bias = op_core::error::dims(&bias)
+            bias = op_core::error::dims(bias)
         )));
     }
     if params.keep_num_dims && input.last() != Some(&depth) {
         return Err(Error::invalid_argument(format!(
             "FULLY_CONNECTED: with keep_num_dims the input's last dimension must be the weights' depth {depth}, got {input}",
-            input = op_core::error::dims(&input)
+            input = op_core::error::dims(input)
         )));
     }
     num_elements(&[batches, units])?;
@@ -193,7 +193,7 @@ impl PackedWeights {
             .ok_or_else(|| {
                 Error::invalid_argument(format!(
                     "FULLY_CONNECTED: the weights {weights_shape} are too large to pack",
-                    weights_shape = op_core::error::dims(&weights_shape)
+                    weights_shape = op_core::error::dims(weights_shape)
                 ))
             })?;
         let mut data = vec![0.0; len];

@@ -126,8 +126,8 @@ fn concat_geometry<'a>(
         {
             return Err(Error::invalid_argument(format!(
                 "CONCATENATION: input shapes {first} and {shape} differ off axis {axis}",
-                first = op_core::error::dims(&first),
-                shape = op_core::error::dims(&shape)
+                first = op_core::error::dims(first),
+                shape = op_core::error::dims(shape)
             )));
         }
         out[axis] = out[axis]
@@ -172,8 +172,8 @@ pub fn concatenation<'a, T: Copy + 'a>(
         {
             return Err(Error::invalid_argument(format!(
                 "CONCATENATION: input {i} has shape {shape}, which differs from {f} off axis {axis_index}",
-                shape = op_core::error::dims(&shape),
-                f = op_core::error::dims(&f)
+                shape = op_core::error::dims(shape),
+                f = op_core::error::dims(f)
             )));
         }
         out_count += data.len();
@@ -261,7 +261,7 @@ pub fn pack<'a, T: Copy + 'a>(
             "PACK: the output has {} elements, {count} inputs of {input_shape} need {}",
             output.len(),
             size.saturating_mul(count),
-            input_shape = op_core::error::dims(&input_shape)
+            input_shape = op_core::error::dims(input_shape)
         )));
     }
     let inner: usize = input_shape[axis..].iter().product();
@@ -351,7 +351,7 @@ fn plan_strided_slice<I: Copy + Into<i64>>(
     if dims > SR || dims == 0 {
         return Err(Error::invalid_argument(format!(
             "STRIDED_SLICE works over 1 to {SR} dimensions; the input {input} with {num_add_axis} new axes has {dims}",
-            input = op_core::error::dims(&input)
+            input = op_core::error::dims(input)
         )));
     }
     // Which effective dimensions the ellipsis covers, and which are new.
@@ -612,7 +612,7 @@ fn slice_geometry<I: Copy + Into<i64>>(
                 "SLICE: begin {} and size {} are out of range for dimension {i} of {input}",
                 b,
                 size[i].into(),
-                input = op_core::error::dims(&input)
+                input = op_core::error::dims(input)
             )));
         }
         (starts[i], sizes[i]) = (b as usize, s as usize);
@@ -735,7 +735,7 @@ fn input_dim(input: &[usize], k: usize) -> Result<usize> {
 fn masks_do_not_fit(input: &[usize]) -> Error {
     Error::invalid_argument(format!(
         "STRIDED_SLICE: the new-axis and ellipsis masks do not fit an input of shape {input}",
-        input = op_core::error::dims(&input)
+        input = op_core::error::dims(input)
     ))
 }
 
@@ -765,8 +765,8 @@ fn gather_geometry(
     if params[..bd] != indices[..bd] {
         return Err(Error::invalid_argument(format!(
             "GATHER: the first {bd} dimensions of the params {params} and the indices {indices} differ",
-            params = op_core::error::dims(&params),
-            indices = op_core::error::dims(&indices)
+            params = op_core::error::dims(params),
+            indices = op_core::error::dims(indices)
         )));
     }
     let sizes = [
