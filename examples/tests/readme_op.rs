@@ -23,3 +23,23 @@ fn the_readme_s_op_declares_l2norm_and_runs_for_both_types() -> op_core::Result<
     assert_eq!(l2_norm(view.view()), 10.0);
     Ok(())
 }
+
+/// An `#[op]` whose outputs are all scalars gets the library's `scalar`
+/// shape function: a graph knows the norm is a scalar without running it.
+#[test]
+fn scalar_outputs_have_a_scalar_shape_without_a_shape_function() -> op_core::Result<()> {
+    let registry = op_core::Registry::global();
+    let shapes = registry.infer_shapes(
+        "L2Norm",
+        &[op_core::DType::F32.into()],
+        &[],
+        &["[2,?]".parse()?],
+        &[],
+    )?;
+    assert_eq!(
+        shapes,
+        ["[]".parse::<op_core::shape_inference::PartialShape>()?]
+    );
+    assert!(registry.op("L2Norm")?.shape_fn().is_some());
+    Ok(())
+}

@@ -796,7 +796,13 @@ impl Registry {
     /// [`require_linked!`](crate::require_linked) is linked, otherwise a
     /// `FailedPrecondition` error listing every problem: call it in a test
     /// (or first thing in `main`) to catch registration mistakes early.
+    /// What is legal but suspect ([`warnings`](Self::warnings): an op
+    /// without a shape function) is printed to stderr as `warning: ...`,
+    /// not an error.
     pub fn check(&self) -> Result<()> {
+        for warning in self.warnings() {
+            eprintln!("warning: {warning}");
+        }
         let mut parts = Vec::new();
         if !self.conflicts.is_empty() {
             let lines: Vec<String> = self.conflicts.iter().map(|c| format!("\n  {c}")).collect();
@@ -813,6 +819,36 @@ impl Registry {
             return Ok(());
         }
         Err(Error::failed_precondition(parts.join("\n")))
+    }
+
+    /// What is legal but probably a mistake, one line each: today, the ops
+    /// without a shape function (with where they are registered). Such an
+    /// op runs eagerly, but a graph infers unknown shapes for its outputs,
+    /// and what needs static shapes (a `.tflite` export) fails on them.
+    /// [`check`](Self::check) prints these to stderr; `opkit ops` lists
+    /// them too.
+    ///
+    /// ```standalone_crate
+    /// # op_core::inventory::submit! { op_core::registry::OpRegistration::new("Shapeless", || op_core::OpDefBuilder::new("Shapeless").input("x: float").output("y: float").build(), file!(), line!()) }
+    /// let warnings = op_core::Registry::global().warnings();
+    /// assert!(warnings[0].starts_with("op 'Shapeless' has no shape function"), "{warnings:?}");
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        self.ops
+            .values()
+            .filter(|op| op.shape_fn().is_none())
+            .map(|op| {
+                let r = op.registration;
+                format!(
+                    "op {} has no shape function ({}:{}): graphs give its outputs unknown \
+                     shapes, and a .tflite export of them fails; give it one (`shape = \
+                     \"...\"` or `shape_fn = ...` on #[register_op] and #[op])",
+                    quoted(&op.def.name),
+                    r.file,
+                    r.line
+                )
+            })
+            .collect()
     }
 
     /// The kernel of op `entry` for `node` on `device`.

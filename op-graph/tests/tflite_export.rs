@@ -924,3 +924,45 @@ fn custom_ops_run_in_op_lite_through_the_framework_bridge() {
     let actual = run_lite(&model, &resolver, &input);
     assert_close(&actual, expected.as_slice::<f32>().unwrap(), 1e-5);
 }
+
+/// An op of this test without a shape function: its outputs' shapes are
+/// unknown in graphs.
+#[op_core::register_op(inputs("x: float"), outputs("y: float"))]
+struct ShapelessOp;
+
+#[test]
+fn an_unknown_rank_names_its_cause_not_the_placeholder() {
+    common::link();
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "[2,3]").unwrap();
+    let mut graph = b.into_graph();
+    let shapeless = graph
+        .add(NewNode::new("ShapelessOp").name("shapeless").input(x))
+        .unwrap();
+    let y = graph
+        .add(NewNode::new("Relu").name("y").input(shapeless.output(0)))
+        .unwrap();
+    let error = tflite::export(&graph, [y.output(0)], &ExportOptions::default()).unwrap_err();
+    assert_contains(
+        &error,
+        &[
+            "its rank is unknown",
+            "it comes from node 'shapeless', whose op 'ShapelessOp' has no shape function",
+            "`shape_fn = ...` on `#[register_op]`",
+        ],
+    );
+    assert!(
+        !error.to_string().contains("give the placeholder"),
+        "{error}"
+    );
+
+    // A placeholder of unknown rank is the placeholder's fault.
+    let b = GraphBuilder::new();
+    let x = b.placeholder("x", DType::F32, "?").unwrap();
+    let y = Relu::call_with(x).node_name("y").run_on(&b).unwrap();
+    let error = tflite::export(&b.into_graph(), [y], &ExportOptions::default()).unwrap_err();
+    assert_contains(
+        &error,
+        &["it comes from placeholder 'x', which has no shape: give the placeholder a shape"],
+    );
+}

@@ -333,6 +333,10 @@ impl<'g> Lowering<'g> {
         let output = node.output(k);
         let dtype = self.graph.output_dtype(output)?;
         let (shape, shape_signature) = dims(self.graph.output_shape(output)?).map_err(|e| {
+            let e = match unknown_rank_cause(self.graph, output) {
+                Some(cause) => Error::new(e.code(), format!("{}: {cause}", e.message())),
+                None => e,
+            };
             e.with_context(format!(
                 "output {}",
                 quoted(&self.graph.tensor_name(output).to_string())
@@ -445,14 +449,44 @@ fn custom_options(node: &Node) -> Result<Vec<u8>> {
     op_lite::attrs::encode_attrs(node.attrs())
 }
 
+/// Why `output`'s rank is unknown, found by walking up from it to the first
+/// node whose inputs all have known ranks but whose output does not: a
+/// placeholder without a shape, an op without a shape function, or a shape
+/// function that gives an unknown rank. `None` if nothing upstream says.
+fn unknown_rank_cause(graph: &Graph, output: Output) -> Option<String> {
+    let has_unknown_rank = |o: Output| graph.output_shape(o).is_ok_and(|s| s.0.is_none());
+    let mut node = graph.node(output.node()).ok()?;
+    // Each step goes to an input, which comes before its node: the walk ends.
+    while let Some(&input) = node.inputs().iter().find(|&&i| has_unknown_rank(i)) {
+        node = graph.node(input.node()).ok()?;
+    }
+    let (name, op) = (quoted(node.name()), quoted(node.op()));
+    if node.op() == "Placeholder" {
+        return Some(format!(
+            "it comes from placeholder {name}, which has no shape: give the placeholder a shape"
+        ));
+    }
+    let entry = graph.registry().op(node.op()).ok()?;
+    Some(match entry.shape_fn() {
+        None => format!(
+            "it comes from node {name}, whose op {op} has no shape function, so its outputs' \
+             shapes are unknown: give the op one (`shape_fn = ...` on `#[register_op]`, \
+             `shape = ...` on `#[op]`)"
+        ),
+        Some(_) => format!(
+            "it comes from node {name}, whose op {op}'s shape function gives an unknown rank \
+             for these inputs"
+        ),
+    })
+}
+
 /// A shape as a `.tflite` file holds it: the dims, an unknown dim as 1, and
 /// when any is unknown the signature with -1 there (as the converter writes
 /// a dynamic batch).
 fn dims(shape: &PartialShape) -> Result<(Vec<usize>, Option<Vec<i32>>)> {
     let Some(dims) = &shape.0 else {
         return Err(Error::unimplemented(
-            "its rank is unknown; a TensorFlow Lite tensor has a known rank (give the \
-             placeholder a shape)",
+            "its rank is unknown; a TensorFlow Lite tensor has a known rank",
         ));
     };
     let shape = dims.iter().map(|d| d.unwrap_or(1)).collect();

@@ -15,7 +15,7 @@ use super::signature::{
     output, param_type, split_result, view_of,
 };
 use super::types::{TypeCombos, type_combos};
-use super::{AttrField, CheckedOp, error, flags};
+use super::{AttrField, CheckedOp, ShapeFnModel, error, flags};
 use crate::parse::{FnOpArgs, take_attr_options};
 use crate::runtime_path::RuntimePath;
 use crate::spec::{OpSpec, Spanned as SpannedText, camel_case, doc_comment};
@@ -76,7 +76,8 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
     let def = errors.handle(spec.check());
     let shape_fn = errors
         .handle(shape_fn(&args.shape, &args.shape_fn))
-        .flatten();
+        .flatten()
+        .or_else(|| scalar_outputs_shape(&returns, item.sig.ident.span()));
     errors.finish()?;
     let ident = syn::Ident::new(&camel_case(&fn_name), item.sig.ident.span());
     Ok(CheckedFnOp {
@@ -98,6 +99,22 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
         },
         types,
     })
+}
+
+/// The shape function of a function whose every output is a scalar
+/// (`-> T`, `-> (T, i64)`, in a `Result` or not) and which names none: the
+/// library's `scalar`, so that graphs know its outputs' shapes. An array
+/// output's shape depends on what the function computes: no shape function
+/// is inferred for it.
+fn scalar_outputs_shape(returns: &Returns, span: proc_macro2::Span) -> Option<ShapeFnModel> {
+    match &returns.value {
+        ReturnValue::Outputs(outputs)
+            if !outputs.is_empty() && outputs.iter().all(|o| o.scalar) =>
+        {
+            Some(ShapeFnModel::Library(syn::Ident::new("scalar", span)))
+        }
+        _ => None,
+    }
 }
 
 /// A kernel is registered once per type combination, and a const
