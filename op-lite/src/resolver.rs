@@ -509,8 +509,36 @@ pub fn missing_op_error(missing: &[MissingOp], resolver: &dyn OpResolver) -> Err
                 "Operator with CUSTOM builtin_code has no custom_code (node {node})."
             ),
         };
+        let _ = write_linked_hint(&mut message, op);
     }
     Error::not_found(message)
+}
+
+/// When a `#[lite_kernel]` for the missing op and version is linked into
+/// the program but the resolver was built without it, says so and how to
+/// add it: the usual cause of a missing op whose kernel the author wrote.
+fn write_linked_hint(out: &mut String, missing: &MissingOp) -> fmt::Result {
+    let serves = |k: &LiteRegistration| match (missing, k.name()) {
+        (MissingOp::Custom { name, version, .. }, LiteOpName::Custom(linked)) => {
+            linked == name && k.versions().contains(*version)
+        }
+        (MissingOp::Builtin { op, version, .. }, LiteOpName::Builtin(linked)) => {
+            linked == *op && k.versions().contains(*version)
+        }
+        _ => false,
+    };
+    let linked = crate::registration::linked_kernels();
+    let Some(kernel) = linked.iter().find(|k| serves(k)) else {
+        return Ok(());
+    };
+    write!(
+        out,
+        " A #[lite_kernel] for it is linked into this program ({}, in {}), but this resolver \
+         does not have it: add the linked kernels with `resolver.add_linked()`, or this one \
+         with `resolver.add(registration)`.",
+        kernel.location(),
+        kernel.module_path()
+    )
 }
 
 /// How many registered custom ops a missing-op error names.

@@ -260,3 +260,26 @@ fn a_linked_override_replaces_the_builtin_kernel_for_its_versions() {
     assert_eq!(run_add(&resolver, 1).unwrap(), [2.0, 3.0, 4.0]);
     assert_eq!(run_add(&resolver, 3).unwrap(), [2.0, 3.0, 4.0]);
 }
+
+#[test]
+fn a_missing_op_whose_kernel_is_linked_says_how_to_add_it() {
+    // The seed's model asks for custom Sin and builtin ADD; both have
+    // linked kernels here, and an empty resolver has neither.
+    let err = Interpreter::new(&seed_sin_model(), &MutableOpResolver::new()).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let text = err.to_string();
+    assert_eq!(
+        text.matches("add the linked kernels with `resolver.add_linked()`")
+            .count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "A #[lite_kernel] for it is linked into this program (op-lite/tests/lite_kernel.rs:"
+        ),
+        "{text}"
+    );
+    // With them added, nothing is missing.
+    Interpreter::new(&seed_sin_model(), &linked()).unwrap();
+}

@@ -15,7 +15,8 @@ use op_core::{Code, DType, Error, Result, Tensor};
 use op_lite::bridge::{FrameworkOps, Layered};
 use op_lite::interpreter::Profile;
 use op_lite::kernel::{FnOp, InvokeContext, PrepareContext};
-use op_lite::model::BuiltinOperator;
+use op_lite::model::{BuiltinOperator, OperatorCode};
+use op_lite::registration::LiteOpName;
 use op_lite::resolver::ops_used;
 use op_lite::{
     BuiltinOpResolver, Interpreter, Model, MutableOpResolver, OpResolver, lite_ensure_eq,
@@ -351,6 +352,37 @@ pub fn run(
     Ok(())
 }
 
+/// Which of `resolver`'s layers runs the op of `code`, as `lite ops` shows
+/// it: a `#[lite_kernel]` linked into the program (it overrides the
+/// others), the builtin kernel, the seed's `Sin`, or a framework op through
+/// the bridge; `None` if none has it.
+fn kernel_source(resolver: &Layered<MutableOpResolver>, code: &OperatorCode) -> Option<String> {
+    let custom = (code.builtin == BuiltinOperator::CUSTOM)
+        .then(|| code.custom_name.as_deref().unwrap_or(""));
+    let linked = op_lite::linked_kernels().into_iter().find(|k| {
+        k.versions().contains(code.version)
+            && match (k.name(), custom) {
+                (LiteOpName::Custom(name), Some(custom)) => name == custom,
+                (LiteOpName::Builtin(op), None) => op == code.builtin,
+                _ => false,
+            }
+    });
+    if let Some(kernel) = linked {
+        return Some(format!("#[lite_kernel] at {}", kernel.location()));
+    }
+    match custom {
+        None => resolver
+            .find_builtin(code.builtin, code.version)
+            .map(|_| "builtin".to_owned()),
+        Some(name) if resolver.base().find_custom(name, code.version).is_some() => {
+            Some("the seed's Sin (opkit::lite::seed_sin)".to_owned())
+        }
+        Some(name) => resolver
+            .find_custom(name, code.version)
+            .map(|_| format!("framework op {} (op_lite::bridge)", quoted(name))),
+    }
+}
+
 /// `opkit lite ops`: each op the model uses, its version, how many nodes
 /// run it, and whether this build has a kernel for it.
 pub fn ops(model_path: &Path, out: &mut dyn Write) -> Result<()> {
@@ -367,20 +399,17 @@ pub fn ops(model_path: &Path, out: &mut dyn Write) -> Result<()> {
     let mut missing = 0;
     for op in &used {
         let code = &op.code;
-        let (name, found) = if code.builtin == BuiltinOperator::CUSTOM {
-            let name = code.custom_name.as_deref().unwrap_or("");
-            (
-                format!("{} (custom)", quoted(name)),
-                resolver.find_custom(name, code.version).is_some(),
-            )
-        } else {
-            (
-                code.builtin.to_string(),
-                resolver.find_builtin(code.builtin, code.version).is_some(),
-            )
+        let name = match code.builtin {
+            BuiltinOperator::CUSTOM => {
+                format!(
+                    "{} (custom)",
+                    quoted(code.custom_name.as_deref().unwrap_or(""))
+                )
+            }
+            builtin => builtin.to_string(),
         };
-        let kernel = if found {
-            "yes".to_owned()
+        let kernel = if let Some(source) = kernel_source(&resolver, code) {
+            source
         } else {
             missing += 1;
             let other: Vec<String> = if code.builtin == BuiltinOperator::CUSTOM {

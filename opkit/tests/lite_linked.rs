@@ -69,3 +69,22 @@ fn a_linked_custom_op_runs_and_a_linked_override_replaces_the_tool_s_own() {
     assert_eq!(run("Triple"), [0.0, 3.0, 6.0]);
     assert_eq!(run("Sin"), [-0.0, -(1.0f32.sin()), -(2.0f32.sin())]);
 }
+
+#[test]
+fn lite_ops_says_which_kernel_runs_each_op() {
+    let dir = scratch("linked-ops");
+    for (op, kernel) in [
+        ("Triple", "#[lite_kernel] at opkit/tests/lite_linked.rs:"),
+        ("Sin", "#[lite_kernel] at opkit/tests/lite_linked.rs:"),
+        ("Cos", "framework op 'Cos' (op_lite::bridge)"),
+    ] {
+        let model = custom_model(&dir, op);
+        let (status, out, err) = opkit(&["lite", "ops", s(&model)]);
+        assert_eq!(status, ExitCode::SUCCESS, "{err}");
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("'{op}'")))
+            .unwrap();
+        assert!(line.contains(&format!("  {kernel}")), "{op}: {line:?}");
+    }
+}

@@ -142,6 +142,14 @@ pub struct Layered<R> {
     framework: FrameworkOps,
 }
 
+impl<R> Layered<R> {
+    /// The resolver asked first: a custom op it has never reaches the
+    /// framework's ops (to tell which of the two runs an op).
+    pub fn base(&self) -> &R {
+        &self.base
+    }
+}
+
 impl<R: OpResolver> OpResolver for Layered<R> {
     fn find_builtin(&self, op: BuiltinOperator, version: i32) -> Option<&dyn LiteOp> {
         self.base.find_builtin(op, version)
