@@ -66,6 +66,46 @@ pub trait Resource: Any + Send + Sync {
     fn memory_used(&self) -> usize {
         0
     }
+
+    /// The resource's state as a [`Saveable`](crate::checkpoint::Saveable),
+    /// if it can be saved: what a saved model writes for it and restores
+    /// into the resource a fresh session creates for the same node
+    /// (TensorFlow's `TrackableResource` with `_serialize_to_tensors`).
+    /// `None`, the default, leaves the resource out of saved models.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use op_core::checkpoint::{self, Saveable};
+    /// use op_core::resource::Resource;
+    /// use op_core::{Result, Tensor};
+    ///
+    /// struct Counter(Mutex<i64>);
+    /// impl Resource for Counter {
+    ///     fn debug_string(&self) -> String {
+    ///         format!("Counter({})", self.0.lock().unwrap())
+    ///     }
+    ///     fn saveable(&self) -> Option<&dyn Saveable> {
+    ///         Some(self)
+    ///     }
+    /// }
+    /// impl Saveable for Counter {
+    ///     fn serialize_to_tensors(&self) -> Result<Vec<(String, Tensor)>> {
+    ///         Ok(vec![("count".into(), Tensor::scalar(*self.0.lock().unwrap()))])
+    ///     }
+    ///     fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
+    ///         let [count] = checkpoint::take_tensors(tensors, ["count"], "Counter", "counter")?;
+    ///         *self.0.lock().unwrap() = count.scalar_value()?;
+    ///         Ok(())
+    ///     }
+    /// }
+    /// let counter = Counter(Mutex::new(3));
+    /// assert_eq!(counter.saveable().unwrap().serialize_to_tensors()?[0].0, "count");
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    #[cfg(feature = "checkpoint")]
+    fn saveable(&self) -> Option<&dyn crate::checkpoint::Saveable> {
+        None
+    }
 }
 
 /// The default container of a [`ResourceMgr`] (TensorFlow's).
@@ -335,6 +375,36 @@ impl ResourceMgr {
             }),
             None => self.lookup::<T>(&handle.container, &handle.name),
         }
+    }
+
+    /// The resource `handle` refers to, whatever its type: the one it
+    /// owns, or the one of its container and name here (of the handle's
+    /// type, when it knows it). `NotFound` if there is none.
+    pub fn resource_dyn(&self, handle: &ResourceHandle) -> Result<Arc<dyn Resource>> {
+        if let Some(owner) = &handle.owner {
+            return Ok(owner.clone());
+        }
+        let containers = self
+            .containers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        containers
+            .get(&handle.container)
+            .and_then(|container| {
+                container
+                    .iter()
+                    .filter(|((type_id, name), _)| {
+                        *name == handle.name && handle.type_id.is_none_or(|t| t == *type_id)
+                    })
+                    .find_map(|(_, (_, entry))| entry.get())
+            })
+            .ok_or_else(|| {
+                Error::not_found(format!(
+                    "resource {} of container {} does not exist",
+                    quoted(&handle.name),
+                    quoted(&handle.container)
+                ))
+            })
     }
 
     /// Whether `handle`'s resource exists: always for an owning handle (it

@@ -9,6 +9,9 @@
 //!   signatures.json        named entry points: input and output keys to
 //!                          tensor names, {"serving_default": {"inputs":
 //!                          {"x": "x:0"}, "outputs": {"y": "dense/Relu:0"}}}
+//!   resources.safetensors  the state of every other resource that can be
+//!                          saved (lookup tables, queues, a user's own),
+//!                          by node output and key: "table:0/keys"
 //! ```
 //!
 //! A variable is a `VarHandleOp` node with a `shared_name`: its value lives
@@ -17,6 +20,17 @@
 //! on the session's runtime, whatever crate implements them. An anonymous
 //! variable (an empty `shared_name`) has no name to find it by after the
 //! run that made it, and saving one is an error.
+//!
+//! **Other resources.** A resource-creating node (a stateful op with no
+//! inputs and a `resource` output, such as `MutableHashTableV2` or
+//! `FIFOQueueV2`) makes one resource per node in a session. If that
+//! resource can be saved ([`Resource::saveable`](op_core::resource::Resource::saveable)
+//! gives its [`Saveable`](op_core::checkpoint::Saveable)), `save` writes its
+//! tensors to `resources.safetensors` as `<node>:<output>/<key>`, and `load`
+//! restores them into the resource the new session creates for that node,
+//! so that a table finds in the loaded model what it found when saved.
+//! Resources that cannot be saved are left out (`opkit saved-model show`
+//! lists what was saved).
 //!
 //! ```standalone_crate
 //! use std::collections::BTreeMap;
@@ -55,6 +69,7 @@ use crate::{Session, graphdef};
 const GRAPH: &str = "graph.pb";
 const VARIABLES: &str = "variables.safetensors";
 const SIGNATURES: &str = "signatures.json";
+const RESOURCES: &str = "resources.safetensors";
 
 /// A named entry point of a saved model: its inputs and outputs, each a key
 /// for the caller and the tensor (`node` or `node:k`) it stands for.
@@ -92,6 +107,9 @@ pub struct SavedModel {
     pub session: Session,
     /// The entry points, by name.
     pub signatures: BTreeMap<String, Signature>,
+    /// The resources other than variables whose state was restored, as
+    /// the outputs of the nodes that create them (`table:0`), sorted.
+    pub resources: Vec<String>,
 }
 
 impl std::fmt::Debug for SavedModel {
@@ -163,6 +181,55 @@ fn variables(session: &Session) -> impl Iterator<Item = &Node> {
         .nodes()
         .iter()
         .filter(|n| n.op() == "VarHandleOp")
+}
+
+/// The outputs of the graph's resource-creating nodes other than variables:
+/// nodes of stateful ops with no inputs and a `resource` output (what
+/// creates one resource per node in a session), as `node:k`.
+fn resource_outputs(session: &Session) -> Vec<String> {
+    let mut outputs = Vec::new();
+    for node in session.graph().nodes() {
+        if node.op() == "VarHandleOp" || !node.is_stateful() || !node.inputs().is_empty() {
+            continue;
+        }
+        for k in 0..node.outputs().len() {
+            if node.output_dtype(k) == Some(op_core::DType::Resource) {
+                outputs.push(format!("{}:{k}", node.name()));
+            }
+        }
+    }
+    outputs
+}
+
+/// The resources of `outputs` (from [`resource_outputs`]) in `session`, run
+/// there to get their handles, each with its output name; only those that
+/// can be saved.
+fn saveable_resources(
+    session: &Session,
+    outputs: &[String],
+) -> Result<Vec<(String, Arc<dyn op_core::resource::Resource>)>> {
+    if outputs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut runner = session.runner();
+    for output in outputs {
+        runner = runner.fetch(output.as_str());
+    }
+    let handles = runner.run()?;
+    let mgr = session.runtime().resource_manager();
+    let mut resources = Vec::new();
+    for (output, handle) in outputs.iter().zip(handles) {
+        let handle = handle
+            .scalar_value::<op_core::ResourceHandle>()
+            .map_err(|e| e.with_context(format!("resource {}", quoted(output))))?;
+        let resource = mgr
+            .resource_dyn(&handle)
+            .map_err(|e| e.with_context(format!("resource {}", quoted(output))))?;
+        if resource.saveable().is_some() {
+            resources.push((output.clone(), resource));
+        }
+    }
+    Ok(resources)
 }
 
 /// A handle to the variable of `node` (a `VarHandleOp`), made by running
@@ -268,9 +335,32 @@ pub fn save<'n>(
             .map_err(|e| e.with_context(format!("saving variable {}", quoted(node.name()))))?;
         values.push((node.name().to_owned(), value));
     }
+    let mut state = Vec::new();
+    for (output, resource) in saveable_resources(session, &resource_outputs(session))? {
+        let saveable = resource.saveable().expect("kept only if saveable");
+        let tensors = saveable
+            .serialize_to_tensors()
+            .map_err(|e| e.with_context(format!("saving resource {}", quoted(&output))))?;
+        for (key, tensor) in tensors {
+            state.push((format!("{output}/{key}"), tensor));
+        }
+    }
     std::fs::create_dir_all(dir).map_err(|e| io(e, "create", dir))?;
     graphdef::write(graph, dir.join(GRAPH))?;
     op_core::checkpoint::write(dir.join(VARIABLES), values)?;
+    // Written only when there is state, so that models without it stay as
+    // they were; an old file from an earlier save is removed.
+    let resources_path = dir.join(RESOURCES);
+    if state.is_empty() {
+        match std::fs::remove_file(&resources_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(io(e, "remove", &resources_path));
+            }
+            _ => {}
+        }
+    } else {
+        op_core::checkpoint::write(&resources_path, state)?;
+    }
     let json = signatures_to_json(&signatures);
     let path = dir.join(SIGNATURES);
     std::fs::write(&path, json).map_err(|e| io(e, "write", &path))
@@ -325,6 +415,7 @@ pub fn load_on(dir: impl AsRef<Path>, runtime: Arc<Runtime>) -> Result<SavedMode
             quoted(name)
         ))));
     }
+    let resources = restore_resources(dir, &session).map_err(in_dir)?;
     for (name, signature) in &signatures {
         for tensor in signature.inputs.values().chain(signature.outputs.values()) {
             session
@@ -336,7 +427,55 @@ pub fn load_on(dir: impl AsRef<Path>, runtime: Arc<Runtime>) -> Result<SavedMode
     Ok(SavedModel {
         session,
         signatures,
+        resources,
     })
+}
+
+/// Restores `resources.safetensors` of `dir`, if there is one, into the
+/// resources `session` creates for their nodes; returns their outputs.
+fn restore_resources(dir: &Path, session: &Session) -> Result<Vec<String>> {
+    let path = dir.join(RESOURCES);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(Vec::new());
+    }
+    // Tensor "<node>:<k>/<key>": node names hold no ':', keys may hold '/'.
+    let mut saved: BTreeMap<String, Vec<(String, Tensor)>> = BTreeMap::new();
+    for (name, tensor) in op_core::checkpoint::read(&path)? {
+        let split = name
+            .find(':')
+            .and_then(|colon| name[colon..].find('/').map(|slash| colon + slash));
+        let Some(slash) = split else {
+            return Err(Error::data_loss(format!(
+                "{RESOURCES} holds {}, which is not named <node>:<output>/<key>",
+                quoted(&name)
+            )));
+        };
+        let (output, key) = (name[..slash].to_owned(), name[slash + 1..].to_owned());
+        saved.entry(output).or_default().push((key, tensor));
+    }
+    let outputs = resource_outputs(session);
+    if let Some(unknown) = saved.keys().find(|o| !outputs.contains(o)) {
+        return Err(Error::data_loss(format!(
+            "{RESOURCES} holds resource {}, which no resource-creating node of the graph makes",
+            quoted(unknown)
+        )));
+    }
+    let wanted: Vec<String> = saved.keys().cloned().collect();
+    let resources = saveable_resources(session, &wanted)?;
+    for (output, tensors) in saved {
+        let Some((_, resource)) = resources.iter().find(|(o, _)| *o == output) else {
+            return Err(Error::data_loss(format!(
+                "{RESOURCES} holds state for resource {}, but the resource this session \
+                 creates for it cannot be restored (its `Resource::saveable` is None)",
+                quoted(&output)
+            )));
+        };
+        let saveable = resource.saveable().expect("kept only if saveable");
+        saveable
+            .restore_from_tensors(tensors)
+            .map_err(|e| e.with_context(format!("restoring resource {}", quoted(&output))))?;
+    }
+    Ok(wanted)
 }
 
 fn signatures_to_json(signatures: &BTreeMap<String, Signature>) -> String {

@@ -3,7 +3,8 @@
 //!
 //! - `opkit saved-model show DIR`: each signature's inputs and outputs
 //!   (key, dtype, shape, the tensor it stands for), the variables with
-//!   their declared dtype and shape, and the saved resources. Loading the
+//!   their declared dtype and shape, and the other resources whose state
+//!   the model holds (lookup tables, queues), with their ops. Loading the
 //!   model checks it whole first, so a model that `show` prints loads.
 //! - `opkit saved-model run DIR [--signature NAME] --input KEY=FILE.npy
 //!   [--output KEY] --output-dir OUT`: runs a signature on inputs from
@@ -61,12 +62,22 @@ pub fn show(dir: &Path, out: &mut dyn Write) -> Result<()> {
         )
         .map_err(io_error)?;
     }
+    if !model.resources.is_empty() {
+        writeln!(out, "saved resources:").map_err(io_error)?;
+        for output in &model.resources {
+            let node = graph
+                .find_output(output)
+                .and_then(|o| graph.node(o.node()))?;
+            writeln!(out, "  {output}: {}", node.op()).map_err(io_error)?;
+        }
+    }
     let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
-        "{}, {}",
+        "{}, {}, {}",
         plural(model.signatures.len(), "signature"),
-        plural(variables.len(), "variable")
+        plural(variables.len(), "variable"),
+        plural(model.resources.len(), "saved resource")
     )
     .map_err(io_error)
 }

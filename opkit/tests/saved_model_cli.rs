@@ -104,7 +104,7 @@ fn show_prints_signatures_and_variables() {
          \x20   y: float ? <- y:0\n\
          variables:\n\
          \x20 w: float [4]\n\
-         2 signatures, 1 variable\n"
+         2 signatures, 1 variable, 0 saved resources\n"
     );
 }
 
