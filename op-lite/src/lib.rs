@@ -130,6 +130,8 @@ pub mod kernel;
 pub mod registration;
 pub mod resolver;
 
+#[cfg(feature = "framework-ops")]
+pub use bridge::FrameworkOps;
 pub use builtins::BuiltinOpResolver;
 pub use interpreter::Interpreter;
 pub use kernel::{FnOp, InitContext, InvokeContext, LiteNode, LiteOp, PrepareContext};

@@ -9,7 +9,8 @@ mod common;
 use common::{ModelBuilder, read_npy_f32};
 use op_core::{AttrValue, Code, DType, Runtime, Tensor};
 use op_lite::attrs::encode_attrs;
-use op_lite::bridge::FrameworkOps;
+// At the crate root, where users look first (also `op_lite::bridge::FrameworkOps`).
+use op_lite::FrameworkOps;
 use op_lite::model::Model;
 use op_lite::{Interpreter, MutableOpResolver, OpResolver};
 use proptest::prelude::*;
