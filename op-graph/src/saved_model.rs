@@ -361,7 +361,7 @@ pub fn save<'n>(
     } else {
         op_core::checkpoint::write(&resources_path, state)?;
     }
-    let json = signatures_to_json(&signatures);
+    let json = write_signatures(&signatures);
     let path = dir.join(SIGNATURES);
     std::fs::write(&path, json).map_err(|e| io(e, "write", &path))
 }
@@ -382,7 +382,7 @@ pub fn load_on(dir: impl AsRef<Path>, runtime: Arc<Runtime>) -> Result<SavedMode
     let graph = graphdef::read(dir.join(GRAPH), runtime.shared_registry()).map_err(in_dir)?;
     let path = dir.join(SIGNATURES);
     let json = op_core::file::read_text_file(&path).map_err(in_dir)?;
-    let signatures = signatures_from_json(&json).map_err(in_dir)?;
+    let signatures = parse_signatures(&json).map_err(in_dir)?;
     let mut values = op_core::checkpoint::read(dir.join(VARIABLES)).map_err(in_dir)?;
     let session = Session::builder(graph)
         .runtime(runtime)
@@ -478,7 +478,9 @@ fn restore_resources(dir: &Path, session: &Session) -> Result<Vec<String>> {
     Ok(wanted)
 }
 
-fn signatures_to_json(signatures: &BTreeMap<String, Signature>) -> String {
+/// The text of `signatures.json` for `signatures`: what [`save`] writes,
+/// and [`parse_signatures`] reads back to the same map.
+pub fn write_signatures(signatures: &BTreeMap<String, Signature>) -> String {
     use serde_json::{Map, Value};
     let side = |m: &BTreeMap<String, String>| {
         Value::Object(
@@ -501,11 +503,27 @@ fn signatures_to_json(signatures: &BTreeMap<String, Signature>) -> String {
     text
 }
 
-fn signatures_from_json(json: &str) -> Result<BTreeMap<String, Signature>> {
+/// Reads the text of a `signatures.json` (what [`load`] reads from a saved
+/// model's directory): an object of signatures, each an object with an
+/// `inputs` and an `outputs` object of key to tensor name. Anything else is
+/// a `DataLoss` error naming what is wrong, with caller strings shown cut
+/// to a bounded length. (The fuzz target `signatures_reader` feeds it
+/// arbitrary text.)
+///
+/// ```
+/// use op_graph::saved_model::{parse_signatures, write_signatures};
+/// let json = r#"{"serving_default": {"inputs": {"x": "x:0"}, "outputs": {"y": "y:0"}}}"#;
+/// let signatures = parse_signatures(json)?;
+/// assert_eq!(signatures["serving_default"].outputs["y"], "y:0");
+/// assert_eq!(parse_signatures(&write_signatures(&signatures))?, signatures);
+/// assert_eq!(parse_signatures("[]").unwrap_err().code(), op_core::Code::DataLoss);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub fn parse_signatures(json: &str) -> Result<BTreeMap<String, Signature>> {
     use serde_json::Value;
     let bad = |what: String| Error::data_loss(format!("{SIGNATURES}: {what}"));
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| bad(format!("not valid JSON: {}", capped(&e.to_string()))))?;
     let Value::Object(all) = value else {
         return Err(bad("expected an object of signatures".into()));
     };
