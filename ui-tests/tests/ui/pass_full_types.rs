@@ -1,7 +1,8 @@
 //! Full types on outputs, in each form that declares an op, checked at
 //! compile time and carried into the OpDef as TensorFlow prints them.
 
-use op_core::{Registry, register_op};
+use op_core::ndarray::{ArrayD, ArrayViewD};
+use op_core::{Element, Registry, op, register_op};
 use op_macros::op_def;
 
 /// A shape tensor, as TensorFlow's Shape.
@@ -24,6 +25,12 @@ pub struct MyShape;
     )
 )]
 pub struct MyList;
+
+/// An op from a function: the output's element type is the function's `T`.
+#[op(types(f32, i32), full_types("output: TFT_TENSOR[TFT_VAR{'T'}]"))]
+pub fn copied<T: Element + Clone>(x: ArrayViewD<'_, T>) -> ArrayD<T> {
+    x.to_owned()
+}
 
 fn main() {
     let def = Registry::global().op("MyShape").unwrap().def().as_ref().clone();
@@ -48,4 +55,9 @@ fn main() {
     .build()
     .unwrap();
     assert!(built.outputs[0].full_type.is_some());
+    let copied = Registry::global().op("Copied").unwrap().def().as_ref().clone();
+    assert_eq!(
+        copied.outputs[0].full_type.as_ref().unwrap().to_string(),
+        "TFT_TENSOR[TFT_VAR{'T'}]"
+    );
 }
