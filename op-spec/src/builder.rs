@@ -7,6 +7,7 @@ use std::ops::Range;
 use crate::attr_value::{AttrKind, AttrType};
 use crate::error::{SpecError, SpecErrors, SpecSource};
 use crate::op_def::{ArgDef, ArgType, AttrDef, Deprecation};
+use crate::quote::quoted;
 use crate::spec::{self, ArgSpans, AttrScope, AttrSpans, Problem};
 use crate::validate::validate_attr_value;
 use crate::{DType, OpDef};
@@ -373,7 +374,10 @@ impl Build<'_> {
                 }
                 let (message, help) = if inputs.iter().any(|i| i.def.name == *name) {
                     (
-                        format!("'{name}' is an input: a full type annotates an output"),
+                        format!(
+                            "{} is an input: a full type annotates an output",
+                            quoted(name)
+                        ),
                         "TensorFlow's type constructors give the op's outputs their full types"
                             .to_owned(),
                     )
@@ -383,11 +387,12 @@ impl Build<'_> {
                         Some(near) => format!("did you mean '{near}'?"),
                         None if outputs.is_empty() => "the op has no outputs".to_owned(),
                         None => {
-                            let quoted: Vec<String> = names().map(|n| format!("'{n}'")).collect();
-                            format!("the outputs are {}", quoted.join(", "))
+                            let listed: Vec<String> =
+                                names().map(|n| quoted(n).to_string()).collect();
+                            format!("the outputs are {}", listed.join(", "))
                         }
                     };
-                    (format!("no output named '{name}'"), help)
+                    (format!("no output named {}", quoted(name)), help)
                 };
                 self.error(source, parsed.name, message, Some(help));
                 continue;
@@ -395,12 +400,12 @@ impl Build<'_> {
             if let Some((_, first)) = annotated.iter().find(|(n, _)| n == name) {
                 let help = format!(
                     "FullType(\"{}\") gave it one already: an output has one full type",
-                    self.reg.full_types[*first]
+                    crate::quote::capped(&self.reg.full_types[*first])
                 );
                 self.error(
                     source,
                     parsed.name,
-                    format!("output '{name}' has a second full type"),
+                    format!("output {} has a second full type", quoted(name)),
                     Some(help),
                 );
                 continue;

@@ -63,6 +63,7 @@ use std::ops::Range;
 use std::str::FromStr;
 
 use crate::attr_value::{AttrKind, AttrType};
+use crate::quote::{capped, quoted};
 use crate::spec::{AttrScope, Cursor, Problem, is_letter, is_word};
 
 /// Declares [`FullTypeId`] and its names from one table.
@@ -376,7 +377,7 @@ pub(crate) fn parse_notation(
         let rest = c.rest();
         let p = Problem::new(
             c.rest_span(),
-            format!("unexpected '{rest}' after the full type"),
+            format!("unexpected {} after the full type", quoted(rest)),
         );
         return Err(if rest.starts_with('[') || rest.starts_with('{') {
             p.help("a full type is written ID[args]{attr}: the args in brackets first, then the attr in braces")
@@ -402,8 +403,8 @@ fn parse_type(
             "missing full type".to_owned()
         } else {
             format!(
-                "expected a full type id such as TFT_TENSOR, found '{}'",
-                c.text(&c.word_span())
+                "expected a full type id such as TFT_TENSOR, found {}",
+                quoted(c.text(&c.word_span()))
             )
         };
         return Err(Problem::new(c.word_span(), message)
@@ -411,7 +412,10 @@ fn parse_type(
     };
     let word = c.text(&id_span);
     let Some(type_id) = FullTypeId::from_enum_name(word) else {
-        let mut p = Problem::new(id_span.clone(), format!("unknown full type '{word}'"));
+        let mut p = Problem::new(
+            id_span.clone(),
+            format!("unknown full type {}", quoted(word)),
+        );
         p = match FullTypeId::closest_name(word) {
             Some(near) => p.help(format!("did you mean '{near}'?")),
             None => p.help("full type ids are TensorFlow's FullTypeId names: TFT_TENSOR, TFT_SHAPE_TENSOR, TFT_VAR, TFT_ARRAY, TFT_PRODUCT, ..."),
@@ -453,8 +457,8 @@ fn parse_type(
                     Problem::new(
                         c.word_span(),
                         format!(
-                            "expected ',' or ']' after an arg, found '{}'",
-                            c.text(&c.word_span())
+                            "expected ',' or ']' after an arg, found {}",
+                            quoted(c.text(&c.word_span()))
                         ),
                     )
                 };
@@ -485,7 +489,7 @@ fn parse_type(
                 let value = literal.parse::<i64>().map_err(|_| {
                     Problem::new(
                         start..c.pos.max(start + 1),
-                        format!("'{literal}' is not an integer of 64 bits"),
+                        format!("{} is not an integer of 64 bits", quoted(literal)),
                     )
                 })?;
                 FullTypeAttr::Int(value)
@@ -494,10 +498,13 @@ fn parse_type(
                 let word = c.word_span();
                 let name = c.text(&word);
                 return Err(
-                    Problem::new(word.clone(), format!("unquoted attr '{name}'")).help(format!(
-                        "a string attr is quoted: {}{{'{name}'}}",
-                        type_id.enum_name()
-                    )),
+                    Problem::new(word.clone(), format!("unquoted attr {}", quoted(name))).help(
+                        format!(
+                            "a string attr is quoted: {}{{'{}'}}",
+                            type_id.enum_name(),
+                            capped(name)
+                        ),
+                    ),
                 );
             }
             _ => {
@@ -587,7 +594,7 @@ pub(crate) fn check_on_op<P: Clone>(
                         Some(near) => format!("did you mean '{near}'?"),
                         None => {
                             let names: Vec<String> =
-                                types.map(|a| format!("'{}'", a.name)).collect();
+                                types.map(|a| quoted(&a.name).to_string()).collect();
                             if names.is_empty() {
                                 format!(
                                     "a type variable stands for a `type` or `list(type)` attr of the op: declare one with the spec \"{name}: type\""
@@ -602,7 +609,7 @@ pub(crate) fn check_on_op<P: Clone>(
                     };
                     return Err(misuse(
                         at,
-                        format!("TFT_VAR names no attr of the op: '{name}'"),
+                        format!("TFT_VAR names no attr of the op: {}", quoted(name)),
                         Some(help),
                     ));
                 }
@@ -613,7 +620,8 @@ pub(crate) fn check_on_op<P: Clone>(
                     return Err(misuse(
                         at,
                         format!(
-                            "TFT_VAR names attr '{name}' of type {}, not a type",
+                            "TFT_VAR names attr {} of type {}, not a type",
+                            quoted(name),
                             attr.ty
                         ),
                         Some("a type variable stands for a `type` or `list(type)` attr".into()),
@@ -746,6 +754,23 @@ mod tests {
             err("TFT_LITERAL{99999999999999999999}").message,
             "'99999999999999999999' is not an integer of 64 bits"
         );
+        // A message quotes at most a bounded part of what it was given.
+        let long = "x".repeat(1 << 16);
+        for text in [
+            format!("TFT_{long}"),
+            format!("TFT_VAR{{{long}}}"),
+            format!("TFT_ANY {long}"),
+            format!("TFT_LITERAL{{9{}}}", "9".repeat(1 << 16)),
+        ] {
+            let e = err(&text);
+            let shown = e.to_string();
+            assert!(
+                shown.len() < 1000,
+                "{} bytes: {}",
+                shown.len(),
+                &shown[..200]
+            );
+        }
         let deep = format!("{}TFT_ANY{}", "TFT_ARRAY[".repeat(100), "]".repeat(100));
         assert!(err(&deep).message.contains("nest deeper"));
     }

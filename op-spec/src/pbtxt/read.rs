@@ -590,7 +590,7 @@ impl<'t> Reader<'t> {
                 self.error(
                     node.pos(),
                     place,
-                    format!("unknown FullTypeId '{name}'{hint}"),
+                    format!("unknown FullTypeId {}{hint}", crate::quote::quoted(name)),
                 )
             });
         }
