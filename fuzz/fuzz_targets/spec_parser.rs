@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! a <attr spec>       i <input spec>      o <output spec>
+//! f <full-type spec>  (`y: TFT_TENSOR[TFT_VAR{'T'}]`)
 //! d <doc line>        (lines joined with '\n' into the op's docs)
 //! ! <flags>           s stateful, c commutative, g aggregate,
 //!                     u allows_uninitialized_input, x distributed_communication
@@ -18,8 +19,9 @@
 //! - an error list is never empty, and every error formats (Display and
 //!   `one_line`) with a column inside its spec;
 //! - a valid op prints (`op_list_to_string`, `op_def_to_short_string`), and
-//!   rebuilding it from the `to_spec()` of its attrs, inputs and outputs, with
-//!   the same name, docs and flags, gives an equal op (and equal text).
+//!   rebuilding it from the `to_spec()` of its attrs, inputs and outputs and
+//!   the full types of its outputs (their `Display`), with the same name,
+//!   docs and flags, gives an equal op (and equal text).
 
 #![no_main]
 
@@ -94,6 +96,7 @@ fuzz_target!(|data: &[u8]| {
             "a " => builder = builder.attr(rest),
             "i " => builder = builder.input(rest),
             "o " => builder = builder.output(rest),
+            "f " => builder = builder.full_type(rest),
             "d " => match &mut doc {
                 Some(d) => {
                     d.push('\n');
@@ -150,6 +153,13 @@ fuzz_target!(|data: &[u8]| {
         let spec = arg.to_spec();
         again = again.output(spec.as_str());
         specs.push(format!("o {spec}"));
+    }
+    for arg in &op.outputs {
+        if let Some(full_type) = &arg.full_type {
+            let spec = format!("{}: {full_type}", arg.name);
+            again = again.full_type(spec.as_str());
+            specs.push(format!("f {spec}"));
+        }
     }
     if let Some(d) = &doc {
         again = again.doc(d.as_str());

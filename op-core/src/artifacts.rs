@@ -4,9 +4,9 @@
 //! - `ops.pbtxt`: every op as one TensorFlow `OpList` in text format (as
 //!   TensorFlow's own `ops.pbtxt`), sorted by name, docs included;
 //! - `reference.md`: a Markdown reference, one section per op: summary and
-//!   description, signature, inputs, outputs and attrs (constraints,
-//!   defaults, docs), kernels by device and dtype, shape function, gradient
-//!   and source location;
+//!   description, signature, inputs, outputs (with any full type) and
+//!   attrs (constraints, defaults, docs), kernels by device and dtype,
+//!   shape function, gradient and source location;
 //! - `coverage.md`: a Markdown matrix of op x device x dtype saying where
 //!   a kernel exists and where gradients flow.
 //!
@@ -551,11 +551,11 @@ impl<'r> Artifacts<'r> {
             line(&mut out, format_args!("{title}:"));
             line(&mut out, format_args!(""));
             for arg in args {
-                item(
-                    &mut out,
-                    &format!("`{}`", arg.to_spec()),
-                    &plain_links(&arg.description),
-                );
+                let mut label = format!("`{}`", arg.to_spec());
+                if let Some(full_type) = &arg.full_type {
+                    label.push_str(&format!(" (full type `{full_type}`)"));
+                }
+                item(&mut out, &label, &plain_links(&arg.description));
             }
             line(&mut out, format_args!(""));
         }

@@ -132,6 +132,7 @@ static PICK: OpRegistration = OpRegistration::new(
             .input("index: Tidx")
             .input("values: dtype")
             .output("picked: dtype")
+            .full_type("picked: TFT_TENSOR[TFT_VAR{'dtype'}]")
             .doc(
                 "Picks one of the values, as [`Scale`] scales\nthem (see [`math`](super::math), [docs](https://example.com/a) and `[`x`]`).\n\nindex: which one; [`Pick::values`] holds them.",
             )
@@ -298,7 +299,7 @@ Inputs:
 
 Outputs:
 
-- `picked: dtype`
+- `picked: dtype` (full type `TFT_TENSOR[TFT_VAR{'dtype'}]`)
 
 Attrs:
 

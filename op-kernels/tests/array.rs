@@ -33,8 +33,8 @@ const OPS: [&str; 15] = [
     "Tile",
 ];
 
-/// The `op { ... }` block of `name` in TensorFlow's registry dump, without
-/// `experimental_full_type` (full types are not modelled here).
+/// The `op { ... }` block of `name` in TensorFlow's registry dump, every
+/// field (Shape's full type too), without the enclosing `op {`.
 fn tensorflow_op_def(name: &str) -> String {
     let text = include_str!("data/tensorflow_ops.pbtxt");
     let mut blocks = text.split("\nop {\n").skip(1);
@@ -42,24 +42,9 @@ fn tensorflow_op_def(name: &str) -> String {
         .find(|b| b.starts_with(&format!("  name: \"{name}\"\n")))
         .unwrap_or_else(|| panic!("{name} is not in tensorflow_ops.pbtxt"));
     let body = &block[..block.find("\n}").expect("a block ends with }") + 1];
-    let mut out = String::new();
-    let mut skipping: Option<usize> = None;
-    for line in body.lines() {
-        let indent = line.len() - line.trim_start().len();
-        if let Some(level) = skipping {
-            if indent == level && line.trim() == "}" {
-                skipping = None;
-            }
-            continue;
-        }
-        if line.trim() == "experimental_full_type {" {
-            skipping = Some(indent);
-            continue;
-        }
-        out.push_str(&line[2..]);
-        out.push('\n');
-    }
-    out
+    body.lines()
+        .map(|line| format!("{}\n", &line[2..]))
+        .collect()
 }
 
 #[test]

@@ -6,8 +6,10 @@
 //! to remake it). A graph exchanged with TensorFlow then means the same op
 //! by the same name.
 //!
-//! The comparison is structural: TensorFlow's text and ours (our OpDef
-//! printed in the same text format, docs stripped) are both read with
+//! The comparison is structural and covers every field but the docs (an
+//! output's full type, `experimental_full_type`, included): TensorFlow's
+//! text and ours (our OpDef printed in the same text format, docs
+//! stripped) are both read with
 //! op-spec's text reader (`op_spec::text::parse_message`) into a tree of
 //! fields, scalars decoded (strings unescaped, numbers parsed), and the
 //! trees are compared field by field. A difference is reported as
@@ -93,19 +95,12 @@ fn scalar<'f>(fields: &'f Fields, name: &str) -> Option<&'f str> {
     })
 }
 
-/// `fields` without docs (`summary`, `description`), at every depth.
-///
-/// Also without `experimental_full_type`: TensorFlow's type-inference
-/// annotations on some output args (Shape's), which op-spec's model does
-/// not hold. They change no NodeDef and no kernel selection, so two OpDefs
-/// that differ only there mean the same op in a GraphDef;
-/// [`the_ops_with_full_types_are_known`] names the ops that have them.
+/// `fields` without docs (`summary`, `description`), at every depth;
+/// every other field (an output's `experimental_full_type` too) is kept.
 fn without_docs(fields: &Fields) -> Fields {
     fields
         .iter()
-        .filter(|(name, _)| {
-            name != "summary" && name != "description" && name != "experimental_full_type"
-        })
+        .filter(|(name, _)| name != "summary" && name != "description")
         .map(|(name, value)| {
             let value = match value {
                 Value::Message(inner) => Value::Message(without_docs(inner)),
@@ -269,23 +264,6 @@ fn differences(op: &OpDef, theirs: &Fields) -> Vec<String> {
 
 // ---- The tests ----
 
-/// The ops whose TensorFlow OpDef has `experimental_full_type`, which the
-/// comparison leaves out (see [`without_docs`]): a new one shows up here.
-#[test]
-fn the_ops_with_full_types_are_known() {
-    let with_full_types: Vec<String> = parse(TENSORFLOW_OPS)
-        .into_iter()
-        .filter(|(_, op)| format!("{op:?}").contains("experimental_full_type"))
-        .filter_map(|(_, op)| match op {
-            Value::Message(fields) => {
-                scalar(&fields, "name").map(|n| n.trim_matches('"').to_owned())
-            }
-            Value::Scalar(_) => None,
-        })
-        .collect();
-    assert_eq!(with_full_types, ["Shape"]);
-}
-
 #[test]
 fn every_registered_op_with_a_tensorflow_name_has_tensorflows_opdef() {
     op_kernels::link();
@@ -375,6 +353,40 @@ fn a_difference_names_the_op_and_the_field_with_both_values() {
         [
             "DestroyResourceOp: attr 'ignore_lookup_error' > default_value > b: ours [false], TensorFlow's [true]"
         ]
+    );
+
+    // A full type: Shape without TensorFlow's, then with another.
+    let shape = |full_type: Option<&str>| {
+        let mut b = OpDefBuilder::new("Shape")
+            .attr("T: type")
+            .attr("out_type: {int32, int64} = DT_INT32")
+            .input("input: T")
+            .output("output: out_type");
+        if let Some(spec) = full_type {
+            b = b.full_type(spec);
+        }
+        b.build().unwrap()
+    };
+    assert_eq!(
+        differences(&shape(None), theirs("Shape")),
+        ["Shape: output_arg 'output' > experimental_full_type: ours (none), TensorFlow's [{ .. }]"]
+    );
+    assert_eq!(
+        differences(
+            &shape(Some("output: TFT_TENSOR[TFT_VAR{'out_type'}]")),
+            theirs("Shape")
+        ),
+        [
+            "Shape: output_arg 'output' > experimental_full_type > type_id: ours [TFT_TENSOR], \
+             TensorFlow's [TFT_SHAPE_TENSOR]"
+        ]
+    );
+    assert!(
+        differences(
+            &shape(Some("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]")),
+            theirs("Shape")
+        )
+        .is_empty()
     );
 
     // A flag: an op that is not stateful where TensorFlow's is.

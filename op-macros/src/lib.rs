@@ -63,7 +63,12 @@ mod tflite_builtins;
 ///
 /// Arguments (all optional): `name = "Ns>Name"` (default: the struct's
 /// name), `attrs(...)`, `inputs(...)`, `outputs(...)` (TensorFlow spec
-/// strings), the flags `stateful`, `commutative`, `aggregate`,
+/// strings), `full_types(...)` (an output's full type, TensorFlow's
+/// `experimental_full_type`, as `"<output>: <full type>"` in the notation
+/// of TensorFlow's `full_type.proto`: `Shape`'s is
+/// `full_types("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]")`; an
+/// unknown id, or a `TFT_VAR` naming no `type` attr of the op, is a
+/// compile error on the string), the flags `stateful`, `commutative`, `aggregate`,
 /// `allows_uninitialized_input`, `distributed_communication`,
 /// `deprecated(version = N, explanation = "...")`, `not_differentiable`
 /// (no gradient flows through the op, and a path through it is not an
@@ -242,8 +247,8 @@ pub fn gradient(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (`ArrayD<E>`), a scalar (`E`), a tuple of them, or a `Result` of those.
 /// Arguments: `name = "..."` (default: the function's name in CamelCase),
 /// `types(...)`, `outputs("a", "b")` (names; default `output` or
-/// `output_0`, `output_1`, ...), `shape`/`shape_fn` and the flags of
-/// [`macro@register_op`].
+/// `output_0`, `output_1`, ...), and the `full_types(...)`,
+/// `shape`/`shape_fn` and flags of [`macro@register_op`].
 #[proc_macro_attribute]
 pub fn op(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item = syn::parse_macro_input!(item as syn::ItemFn);
@@ -390,10 +395,15 @@ fn strip_attr_helpers(item: proc_macro2::TokenStream) -> proc_macro2::TokenStrea
 ///     attrs: ["T: {float, int32} = DT_INT32"],
 ///     inputs: ["to_zero: T"],
 ///     outputs: ["zeroed: T"],
+///     full_types: ["zeroed: TFT_TENSOR[TFT_VAR{'T'}]"],
 /// }
 /// .build()
 /// .unwrap();
 /// assert_eq!(op.name, "ZeroOut");
+/// assert_eq!(
+///     op.outputs[0].full_type.as_ref().map(ToString::to_string).as_deref(),
+///     Some("TFT_TENSOR[TFT_VAR{'T'}]")
+/// );
 /// ```
 ///
 /// A mistake in a spec is a compile error on that string, saying where in it

@@ -139,6 +139,7 @@ pub struct OpSpec {
     pub attrs: Vec<Spanned>,
     pub inputs: Vec<Spanned>,
     pub outputs: Vec<Spanned>,
+    pub full_types: Vec<Spanned>,
     pub doc: Option<Spanned>,
     pub flags: Flags,
 }
@@ -154,6 +155,9 @@ impl OpSpec {
         }
         for o in &self.outputs {
             b = b.output(&o.text);
+        }
+        for f in &self.full_types {
+            b = b.full_type(&f.text);
         }
         if let Some(doc) = &self.doc {
             b = b.doc(&doc.text);
@@ -204,6 +208,7 @@ impl OpSpec {
             SpecSource::Attr(i) => &self.attrs[i],
             SpecSource::Input(i) => &self.inputs[i],
             SpecSource::Output(i) => &self.outputs[i],
+            SpecSource::FullType(i) => &self.full_types[i],
             SpecSource::Doc => self.doc.as_ref().unwrap_or(&self.name),
             SpecSource::OpName => &self.name,
         };
@@ -232,6 +237,9 @@ impl OpSpec {
                     .or_else(|| permissive(spec))
             };
             let mut stand_in = self.clone();
+            // A full type changes nothing that code using the op sees: one
+            // in error is left out.
+            let mut failed_full_types = Vec::new();
             for e in errors.errors() {
                 match e.source {
                     SpecSource::Attr(i) => {
@@ -243,10 +251,15 @@ impl OpSpec {
                     SpecSource::Output(i) => {
                         stand_in.outputs[i] = stand(&self.outputs[i], stand_in_arg)?
                     }
+                    SpecSource::FullType(i) => failed_full_types.push(i),
                     SpecSource::Doc => stand_in.doc = None,
                     SpecSource::OpName => return None,
                 }
             }
+            stand_in.full_types = (self.full_types.iter().enumerate())
+                .filter(|(i, _)| !failed_full_types.contains(i))
+                .map(|(_, f)| f.clone())
+                .collect();
             let def = stand_in.builder().build().ok()?;
             Some((stand_in, def))
         })
@@ -323,6 +336,7 @@ fn describe(e: &SpecError, spec: &Spanned) -> (String, Span) {
         SpecSource::Attr(_) => "attr",
         SpecSource::Input(_) => "input",
         SpecSource::Output(_) => "output",
+        SpecSource::FullType(_) => "full type",
         SpecSource::Doc | SpecSource::OpName => return (e.one_line(), spec.span),
     };
     let span = derived
@@ -420,6 +434,7 @@ mod tests {
             attrs: vec![Spanned::new("T: {float, int32}", Span::call_site())],
             inputs: vec![Spanned::new("x T", Span::call_site())],
             outputs: vec![Spanned::new("y: T", Span::call_site())],
+            full_types: Vec::new(),
             doc: None,
             flags: Flags::default(),
         };

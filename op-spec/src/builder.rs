@@ -7,6 +7,7 @@ use std::ops::Range;
 use crate::attr_value::{AttrKind, AttrType};
 use crate::error::{SpecError, SpecErrors, SpecSource};
 use crate::op_def::{ArgDef, ArgType, AttrDef, Deprecation};
+use crate::quote::quoted;
 use crate::spec::{self, ArgSpans, AttrScope, AttrSpans, Problem};
 use crate::validate::validate_attr_value;
 use crate::{DType, OpDef};
@@ -42,6 +43,7 @@ pub struct OpDefBuilder {
     attrs: Vec<String>,
     inputs: Vec<String>,
     outputs: Vec<String>,
+    full_types: Vec<String>,
     doc: Option<String>,
     flags: Flags,
     deprecation: Option<Deprecation>,
@@ -81,6 +83,33 @@ impl OpDefBuilder {
     /// Adds an output, with the same syntax as inputs.
     pub fn output(mut self, spec: impl Into<String>) -> Self {
         self.outputs.push(spec.into());
+        self
+    }
+
+    /// Gives an output its full type (TensorFlow's `experimental_full_type`,
+    /// which `SetTypeConstructor` sets): `"<output>: <full type>"`, the
+    /// type in the notation of [`crate::full_type`], as in
+    /// `"output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]"` (TensorFlow's
+    /// `full_type::Unary(TFT_SHAPE_TENSOR, "out_type")`). Each `TFT_VAR`
+    /// names a `type` or `list(type)` attr of the op.
+    ///
+    /// ```
+    /// use op_spec::OpDefBuilder;
+    ///
+    /// let err = OpDefBuilder::new("Shape")
+    ///     .attr("out_type: {int32, int64} = DT_INT32")
+    ///     .output("output: out_type")
+    ///     .full_type("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_typ'}]")
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.errors()[0].one_line(),
+    ///     "FullType(\"output: TFT_SHAPE_TENSOR[TFT_VAR{'out_typ'}]\") at column 34: \
+    ///      TFT_VAR names no attr of the op: 'out_typ' (help: did you mean 'out_type'?)"
+    /// );
+    /// ```
+    pub fn full_type(mut self, spec: impl Into<String>) -> Self {
+        self.full_types.push(spec.into());
         self
     }
 
@@ -155,7 +184,8 @@ impl OpDefBuilder {
                 SpecSource::Attr(i) => (1, i),
                 SpecSource::Input(i) => (2, i),
                 SpecSource::Output(i) => (3, i),
-                SpecSource::Doc => (4, 0),
+                SpecSource::FullType(i) => (4, i),
+                SpecSource::Doc => (5, 0),
             });
             Err(SpecErrors(b.errors))
         }
@@ -180,6 +210,7 @@ impl Build<'_> {
             SpecSource::Attr(i) => &self.reg.attrs[*i],
             SpecSource::Input(i) => &self.reg.inputs[*i],
             SpecSource::Output(i) => &self.reg.outputs[*i],
+            SpecSource::FullType(i) => &self.reg.full_types[*i],
             SpecSource::OpName | SpecSource::Doc => "",
         }
     }
@@ -235,7 +266,9 @@ impl Build<'_> {
         // attr), whose docs are then no mistake of their own.
         let mut missing_args = Vec::new();
         let inputs = self.parse_args(&reg.inputs, &scope, SpecSource::Input, &mut missing_args);
-        let outputs = self.parse_args(&reg.outputs, &scope, SpecSource::Output, &mut missing_args);
+        let mut outputs =
+            self.parse_args(&reg.outputs, &scope, SpecSource::Output, &mut missing_args);
+        self.apply_full_types(&mut outputs, &inputs, &scope, &missing_args);
 
         // Lists of tensors have at least one element unless the spec says otherwise.
         for arg in inputs.iter().chain(&outputs) {
@@ -311,6 +344,79 @@ impl Build<'_> {
             }
         }
         out
+    }
+
+    /// Parses each full-type spec and sets the output it names, checking
+    /// the type against the op's attrs; an output left out of the op (its
+    /// spec failed) takes none without a second error.
+    fn apply_full_types(
+        &mut self,
+        outputs: &mut [Located<ArgDef, ArgSpans>],
+        inputs: &[Located<ArgDef, ArgSpans>],
+        scope: &AttrScope<'_>,
+        missing: &[String],
+    ) {
+        // The outputs annotated so far, with the index of their spec.
+        let mut annotated: Vec<(String, usize)> = Vec::new();
+        for (index, text) in self.reg.full_types.iter().enumerate() {
+            let source = SpecSource::FullType(index);
+            let parsed = match spec::parse_full_type(text) {
+                Ok(parsed) => parsed,
+                Err(p) => {
+                    self.problem(source, p);
+                    continue;
+                }
+            };
+            let name = &parsed.output;
+            let Some(output) = outputs.iter_mut().find(|o| o.def.name == *name) else {
+                if missing.contains(name) {
+                    continue;
+                }
+                let (message, help) = if inputs.iter().any(|i| i.def.name == *name) {
+                    (
+                        format!(
+                            "{} is an input: a full type annotates an output",
+                            quoted(name)
+                        ),
+                        "TensorFlow's type constructors give the op's outputs their full types"
+                            .to_owned(),
+                    )
+                } else {
+                    let names = || outputs.iter().map(|o| o.def.name.as_str());
+                    let help = match crate::suggest::closest(name, names()) {
+                        Some(near) => format!("did you mean '{near}'?"),
+                        None if outputs.is_empty() => "the op has no outputs".to_owned(),
+                        None => {
+                            let listed: Vec<String> =
+                                names().map(|n| quoted(n).to_string()).collect();
+                            format!("the outputs are {}", listed.join(", "))
+                        }
+                    };
+                    (format!("no output named {}", quoted(name)), help)
+                };
+                self.error(source, parsed.name, message, Some(help));
+                continue;
+            };
+            if let Some((_, first)) = annotated.iter().find(|(n, _)| n == name) {
+                let help = format!(
+                    "FullType(\"{}\") gave it one already: an output has one full type",
+                    crate::quote::capped(&self.reg.full_types[*first])
+                );
+                self.error(
+                    source,
+                    parsed.name,
+                    format!("output {} has a second full type", quoted(name)),
+                    Some(help),
+                );
+                continue;
+            }
+            if let Err(m) = crate::full_type::check_on_op(&parsed.ty, &parsed.places, scope) {
+                self.error(source, m.at, m.message, m.help);
+                continue;
+            }
+            annotated.push((name.clone(), index));
+            output.def.full_type = Some(parsed.ty);
+        }
     }
 
     fn check_op_name(&mut self) {

@@ -16,6 +16,10 @@
 //!   output may be added that defaults to empty (`N: int >= 0 = 0`);
 //! - inputs may be renamed (graphs connect them by position), an input may
 //!   stop being a reference and an output may become one;
+//! - an output's full type (`experimental_full_type`) may be added, changed
+//!   or dropped: it guides type inference and placement, and TensorFlow's
+//!   `OpDefCompatible` does not compare it (its `op_compatibility_lib`
+//!   records such a change as a new, compatible version of the op);
 //! - an op may be deprecated, and ops may be added.
 //!
 //! Everything else is a [`Violation`]: an op removed or renamed; an attr
@@ -285,8 +289,8 @@ const NONE: &str = "(none)";
 /// Checks that `new` is a backwards-compatible version of `old`: every
 /// violation, empty when compatible. The op's name first, then the old
 /// op's attrs in order, the added attrs, the inputs and the outputs.
-/// Documentation, flags and deprecation are not compared: changing them
-/// breaks no graph (TensorFlow compares none of them either).
+/// Documentation, flags, deprecation and full types are not compared:
+/// changing them breaks no graph (TensorFlow compares none of them either).
 pub fn check(old: &OpDef, new: &OpDef) -> Vec<Violation> {
     let mut out = Vec::new();
     let violation = |subject: Subject, rule: Rule, old_text: String, new_text: String| Violation {

@@ -14,6 +14,8 @@ pub enum SpecSource {
     Input(usize),
     /// The output spec at this index.
     Output(usize),
+    /// The full-type spec at this index (`"output: TFT_SHAPE_TENSOR[..]"`).
+    FullType(usize),
     /// The op's documentation.
     Doc,
 }
@@ -64,6 +66,7 @@ impl SpecError {
             SpecSource::Attr(_) => "Attr",
             SpecSource::Input(_) => "Input",
             SpecSource::Output(_) => "Output",
+            SpecSource::FullType(_) => "FullType",
         };
         format!("{kind}({:?})", self.spec)
     }

@@ -12,7 +12,9 @@
 //!   type classes (`numbertype`, ...);
 //! - [`Device`] and [`DeviceType`], where kernels run, named as TensorFlow
 //!   names them;
-//! - the [`OpDef`] model (args, attrs, flags), with [`AttrValue`] for attr values;
+//! - the [`OpDef`] model (args, attrs, flags), with [`AttrValue`] for attr values
+//!   and [`FullType`] for an output's full type (TensorFlow's
+//!   `experimental_full_type`);
 //! - [`OpDefBuilder`], which parses the `Input`, `Output` and `Attr` spec strings
 //!   exactly as TensorFlow's `REGISTER_OP` does and validates the result,
 //!   reporting every problem with the spec it came from and the column;
@@ -44,6 +46,7 @@ pub mod compat;
 pub mod device;
 pub mod dtype;
 pub mod error;
+pub mod full_type;
 pub mod op_def;
 pub mod pbtxt;
 pub mod quote;
@@ -60,4 +63,5 @@ pub use builder::{OpDefBuilder, is_valid_op_name};
 pub use device::{Device, DeviceType, UnknownDevice};
 pub use dtype::{DType, TypeClass, UnknownDType};
 pub use error::{SpecError, SpecErrors, SpecSource};
+pub use full_type::{FullType, FullTypeAttr, FullTypeError, FullTypeId};
 pub use op_def::{ArgDef, ArgType, AttrDef, Deprecation, OpDef};

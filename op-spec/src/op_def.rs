@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::DType;
 use crate::attr_value::{AttrType, AttrValue, ListValue};
+use crate::full_type::FullType;
 
 /// Where an input's or output's element type comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -30,6 +31,11 @@ pub struct ArgDef {
     pub number_attr: Option<String>,
     /// Whether the arg is a reference (`Ref(T)`).
     pub is_ref: bool,
+    /// TensorFlow's `experimental_full_type`: what the arg is beyond its
+    /// dtype, for type inference and placement (`Shape`'s output is a
+    /// `TFT_SHAPE_TENSOR`). Set on outputs by
+    /// [`crate::OpDefBuilder::full_type`]; see [`crate::full_type`].
+    pub full_type: Option<FullType>,
 }
 
 impl ArgDef {
@@ -41,6 +47,7 @@ impl ArgDef {
             ty: ArgType::Fixed(dtype),
             number_attr: None,
             is_ref: false,
+            full_type: None,
         }
     }
 

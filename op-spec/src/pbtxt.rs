@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 
 use crate::attr_value::{ListValue, ShapeValue, TensorValue};
 use crate::op_def::{ArgDef, ArgType, AttrDef};
-use crate::{AttrValue, OpDef};
+use crate::{AttrValue, FullType, FullTypeAttr, FullTypeId, OpDef};
 
 mod read;
 pub use read::{OpListError, parse_op_def, parse_op_list};
@@ -292,7 +292,26 @@ fn write_arg(w: &mut TextWriter, field: &str, arg: &ArgDef) {
             w.opt_string("type_list_attr", a);
         }
         w.opt_true("is_ref", arg.is_ref);
+        if let Some(full_type) = &arg.full_type {
+            w.message("experimental_full_type", |w| write_full_type(w, full_type));
+        }
     });
+}
+
+/// Writes the fields of a `FullTypeDef`: a proto3 enum and a repeated
+/// message, then the member of its oneof, printed whenever it is set.
+fn write_full_type(w: &mut TextWriter, ty: &FullType) {
+    if ty.type_id != FullTypeId::Unset {
+        w.field("type_id", ty.type_id.enum_name());
+    }
+    for arg in &ty.args {
+        w.message("args", |w| write_full_type(w, arg));
+    }
+    match &ty.attr {
+        Some(FullTypeAttr::String(s)) => w.string("s", s.as_bytes()),
+        Some(FullTypeAttr::Int(i)) => w.field("i", i),
+        None => {}
+    }
 }
 
 fn write_attr(w: &mut TextWriter, attr: &AttrDef) {

@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use crate::attr_value::{AttrKind, AttrType, ListValue};
+use crate::full_type::{FullType, Places};
 use crate::op_def::{ArgDef, ArgType, AttrDef};
 use crate::{DType, TypeClass};
 
@@ -21,7 +22,7 @@ pub(crate) struct Problem {
 }
 
 impl Problem {
-    fn new(span: Range<usize>, message: impl Into<String>) -> Problem {
+    pub(crate) fn new(span: Range<usize>, message: impl Into<String>) -> Problem {
         Problem {
             span,
             message: message.into(),
@@ -29,7 +30,7 @@ impl Problem {
         }
     }
 
-    fn help(mut self, help: impl Into<String>) -> Problem {
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Problem {
         self.help = Some(help.into());
         self
     }
@@ -38,37 +39,37 @@ impl Problem {
 type Result<T> = std::result::Result<T, Problem>;
 
 /// TensorFlow's `isspace`.
-fn is_space(b: u8) -> bool {
+pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
 /// A position in a spec string, advanced by the `eat_*` methods.
-struct Cursor<'a> {
-    s: &'a str,
-    pos: usize,
+pub(crate) struct Cursor<'a> {
+    pub s: &'a str,
+    pub pos: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn rest(&self) -> &'a str {
+    pub(crate) fn rest(&self) -> &'a str {
         &self.s[self.pos..]
     }
 
-    fn at_end(&self) -> bool {
+    pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.s.len()
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.s.as_bytes().get(self.pos).copied()
     }
 
-    fn skip_space(&mut self) {
+    pub(crate) fn skip_space(&mut self) {
         while self.peek().is_some_and(is_space) {
             self.pos += 1;
         }
     }
 
     /// Consumes `lit` if the rest starts with it (no space skipped).
-    fn eat(&mut self, lit: &str) -> bool {
+    pub(crate) fn eat(&mut self, lit: &str) -> bool {
         if self.rest().starts_with(lit) {
             self.pos += lit.len();
             return true;
@@ -77,7 +78,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes one byte matching `first` then any matching `more`; returns the span.
-    fn eat_word(&mut self, first: BytePredicate, more: BytePredicate) -> Option<Range<usize>> {
+    pub(crate) fn eat_word(
+        &mut self,
+        first: BytePredicate,
+        more: BytePredicate,
+    ) -> Option<Range<usize>> {
         let start = self.pos;
         if !self.peek().is_some_and(first) {
             return None;
@@ -91,14 +96,14 @@ impl<'a> Cursor<'a> {
 
     /// The span of the rest (at least one byte wide when the rest is empty,
     /// so that a caret can point past the end).
-    fn rest_span(&self) -> Range<usize> {
+    pub(crate) fn rest_span(&self) -> Range<usize> {
         self.pos..self.s.len().max(self.pos + 1)
     }
 
     /// The span of the word at the cursor (up to space or punctuation); when
     /// no word starts there, the one char at the cursor, or one byte past the
     /// end at the end. Never splits a multi-byte char.
-    fn word_span(&self) -> Range<usize> {
+    pub(crate) fn word_span(&self) -> Range<usize> {
         let word = self.rest().bytes().take_while(|b| is_word(*b)).count();
         let len = if word > 0 {
             word
@@ -109,7 +114,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The text of `span`, or "" for a span past the end.
-    fn text(&self, span: &Range<usize>) -> &'a str {
+    pub(crate) fn text(&self, span: &Range<usize>) -> &'a str {
         self.s.get(span.clone()).unwrap_or("")
     }
 
@@ -128,13 +133,13 @@ impl<'a> Cursor<'a> {
     }
 }
 
-type BytePredicate = fn(u8) -> bool;
+pub(crate) type BytePredicate = fn(u8) -> bool;
 
-fn is_letter(b: u8) -> bool {
+pub(crate) fn is_letter(b: u8) -> bool {
     b.is_ascii_alphabetic()
 }
 
-fn is_word(b: u8) -> bool {
+pub(crate) fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
@@ -720,6 +725,7 @@ pub(crate) fn parse_arg(spec: &str, scope: &AttrScope<'_>) -> Result<Option<Pars
         ty,
         number_attr: number_span.as_ref().map(|s| spec[s.clone()].to_owned()),
         is_ref,
+        full_type: None,
     };
     Ok(Some(ParsedArg {
         def,
@@ -729,6 +735,30 @@ pub(crate) fn parse_arg(spec: &str, scope: &AttrScope<'_>) -> Result<Option<Pars
             ty: type_span,
         },
     }))
+}
+
+/// A parsed full-type spec: the output it annotates and its full type,
+/// with where each was written.
+pub(crate) struct ParsedFullType {
+    pub output: String,
+    pub name: Range<usize>,
+    pub ty: FullType,
+    pub places: Places<Range<usize>>,
+}
+
+/// Parses `<output>: <full type>`, the full type in the notation of
+/// [`crate::full_type`]; which output it names, and what its type
+/// variables name, the builder checks against the op.
+pub(crate) fn parse_full_type(spec: &str) -> Result<ParsedFullType> {
+    let mut c = Cursor { s: spec, pos: 0 };
+    let name = parse_name(&mut c, true)?;
+    let (ty, places) = crate::full_type::parse_notation(&mut c)?;
+    Ok(ParsedFullType {
+        output: spec[name.clone()].to_owned(),
+        name,
+        ty,
+        places,
+    })
 }
 
 /// The name at the start of an attr or arg spec, if one can be read even

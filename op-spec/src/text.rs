@@ -892,6 +892,21 @@ impl<'a> TextNode<'a> {
         decode_bool(self.0)
     }
 
+    /// The name an enum field's value is written as (`TFT_TENSOR`), for an
+    /// enum that the caller decodes; an error for a number or another
+    /// value (a caller that takes enum values by number reads those with
+    /// [`to_i32`](Self::to_i32)).
+    pub fn to_enum_name(self) -> Result<&'a str> {
+        match self.0 {
+            TextValue::Scalar {
+                tok: Tok::Ident(name),
+                negative: false,
+                ..
+            } => Ok(name),
+            other => err(other.pos(), "expected an enum value's name"),
+        }
+    }
+
     /// A `DataType` field (`DT_FLOAT`, or its enum value).
     pub fn to_dtype(self) -> Result<DType> {
         decode_dtype(self.0)

@@ -842,3 +842,40 @@ fn rule_ids_are_distinct() {
     assert_eq!(ids.len(), Rule::ALL.len());
     assert_eq!(Rule::DefaultChanged.to_string(), "default-changed");
 }
+
+/// TensorFlow's `OpDefCompatible` does not compare `experimental_full_type`
+/// (its `op_compatibility_lib` records such a change as a new, compatible
+/// version of the op): a full type may be added, changed or dropped.
+#[test]
+fn a_full_type_may_change() {
+    let shape = |full_type: Option<&str>| {
+        let mut b = OpDefBuilder::new("Shape")
+            .attr("T: type")
+            .attr("out_type: {int32, int64} = DT_INT32")
+            .input("input: T")
+            .output("output: out_type");
+        if let Some(spec) = full_type {
+            b = b.full_type(spec);
+        }
+        b.build().unwrap_or_else(|e| panic!("{e}"))
+    };
+    let none = shape(None);
+    let shape_tensor = shape(Some("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]"));
+    let tensor = shape(Some("output: TFT_TENSOR[TFT_VAR{'out_type'}]"));
+    assert_ne!(none, shape_tensor);
+    for (old, new) in [
+        (&none, &shape_tensor),
+        (&shape_tensor, &tensor),
+        (&shape_tensor, &none),
+    ] {
+        assert_eq!(compat::check(old, new), [], "{old:?} -> {new:?}");
+    }
+    // With another change, only that one is reported.
+    let mut retyped = shape_tensor.clone();
+    retyped.outputs[0].ty = op_spec::ArgType::Fixed(op_spec::DType::I64);
+    let got: Vec<Rule> = compat::check(&none, &retyped)
+        .into_iter()
+        .map(|v| v.rule)
+        .collect();
+    assert_eq!(got, [Rule::ArgRetyped]);
+}

@@ -3,34 +3,12 @@
 //! same text, and an error names the op, the field and the place.
 
 use op_spec::pbtxt::{self, OpListError};
-use op_spec::{AttrValue, DType, OpDefBuilder};
+use op_spec::{AttrValue, DType, FullType, FullTypeId, OpDefBuilder};
 use proptest::prelude::*;
 
 /// TensorFlow 2.21's OpDefs of the standard ops (docs stripped), as
 /// TensorFlow's own `TextFormat` wrote them.
 const TENSORFLOW_OPS: &str = include_str!("../../op-kernels/tests/data/tensorflow_ops.pbtxt");
-
-/// `text` without the messages named `field` (and what they hold).
-fn without_messages(text: &str, field: &str) -> String {
-    let mut out = String::new();
-    let mut skipping: Option<usize> = None;
-    for line in text.lines() {
-        let indent = line.len() - line.trim_start().len();
-        if let Some(depth) = skipping {
-            if line.trim() == "}" && indent == depth {
-                skipping = None;
-            }
-            continue;
-        }
-        if line.trim_start() == format!("{field} {{") {
-            skipping = Some(indent);
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
 
 #[test]
 fn tensorflow_s_own_op_list_is_read_completely_and_prints_back_the_same() {
@@ -38,14 +16,51 @@ fn tensorflow_s_own_op_list_is_read_completely_and_prints_back_the_same() {
     let written = TENSORFLOW_OPS.matches("\nop {\n").count();
     assert!(written > 80, "the copy holds {written} ops");
     assert_eq!(ops.len(), written);
-    // Every field but experimental_full_type (which op-spec's model does not
-    // hold) comes back in the same text, byte for byte.
-    let theirs: String = without_messages(TENSORFLOW_OPS, "experimental_full_type")
+    // Every field comes back in the same text, byte for byte: Shape's full
+    // type too.
+    let theirs: String = TENSORFLOW_OPS
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| format!("{l}\n"))
         .collect();
-    assert_eq!(pbtxt::op_list_to_string(&ops), theirs);
+    assert!(pbtxt::op_list_to_string(&ops) == theirs, "the text differs");
+    let shape = ops.iter().find(|op| op.name == "Shape").unwrap();
+    assert_eq!(
+        shape.outputs[0].full_type,
+        Some(FullType::new(FullTypeId::ShapeTensor).with_arg(FullType::var("out_type")))
+    );
+}
+
+#[test]
+fn a_full_type_reads_with_its_ids_by_name_or_number_and_its_attr() {
+    let text = "op { name: 'A' attr { name: 'T' type: 'list(type)' }
+        output_arg { name: 'y' type: DT_VARIANT experimental_full_type {
+            type_id: 10102 args { type_id: TFT_FOR_EACH args { type_id: TFT_PRODUCT }
+            args { type_id: TFT_TENSOR args { type_id: TFT_VAR s: 'T' } } args { type_id: TFT_VAR s: \"T\" } } } }
+        output_arg { name: 'n' type: DT_INT32 experimental_full_type { type_id: TFT_LITERAL i: -3 } }
+        output_arg { name: 'u' type: DT_INT32 experimental_full_type { } } }";
+    let op = &pbtxt::parse_op_list(text).unwrap_or_else(|e| panic!("{e}"))[0];
+    let full_type = |i: usize| op.outputs[i].full_type.as_ref().map(ToString::to_string);
+    assert_eq!(
+        full_type(0).as_deref(),
+        Some("TFT_DATASET[TFT_FOR_EACH[TFT_PRODUCT, TFT_TENSOR[TFT_VAR{'T'}], TFT_VAR{'T'}]]")
+    );
+    assert_eq!(full_type(1).as_deref(), Some("TFT_LITERAL{-3}"));
+    // Present but unset: kept, and written back as an empty message.
+    assert_eq!(full_type(2).as_deref(), Some("TFT_UNSET"));
+    let written = pbtxt::op_list_to_string([op]);
+    assert!(
+        written.contains("    experimental_full_type {\n    }\n"),
+        "{written}"
+    );
+    assert!(
+        written.contains("      type_id: TFT_DATASET\n"),
+        "{written}"
+    );
+    assert_eq!(
+        pbtxt::parse_op_list(&written).as_ref(),
+        Ok(&vec![op.clone()])
+    );
 }
 
 #[test]
@@ -220,6 +235,36 @@ fn errors_name_the_op_the_field_and_the_place() {
             "a name that is not UTF-8",
             "op { name: 'A' attr { name: '\\377' type: 'int' } }",
             "line 1, column 29: op 'A', attr > name: expected UTF-8 text",
+        ),
+        (
+            "an unknown full type id",
+            "op { name: 'A' output_arg { name: 'y' type: DT_INT32 experimental_full_type { type_id: TFT_SHAPE_TENSR } } }",
+            "line 1, column 88: op 'A', output_arg 'y' > experimental_full_type > type_id: unknown FullTypeId 'TFT_SHAPE_TENSR' (did you mean 'TFT_SHAPE_TENSOR'?)",
+        ),
+        (
+            "a full type id by a number TensorFlow does not use",
+            "op { name: 'A' output_arg { name: 'y' type: DT_INT32 experimental_full_type { type_id: 5 } } }",
+            "line 1, column 88: op 'A', output_arg 'y' > experimental_full_type > type_id: 5 is not a FullTypeId value",
+        ),
+        (
+            "both members of a full type's oneof",
+            "op { name: 'A' output_arg { name: 'y' type: DT_INT32 experimental_full_type { type_id: TFT_LITERAL i: 1 s: 'x' } } }",
+            "line 1, column 105: op 'A', output_arg 'y' > experimental_full_type > s: a FullTypeDef holds one attr, but 's' and 'i' are both set",
+        ),
+        (
+            "a type variable naming no attr",
+            "op { name: 'A' attr { name: 'out_type' type: 'type' } output_arg { name: 'y' type_attr: 'out_type' experimental_full_type { type_id: TFT_SHAPE_TENSOR args { type_id: TFT_VAR s: 'out_typ' } } } }",
+            "line 1, column 178: op 'A', output_arg 'y' > experimental_full_type: TFT_VAR names no attr of the op: 'out_typ' (did you mean 'out_type'?)",
+        ),
+        (
+            "a type variable naming an attr that is not a type",
+            "op { name: 'A' attr { name: 'N' type: 'int' } output_arg { name: 'y' type: DT_INT32 experimental_full_type { type_id: TFT_VAR s: 'N' } } }",
+            "line 1, column 130: op 'A', output_arg 'y' > experimental_full_type: TFT_VAR names attr 'N' of type int, not a type (a type variable stands for a `type` or `list(type)` attr)",
+        ),
+        (
+            "a for-each without its three args",
+            "op { name: 'A' output_arg { name: 'y' type: DT_VARIANT experimental_full_type { type_id: TFT_FOR_EACH args { type_id: TFT_PRODUCT } } } }",
+            "line 1, column 90: op 'A', output_arg 'y' > experimental_full_type: TFT_FOR_EACH takes 3 args, not 1 (write TFT_FOR_EACH[<container>, <template>, TFT_VAR{'<list attr>'}], as in TFT_FOR_EACH[TFT_PRODUCT, TFT_TENSOR[TFT_VAR{'T'}], TFT_VAR{'T'}])",
         ),
         (
             "a field of the OpList itself",

@@ -1,9 +1,10 @@
 //! Property tests of the spec parser.
 //!
 //! - Random valid ops, written as spec strings in varied but valid syntax
-//!   (spacing, quoting, escapes, number bases, message brackets), parse to
-//!   the op that was generated; every attr and arg printed back with
-//!   `to_spec()` parses to the same op again, with the same text format.
+//!   (spacing, quoting, escapes, number bases, message brackets), with full
+//!   types on some outputs, parse to the op that was generated; every attr
+//!   and arg printed back with `to_spec()` (and every full type with its
+//!   `Display`) parses to the same op again, with the same text format.
 //! - Any list of valid ops, with docs, flags and deprecation, written in
 //!   text format (`pbtxt::op_list_to_string`) reads back
 //!   (`pbtxt::parse_op_list`) to the same ops.
@@ -16,8 +17,8 @@
 use op_spec::attr_value::{AttrKind, AttrType, DimValue, FuncValue, ListValue, ShapeValue};
 use op_spec::dtype::ALL_TYPES;
 use op_spec::{
-    ArgDef, ArgType, AttrDef, AttrValue, DType, OpDef, OpDefBuilder, SpecError, SpecSource,
-    TensorValue, TypeClass, pbtxt,
+    ArgDef, ArgType, AttrDef, AttrValue, DType, FullType, FullTypeAttr, FullTypeId, OpDef,
+    OpDefBuilder, SpecError, SpecSource, TensorValue, TypeClass, pbtxt,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -665,6 +666,9 @@ struct GenOp {
     attrs: Vec<(String, GenAttr, u8)>,
     inputs: Vec<(String, ArgChoice)>,
     outputs: Vec<(String, ArgChoice)>,
+    /// Full types, each on the output its pick chooses (the first one for
+    /// an output that two pick).
+    full_types: Vec<(usize, GenFullType)>,
     stateful: bool,
 }
 
@@ -682,28 +686,153 @@ fn gen_op() -> impl Strategy<Value = GenOp> {
         prop::collection::vec(("[A-Za-z][A-Za-z0-9_]{0,3}", gen_attr(), any::<u8>()), 0..7),
         prop::collection::vec(("[a-z][a-z0-9_]{0,3}", arg_choice()), 0..4),
         prop::collection::vec(("[a-z][a-z0-9_]{0,3}", arg_choice()), 0..4),
+        prop::collection::vec((any::<usize>(), gen_full_type()), 0..3),
         any::<bool>(),
     )
-        .prop_map(|(name, attrs, inputs, outputs, stateful)| GenOp {
-            name,
-            // Suffixes keep names unique and away from dtype names.
-            attrs: attrs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (n, a, s))| (format!("{n}_a{i}"), a, s))
-                .collect(),
-            inputs: inputs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (n, c))| (format!("{n}_i{i}"), c))
-                .collect(),
-            outputs: outputs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (n, c))| (format!("{n}_o{i}"), c))
-                .collect(),
-            stateful,
-        })
+        .prop_map(
+            |(name, attrs, inputs, outputs, full_types, stateful)| GenOp {
+                name,
+                // Suffixes keep names unique and away from dtype names.
+                attrs: attrs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (n, a, s))| (format!("{n}_a{i}"), a, s))
+                    .collect(),
+                inputs: inputs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (n, c))| (format!("{n}_i{i}"), c))
+                    .collect(),
+                outputs: outputs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (n, c))| (format!("{n}_o{i}"), c))
+                    .collect(),
+                full_types,
+                stateful,
+            },
+        )
+}
+
+/// A full type before it meets an op: its id, args and attr as picked;
+/// [`resolve_full_type`] makes it valid on the op's attrs.
+#[derive(Clone, Debug)]
+struct GenFullType {
+    id: FullTypeId,
+    args: Vec<GenFullType>,
+    attr: Option<FullTypeAttr>,
+    /// Which attr a `TFT_VAR` names.
+    pick: usize,
+    style: u8,
+}
+
+fn gen_full_type() -> impl Strategy<Value = GenFullType> {
+    let leaf = (
+        prop::sample::select(FullTypeId::ALL),
+        prop::option::weighted(
+            0.3,
+            prop_oneof![
+                any::<i64>().prop_map(FullTypeAttr::Int),
+                "[a-zA-Z_'\"\\\\é\n]{0,6}".prop_map(FullTypeAttr::String),
+            ],
+        ),
+        any::<usize>(),
+        any::<u8>(),
+    )
+        .prop_map(|(id, attr, pick, style)| GenFullType {
+            id,
+            args: Vec::new(),
+            attr,
+            pick,
+            style,
+        });
+    leaf.prop_recursive(4, 16, 3, |inner| {
+        (
+            prop::sample::select(FullTypeId::ALL),
+            prop::collection::vec(inner, 0..4),
+            any::<usize>(),
+            any::<u8>(),
+        )
+            .prop_map(|(id, args, pick, style)| GenFullType {
+                id,
+                args,
+                attr: None,
+                pick,
+                style,
+            })
+    })
+}
+
+/// The full type `g` becomes on an op with `attrs`, and its notation in
+/// varied but valid syntax: a `TFT_VAR` names a type attr and takes no
+/// args (a `TFT_ANY` where the op has no type attr), a `TFT_FOR_EACH`
+/// has three args ending in one.
+fn resolve_full_type(g: &GenFullType, attrs: &[AttrDef]) -> (FullType, String) {
+    let type_attrs: Vec<&str> = attrs
+        .iter()
+        .filter(|a| a.ty.kind == AttrKind::Type)
+        .map(|a| a.name.as_str())
+        .collect();
+    let var = |pick: usize| {
+        type_attrs
+            .get(pick % type_attrs.len().max(1))
+            .map(|n| FullType::var(*n))
+    };
+    let mut ty = FullType {
+        type_id: g.id,
+        args: g
+            .args
+            .iter()
+            .map(|a| resolve_full_type(a, attrs).0)
+            .collect(),
+        attr: g.attr.clone(),
+    };
+    match g.id {
+        FullTypeId::Var => match var(g.pick) {
+            Some(v) => ty = v,
+            None => ty.type_id = FullTypeId::Any,
+        },
+        FullTypeId::ForEach => match var(g.pick) {
+            Some(v) => {
+                ty.args.resize(2, FullType::new(FullTypeId::Product));
+                ty.args.push(v);
+            }
+            None => ty.type_id = FullTypeId::Product,
+        },
+        _ => {}
+    }
+    let text = full_type_text(&ty, g.style);
+    (ty, text)
+}
+
+/// The notation of `ty`, written independently of its `Display`: spaces
+/// around the parts, either quote, an empty `[]` for no args, a comma
+/// after the last arg.
+fn full_type_text(ty: &FullType, style: u8) -> String {
+    let s = sp(style);
+    let mut out = ty.type_id.enum_name().to_owned();
+    if !ty.args.is_empty() || style & 0x10 != 0 {
+        out.push_str(&format!("{s}[{s}"));
+        let args: Vec<String> = ty
+            .args
+            .iter()
+            .map(|a| full_type_text(a, style.rotate_left(1)))
+            .collect();
+        out.push_str(&args.join(&format!("{s},{}", sp(style >> 2))));
+        if style & 0x20 != 0 && !ty.args.is_empty() {
+            out.push(',');
+        }
+        out.push_str(&format!("{s}]"));
+    }
+    match &ty.attr {
+        Some(FullTypeAttr::String(v)) => out.push_str(&format!(
+            "{s}{{{s}{}{s}}}",
+            quote_bytes(v.as_bytes(), style >> 3, false)
+        )),
+        Some(FullTypeAttr::Int(i)) => out.push_str(&format!("{s}{{{s}{i}{s}}}")),
+        None => {}
+    }
+    out
 }
 
 /// Whether `a` may be the length of an `N * T` arg: its minimum (explicit,
@@ -771,6 +900,7 @@ fn resolve_arg(name: &str, c: &ArgChoice, attrs: &[AttrDef]) -> (ArgDef, String)
         ty,
         number_attr: number,
         is_ref: c.is_ref,
+        full_type: None,
     };
     let s = sp(c.style >> 4);
     (def, format!("{name}{s}:{}{text}{s}", sp(c.style >> 6)))
@@ -792,11 +922,28 @@ fn specs_and_expected(g: &GenOp) -> (OpDefBuilder, OpDef) {
         b = b.input(spec);
         inputs.push(def);
     }
-    let mut outputs = Vec::new();
+    let mut outputs: Vec<ArgDef> = Vec::new();
     for (name, c) in &g.outputs {
         let (def, spec) = resolve_arg(name, c, &attrs);
         b = b.output(spec);
         outputs.push(def);
+    }
+    if !outputs.is_empty() {
+        for (pick, gen_type) in &g.full_types {
+            let count = outputs.len();
+            let output = &mut outputs[pick % count];
+            if output.full_type.is_some() {
+                continue;
+            }
+            let (ty, text) = resolve_full_type(gen_type, &attrs);
+            let s = sp(gen_type.style >> 4);
+            b = b.full_type(format!(
+                "{}{s}:{}{text}",
+                output.name,
+                sp(gen_type.style >> 6)
+            ));
+            output.full_type = Some(ty);
+        }
     }
     // TensorFlow's implicit minimums.
     for arg in inputs.iter().chain(&outputs) {
@@ -895,6 +1042,11 @@ fn rebuild_from_specs(op: &OpDef, stateful: bool) -> OpDefBuilder {
     }
     for o in &op.outputs {
         b = b.output(o.to_spec());
+    }
+    for o in &op.outputs {
+        if let Some(ty) = &o.full_type {
+            b = b.full_type(format!("{}: {ty}", o.name));
+        }
     }
     if stateful {
         b = b.set_is_stateful();
@@ -1115,6 +1267,7 @@ fn check_error(e: &SpecError, builder_specs: &Specs) -> Result<(), TestCaseError
         SpecSource::Attr(i) => &builder_specs.attrs[i],
         SpecSource::Input(i) => &builder_specs.inputs[i],
         SpecSource::Output(i) => &builder_specs.outputs[i],
+        SpecSource::FullType(i) => &builder_specs.full_types[i],
         SpecSource::OpName | SpecSource::Doc => "",
     };
     prop_assert_eq!(&e.spec, spec, "the error quotes its spec");
@@ -1170,6 +1323,7 @@ struct Specs {
     attrs: Vec<String>,
     inputs: Vec<String>,
     outputs: Vec<String>,
+    full_types: Vec<String>,
 }
 
 fn build_checked(s: &Specs) -> Result<(), TestCaseError> {
@@ -1182,6 +1336,9 @@ fn build_checked(s: &Specs) -> Result<(), TestCaseError> {
     }
     for o in &s.outputs {
         b = b.output(o.as_str());
+    }
+    for f in &s.full_types {
+        b = b.full_type(f.as_str());
     }
     if let Err(errors) = b.build() {
         prop_assert!(!errors.errors().is_empty());
@@ -1267,6 +1424,14 @@ const TOKENS: &[&str] = &[
     "\u{301}",
     "\0",
     "true",
+    "TFT_VAR",
+    "TFT_TENSOR",
+    "TFT_FOR_EACH",
+    "TFT_SHAPE_TENSOR",
+    "TFT_VAR{'T'}",
+    "TFT_VAR{'L'}",
+    "TFT_VAR{'N'}",
+    "y: ",
 ];
 
 fn token_string() -> impl Strategy<Value = String> {
@@ -1287,19 +1452,23 @@ fn garbage_specs() -> impl Strategy<Value = Specs> {
         prop::collection::vec(spec_like(), 0..3),
         prop::collection::vec(spec_like(), 0..3),
         prop::collection::vec(spec_like(), 0..3),
+        prop::collection::vec(spec_like(), 0..3),
     )
-        .prop_map(|(name, mut attrs, inputs, outputs)| {
+        .prop_map(|(name, mut attrs, inputs, mut outputs, full_types)| {
             // Give args something to refer to.
             attrs.extend([
                 "N: int".to_owned(),
                 "T: type".to_owned(),
                 "L: list(type)".to_owned(),
             ]);
+            // And full types something to annotate.
+            outputs.push("y: T".to_owned());
             Specs {
                 name,
                 attrs,
                 inputs,
                 outputs,
+                full_types,
             }
         })
 }
@@ -1322,22 +1491,26 @@ proptest! {
             attrs: g.attrs.iter().map(|(n, a, s)| attr_spec(a, n, *s)).collect(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            full_types: Vec::new(),
         };
         let attrs: Vec<AttrDef> = g.attrs.iter().map(|(n, a, _)| AttrDef { name: n.clone(), ..a.def.clone() }).collect();
         specs.inputs = g.inputs.iter().map(|(n, c)| resolve_arg(n, c, &attrs).1).collect();
         specs.outputs = g.outputs.iter().map(|(n, c)| resolve_arg(n, c, &attrs).1).collect();
+        specs.full_types = g.full_types.iter().zip(&g.outputs).map(|((_, t), (n, _))| format!("{n}: {}", resolve_full_type(t, &attrs).1)).collect();
         for (at, op, token) in edits {
-            let all = specs.attrs.len() + specs.inputs.len() + specs.outputs.len();
+            let lists = [&mut specs.attrs, &mut specs.inputs, &mut specs.outputs, &mut specs.full_types];
+            let all: usize = lists.iter().map(|l| l.len()).sum();
             if all == 0 {
                 break;
             }
-            let which = at % all;
-            let target = if which < specs.attrs.len() {
-                &mut specs.attrs[which]
-            } else if which < specs.attrs.len() + specs.inputs.len() {
-                &mut specs.inputs[which - specs.attrs.len()]
-            } else {
-                &mut specs.outputs[which - specs.attrs.len() - specs.inputs.len()]
+            let mut which = at % all;
+            let mut lists = lists.into_iter();
+            let target = loop {
+                let list = lists.next().expect("which < all");
+                if which < list.len() {
+                    break &mut list[which];
+                }
+                which -= list.len();
             };
             let bounds: Vec<usize> = (0..=target.len()).filter(|&i| target.is_char_boundary(i)).collect();
             let pos = bounds[(at / 7) % bounds.len()];

@@ -1091,3 +1091,171 @@ fn hand_made_errors_display_without_panicking() {
     assert!(e.to_string().ends_with("\n    é: int\n    ^^^^^^"), "{e}");
     let _ = e.one_line();
 }
+
+// ---------------------------------------------------------------------------
+// Full types.
+
+/// The one error of `Shape` with the full-type spec `spec` (its attrs `T`,
+/// `out_type` and `N: int`, its input `input` and output `output`).
+#[track_caller]
+fn full_type_err(spec: &str) -> SpecError {
+    only(errors(
+        OpDefBuilder::new("Op")
+            .attr("T: type")
+            .attr("out_type: {int32, int64} = DT_INT32")
+            .attr("N: int")
+            .input("input: T")
+            .output("output: out_type")
+            .full_type(spec),
+    ))
+}
+
+#[test]
+fn full_types_that_do_not_read() {
+    let ft = SpecSource::FullType(0);
+    check(
+        &full_type_err("output: TFT_SHAPE_TENSR[TFT_VAR{'out_type'}]"),
+        ft.clone(),
+        8..23,
+        "unknown full type 'TFT_SHAPE_TENSR'",
+        Some("did you mean 'TFT_SHAPE_TENSOR'?"),
+    );
+    check(
+        &full_type_err("output: shape_tensor[TFT_VAR{'out_type'}]"),
+        ft.clone(),
+        8..20,
+        "unknown full type 'shape_tensor'",
+        Some("did you mean 'TFT_SHAPE_TENSOR'?"),
+    );
+    // TensorFlow's docs write a variable's name in brackets.
+    check(
+        &full_type_err("output: TFT_SHAPE_TENSOR[TFT_VAR[\"out_type\"]]"),
+        ft.clone(),
+        33..43,
+        "expected a full type in the brackets, found a string",
+        Some("a type's attr is written in braces after its args: TFT_VAR{'..'}"),
+    );
+    check(
+        &full_type_err("output: TFT_SHAPE_TENSOR[TFT_VAR{out_type}]"),
+        ft.clone(),
+        33..41,
+        "unquoted attr 'out_type'",
+        Some("a string attr is quoted: TFT_VAR{'out_type'}"),
+    );
+    check(
+        &full_type_err("output TFT_SHAPE_TENSOR"),
+        ft,
+        7..23,
+        "expected ':' after the name 'output'",
+        Some("a spec reads '<name>: <type>': write 'output: TFT_SHAPE_TENSOR'"),
+    );
+}
+
+#[test]
+fn full_types_that_name_what_the_op_lacks() {
+    let ft = SpecSource::FullType(0);
+    check(
+        &full_type_err("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_typ'}]"),
+        ft.clone(),
+        33..42,
+        "TFT_VAR names no attr of the op: 'out_typ'",
+        Some("did you mean 'out_type'?"),
+    );
+    check(
+        &full_type_err("output: TFT_SHAPE_TENSOR[TFT_VAR{'dtype'}]"),
+        ft.clone(),
+        33..40,
+        "TFT_VAR names no attr of the op: 'dtype'",
+        Some("a type variable stands for a `type` or `list(type)` attr of the op: 'T', 'out_type'"),
+    );
+    check(
+        &full_type_err("output: TFT_TENSOR[TFT_VAR{'N'}]"),
+        ft.clone(),
+        27..30,
+        "TFT_VAR names attr 'N' of type int, not a type",
+        Some("a type variable stands for a `type` or `list(type)` attr"),
+    );
+    check(
+        &full_type_err("output: TFT_VAR[TFT_ANY]{'T'}"),
+        ft.clone(),
+        16..23,
+        "TFT_VAR takes no args, but has 1",
+        Some("a type variable stands for the type of the attr it names: TFT_VAR{'T'}"),
+    );
+    check(
+        &full_type_err("output: TFT_FOR_EACH[TFT_PRODUCT, TFT_TENSOR[TFT_VAR{'T'}], TFT_ANY]"),
+        ft.clone(),
+        60..67,
+        "the last arg of TFT_FOR_EACH is the TFT_VAR it expands, not TFT_ANY",
+        Some("name the attr whose types the template repeats for: TFT_VAR{'T'}"),
+    );
+    check(
+        &full_type_err("outptu: TFT_SHAPE_TENSOR"),
+        ft.clone(),
+        0..6,
+        "no output named 'outptu'",
+        Some("did you mean 'output'?"),
+    );
+    check(
+        &full_type_err("input: TFT_SHAPE_TENSOR"),
+        ft,
+        0..5,
+        "'input' is an input: a full type annotates an output",
+        Some("TensorFlow's type constructors give the op's outputs their full types"),
+    );
+    // A second full type for one output.
+    let e = only(errors(
+        OpDefBuilder::new("Op")
+            .attr("T: type")
+            .output("y: T")
+            .full_type("y: TFT_TENSOR[TFT_VAR{'T'}]")
+            .full_type("y: TFT_ANY"),
+    ));
+    check(
+        &e,
+        SpecSource::FullType(1),
+        0..1,
+        "output 'y' has a second full type",
+        Some(
+            "FullType(\"y: TFT_TENSOR[TFT_VAR{'T'}]\") gave it one already: an output has one full type",
+        ),
+    );
+}
+
+#[test]
+fn a_full_type_on_a_broken_spec_is_no_second_error() {
+    // The attr the variable names is broken: one error, the attr's.
+    let e = only(errors(
+        OpDefBuilder::new("Op")
+            .attr("T: tipe")
+            .output("y: int32")
+            .full_type("y: TFT_TENSOR[TFT_VAR{'T'}]"),
+    ));
+    assert_eq!(e.source, SpecSource::Attr(0), "{e}");
+    // The output it annotates is broken: one error, the output's.
+    let e = only(errors(
+        OpDefBuilder::new("Op")
+            .output("y: flaot")
+            .full_type("y: TFT_ANY"),
+    ));
+    assert_eq!(e.source, SpecSource::Output(0), "{e}");
+    // Full-type errors come after the specs they refer to.
+    let all = errors(
+        OpDefBuilder::new("Op")
+            .full_type("y: TFT_NOPE")
+            .output("y: flaot")
+            .output("z: int32")
+            .full_type("z: TFT_NOPE")
+            .attr("T: tipe"),
+    );
+    let sources: Vec<SpecSource> = all.iter().map(|e| e.source.clone()).collect();
+    assert_eq!(
+        sources,
+        [
+            SpecSource::Attr(0),
+            SpecSource::Output(0),
+            SpecSource::FullType(0),
+            SpecSource::FullType(1)
+        ]
+    );
+}

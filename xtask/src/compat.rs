@@ -9,7 +9,10 @@
 //! ([`op_spec::compat::check_op_lists`]: an op removed or renamed, an attr
 //! added without a default, a constraint narrowed, an input retyped, ...),
 //! prints each violation, and fails if there is any. Ops registered since
-//! are compatible additions; it names them.
+//! are compatible additions; it names them, and the ops that changed
+//! compatibly (a widened constraint, an added attr with a default, a new
+//! full type), which TensorFlow's `op_compatibility_lib` counts as changed
+//! ops and records as new versions at a release.
 //!
 //! `cargo xtask compat --bless` rewrites the golden from the registered ops:
 //! for a release, to record the ops added since the last one, or to accept a
@@ -81,6 +84,9 @@ pub struct Report {
     pub violations: Vec<Violation>,
     /// The ops registered now and not in the golden (compatible additions).
     pub added: Vec<String>,
+    /// The ops of the golden registered now with another definition (docs
+    /// aside) and no violation: compatible changes, in the golden's order.
+    pub changed: Vec<String>,
     /// How many ops the golden holds.
     pub golden_ops: usize,
 }
@@ -134,9 +140,26 @@ pub fn compare(golden: &str, current: &[OpDef]) -> Result<Report, OpListError> {
         .filter(|op| !old.iter().any(|o| o.name == op.name))
         .map(|op| op.name.clone())
         .collect();
+    let violations = compat::check_op_lists(&old, current);
+    // As TensorFlow compares the history's last version with the op: by
+    // the text of the whole definition, docs stripped.
+    let changed = old
+        .iter()
+        .filter(|o| !violations.iter().any(|v| v.op == o.name))
+        .filter(|o| {
+            current
+                .iter()
+                .find(|op| op.name == o.name)
+                .is_some_and(|op| {
+                    pbtxt::op_def_to_string(&without_docs(op)) != pbtxt::op_def_to_string(o)
+                })
+        })
+        .map(|o| o.name.clone())
+        .collect();
     Ok(Report {
-        violations: compat::check_op_lists(&old, current),
+        violations,
         added,
+        changed,
         golden_ops: old.len(),
     })
 }
@@ -179,6 +202,14 @@ pub fn run(
                  Keep the old behavior (or add a new op under a new name); if the break is \
                  deliberate, release it with `cargo xtask compat --bless`",
                 report.violations.len()
+            )?;
+        }
+        if !report.changed.is_empty() {
+            write!(
+                out,
+                "\n{} op(s) changed compatibly since (`--bless` at the next release records them): {}",
+                report.changed.len(),
+                report.changed.join(", ")
             )?;
         }
         if report.added.is_empty() {

@@ -142,6 +142,43 @@ fn ops_added_since_the_golden_are_named_and_pass() {
     );
 }
 
+/// A change TensorFlow accepts (a full type added, a type allowed) is
+/// named as a changed op and passes; the op is the same to the checker.
+#[test]
+fn ops_changed_compatibly_since_the_golden_are_named_and_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = dir.path().join("ops.golden.pbtxt");
+    let released = with_changed("Shape", |op| op.outputs[0].full_type = None);
+    let released = {
+        let mut ops = released;
+        let narrow = ops
+            .iter_mut()
+            .find(|o| o.name == "ZeroOutPolymorphic")
+            .unwrap();
+        let Some(ListValue::Type(types)) = &mut narrow.attrs[0].allowed_values else {
+            panic!("T has allowed types");
+        };
+        types.retain(|t| *t != DType::F64);
+        ops
+    };
+    std::fs::write(&golden, compat::golden_text(&released)).unwrap();
+    let (result, out) = check(&golden, &compat::registered_ops());
+    assert!(result.unwrap(), "{out}");
+    assert!(
+        out.contains(
+            "\n2 op(s) changed compatibly since (`--bless` at the next release records them): Shape, ZeroOutPolymorphic\n"
+        ),
+        "{out}"
+    );
+    let report = compat::compare(
+        &std::fs::read_to_string(&golden).unwrap(),
+        &compat::registered_ops(),
+    )
+    .unwrap();
+    assert_eq!(report.changed, ["Shape", "ZeroOutPolymorphic"]);
+    assert!(report.violations.is_empty() && report.added.is_empty());
+}
+
 #[test]
 fn a_missing_or_broken_golden_is_an_error_that_says_what_to_do() {
     let dir = tempfile::tempdir().unwrap();

@@ -22,10 +22,14 @@ use super::transpose::{invert_permutation_shape, transpose_shape};
 /// input: any tensor.
 /// output: a vector of `input`'s dimension sizes, outermost first.
 /// out_type: the dtype of `output`.
+// The full type is TensorFlow's type constructor for Shape
+// (`full_type::Unary(TFT_SHAPE_TENSOR, "out_type")`): a shape tensor,
+// which TensorFlow's placer keeps in host memory.
 #[register_op(
     attrs("T: type", "out_type: {int32, int64} = DT_INT32"),
     inputs("input: T"),
     outputs("output: out_type"),
+    full_types("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]"),
     shape_fn = shape_shape
 )]
 pub struct Shape;

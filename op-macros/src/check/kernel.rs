@@ -76,7 +76,7 @@ pub fn kernel(args: &KernelArgs, item: syn::Item) -> darling::Result<CheckedKern
     // On an error in `types(...)`, the kernel's generics are not compared
     // with it: that would only repeat the error.
     let types = errors.handle(type_combos(&args.types, Some("T")));
-    let Some(body) = kernel_body(item, &mut errors) else {
+    let Some(body) = kernel_body(item, op.as_ref(), &mut errors) else {
         errors.finish()?;
         unreachable!("an error was pushed");
     };
@@ -134,10 +134,14 @@ fn kernel_device(args: &KernelArgs) -> darling::Result<DeviceType> {
 /// A kernel is a function or an inherent impl with `new` and `compute`;
 /// anything else cannot run. Errors in a function or impl are pushed and
 /// it is kept, so that the rest is checked too; for another item, `None`.
-fn kernel_body(item: syn::Item, errors: &mut darling::error::Accumulator) -> Option<KernelBody> {
+fn kernel_body(
+    item: syn::Item,
+    op: Option<&OpRef>,
+    errors: &mut darling::error::Accumulator,
+) -> Option<KernelBody> {
     match item {
         syn::Item::Fn(mut f) => {
-            let signature = errors.handle(kernel_fn_signature(&mut f.sig));
+            let signature = errors.handle(kernel_fn_signature(&mut f.sig, op));
             Some(KernelBody::Fn {
                 item: Box::new(f),
                 signature: signature.unwrap_or_else(FnSignature::unknown),

@@ -70,6 +70,7 @@ pub fn fn_op(args: &FnOpArgs, item: &mut syn::ItemFn) -> darling::Result<Checked
         attrs: params.attr_specs,
         inputs: params.input_specs,
         outputs: output_specs,
+        full_types: args.full_types.0.iter().map(Into::into).collect(),
         doc: doc_comment(&item.attrs),
         flags: flags(&args.flags),
     };

@@ -41,6 +41,7 @@ pub fn register_op(
             .collect(),
         inputs: args.inputs.0.iter().map(Into::into).collect(),
         outputs: args.outputs.0.iter().map(Into::into).collect(),
+        full_types: args.full_types.0.iter().map(Into::into).collect(),
         doc: op_doc(item, &fields.docs),
         flags: flags(&args.flags),
     };

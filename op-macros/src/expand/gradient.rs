@@ -18,8 +18,10 @@ use crate::check::CheckedGradient;
 use crate::parse::OpRef;
 use crate::runtime_path::RuntimePath;
 
-/// The function, then, in one anonymous `const`, the checks against the op,
-/// the adapter and an `inventory::submit!` of its `GradientRegistration`.
+/// The function, the checks against the op (at the item's level, so that
+/// a failed one is rustc's "evaluation of `_` failed", not of `_::_`),
+/// then, in one anonymous `const`, the adapter and an `inventory::submit!`
+/// of its `GradientRegistration`.
 pub fn gradient(g: &CheckedGradient) -> TokenStream {
     let rt = &g.runtime;
     let item = &g.item;
@@ -33,9 +35,8 @@ pub fn gradient(g: &CheckedGradient) -> TokenStream {
     let adapter = adapter(&item.sig, rt);
     quote! {
         #item
-
+        #checks
         const _: () = {
-            #checks
             #adapter
             #rt::inventory::submit! {
                 #rt::GradientRegistration::new(

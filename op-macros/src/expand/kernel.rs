@@ -19,6 +19,14 @@ use crate::runtime_path::RuntimePath;
 /// op's type: each constrained attr and type, each `#[resource]` input, an
 /// `Arc<R>` return and each `host_memory` arg, as `const` panics on the
 /// author's token.
+///
+/// They are const panics, not `compile_error!`s, because the macro sees
+/// only the op's path: its definition is another item, often in another
+/// crate, which only the compiler reads. rustc reports every failed const
+/// as `error[E0080]: evaluation panicked: <message>` with the label
+/// "evaluation of `<const>` failed here"; a trait bound with
+/// `#[diagnostic::on_unimplemented]` would add help lines about the trait,
+/// so this is the least the compiler prints around the message.
 fn op_checks(k: &CheckedKernel) -> TokenStream {
     let rt = &k.runtime;
     let OpRef::Path(path) = &k.op else {
@@ -231,10 +239,12 @@ pub fn kernel(k: &CheckedKernel) -> TokenStream {
         };
         kernel_registration(&registration, rt)
     });
+    // The checks stand at the item's level, not in the `const _` below: a
+    // failed one is then rustc's "evaluation of `_` failed", not of `_::_`.
     quote! {
         #item
+        #checks
         const _: () = {
-            #checks
             #support
             #(#submits)*
         };

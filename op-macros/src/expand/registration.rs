@@ -21,6 +21,7 @@ pub fn op_def_builder(spec: &OpSpec, rt: &RuntimePath) -> TokenStream {
     let attrs = spec.attrs.iter().map(|a| &a.text);
     let inputs = spec.inputs.iter().map(|a| &a.text);
     let outputs = spec.outputs.iter().map(|a| &a.text);
+    let full_types = spec.full_types.iter().map(|a| &a.text);
     let doc = spec.doc.as_ref().map(|d| {
         let text = &d.text;
         quote!(.doc(#text))
@@ -39,6 +40,7 @@ pub fn op_def_builder(spec: &OpSpec, rt: &RuntimePath) -> TokenStream {
             #(.attr(#attrs))*
             #(.input(#inputs))*
             #(.output(#outputs))*
+            #(.full_type(#full_types))*
             #doc
             #(#flags)*
             #deprecated

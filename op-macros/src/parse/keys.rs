@@ -124,9 +124,17 @@ mod tests {
         );
         let keys = RegisterOpArgs::keys();
         assert_eq!(
-            keys[..8],
+            keys[..9],
             [
-                "name", "attrs", "inputs", "outputs", "wrapper", "shape", "shape_fn", "crate"
+                "name",
+                "attrs",
+                "inputs",
+                "outputs",
+                "full_types",
+                "wrapper",
+                "shape",
+                "shape_fn",
+                "crate"
             ]
         );
         assert_eq!(keys.last(), Some(&"deprecated"));

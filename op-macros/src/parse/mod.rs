@@ -144,6 +144,8 @@ fn unquoted_strings(
                         "host_memory(\"to_zero\")"
                     } else if key == "attrs" {
                         "attrs(\"T: {float, int32}\")"
+                    } else if key == "full_types" {
+                        "full_types(\"output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]\")"
                     } else {
                         "inputs(\"x: float\", \"y: T\")"
                     };

@@ -12,6 +12,9 @@ arguments! {
         types: Vec<TypesArg>,
         #[darling(default)]
         outputs: StrList,
+        /// `full_types("y: TFT_TENSOR[TFT_VAR{'T'}]")`: outputs' full types.
+        #[darling(default)]
+        full_types: StrList,
         /// `shape = "unchanged"`: a library shape function, by name (any
         /// expression here, so that the check can explain one without quotes).
         shape: Option<RawExpr>,

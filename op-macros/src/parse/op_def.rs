@@ -12,12 +12,14 @@ use crate::runtime_path::RuntimePath;
 use crate::spec::{Flags, OpSpec};
 
 /// The parsed `op_def!` input: `name: "...", attrs: [...], inputs: [...],
-/// outputs: [...], stateful: true, crate: "facade::op_core"`.
+/// outputs: [...], full_types: [...], stateful: true, crate:
+/// "facade::op_core"`.
 pub struct OpDefInput {
     pub name: LitStr,
     attrs: Vec<LitStr>,
     inputs: Vec<LitStr>,
     outputs: Vec<LitStr>,
+    full_types: Vec<LitStr>,
     stateful: bool,
     pub runtime: RuntimePath,
 }
@@ -29,17 +31,19 @@ enum Key {
     Attrs,
     Inputs,
     Outputs,
+    FullTypes,
     Stateful,
     Crate,
 }
 
 /// The keys of `op_def!`, spelt once: the parser looks keys up here, and
 /// the unknown-key error lists and suggests from here.
-const KEYS: [(&str, Key); 6] = [
+const KEYS: [(&str, Key); 7] = [
     ("name", Key::Name),
     ("attrs", Key::Attrs),
     ("inputs", Key::Inputs),
     ("outputs", Key::Outputs),
+    ("full_types", Key::FullTypes),
     ("stateful", Key::Stateful),
     ("crate", Key::Crate),
 ];
@@ -73,8 +77,8 @@ fn string_list(input: ParseStream<'_>) -> syn::Result<Vec<LitStr>> {
 impl Parse for OpDefInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut name = None;
-        let (mut attrs, mut inputs, mut outputs, mut stateful) =
-            (Vec::new(), Vec::new(), Vec::new(), false);
+        let (mut attrs, mut inputs, mut outputs, mut full_types, mut stateful) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), false);
         let mut krate = None;
         while !input.is_empty() {
             // `crate` is a keyword, so not an `Ident` to a plain parse.
@@ -88,6 +92,7 @@ impl Parse for OpDefInput {
                 Key::Attrs => attrs = string_list(input)?,
                 Key::Inputs => inputs = string_list(input)?,
                 Key::Outputs => outputs = string_list(input)?,
+                Key::FullTypes => full_types = string_list(input)?,
                 Key::Stateful => stateful = input.parse::<syn::LitBool>()?.value,
                 Key::Crate => {
                     let path: LitStr = input.parse()?;
@@ -112,6 +117,7 @@ impl Parse for OpDefInput {
             attrs,
             inputs,
             outputs,
+            full_types,
             stateful,
             runtime: RuntimePath::new(krate.as_ref()),
         })
@@ -126,6 +132,7 @@ impl OpDefInput {
             attrs: self.attrs.iter().map(Into::into).collect(),
             inputs: self.inputs.iter().map(Into::into).collect(),
             outputs: self.outputs.iter().map(Into::into).collect(),
+            full_types: self.full_types.iter().map(Into::into).collect(),
             doc: None,
             flags: Flags {
                 stateful: self.stateful,

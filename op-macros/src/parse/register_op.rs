@@ -14,6 +14,10 @@ arguments! {
         inputs: StrList,
         #[darling(default)]
         outputs: StrList,
+        /// `full_types("output: TFT_SHAPE_TENSOR[TFT_VAR{'out_type'}]")`:
+        /// outputs' full types (TensorFlow's `experimental_full_type`).
+        #[darling(default)]
+        full_types: StrList,
         wrapper: Option<syn::Ident>,
         /// `shape = "unchanged"`: a library shape function, by name (any
         /// expression here, so that the check can explain one without quotes).

@@ -11,22 +11,25 @@
 //! [`crate::OpDefBuilder`] could have built. An error names the op and the
 //! field, with the line and column of the text.
 //!
-//! Two of `OpDef`'s fields have no place in op-spec's model and are read
-//! and dropped: an arg's `experimental_full_type` (TensorFlow's type
-//! inference annotation, which changes no GraphDef and no kernel choice;
-//! TensorFlow's own `ops.pbtxt` has it on `Shape`'s output) and an
-//! empty `handle_data`. The others it cannot hold (`control_output`, a
-//! non-empty `handle_data`, an `AttrValue`'s `placeholder`) are errors, not
-//! silently lost.
+//! One of `OpDef`'s fields has no place in op-spec's model and is read and
+//! dropped: an empty `handle_data`. The others it cannot hold
+//! (`control_output`, a non-empty `handle_data`, an `AttrValue`'s
+//! `placeholder`) are errors, not silently lost. An arg's
+//! `experimental_full_type` (TensorFlow's type-inference annotation, on
+//! `Shape`'s output in its own `ops.pbtxt`) is read into
+//! [`ArgDef::full_type`] and checked as the builder checks one: its type
+//! variables name `type` or `list(type)` attrs of the op.
 
 use std::collections::HashSet;
 use std::fmt;
 
 use crate::attr_value::{AttrKind, AttrType, ListValue};
+use crate::full_type::{self, Places};
 use crate::op_def::{ArgDef, ArgType, AttrDef, Deprecation};
+use crate::spec::AttrScope;
 use crate::text::{self, TextError, TextField, TextNode};
 use crate::validate::validate_attr_value;
-use crate::{AttrValue, DType, OpDef, is_valid_op_name};
+use crate::{AttrValue, DType, FullType, FullTypeAttr, FullTypeId, OpDef, is_valid_op_name};
 
 /// Why a text could not be read as op definitions: where, in which op and
 /// field, and what is wrong.
@@ -171,6 +174,14 @@ type Result<T> = std::result::Result<T, OpListError>;
 
 struct Reader<'t> {
     text: &'t str,
+}
+
+/// An arg as read: the arg, where its message starts, and where the parts
+/// of its full type are.
+struct ReadArg {
+    def: ArgDef,
+    pos: usize,
+    full_type: Option<Places<usize>>,
 }
 
 /// The fields of a message, looked up by name ([`Reader::check_fields`]
@@ -382,8 +393,8 @@ impl<'t> Reader<'t> {
                 &place,
             )?,
             name,
-            inputs: inputs.iter().map(|(a, _)| a.clone()).collect(),
-            outputs: outputs.iter().map(|(a, _)| a.clone()).collect(),
+            inputs: inputs.iter().map(|a| a.def.clone()).collect(),
+            outputs: outputs.iter().map(|a| a.def.clone()).collect(),
             attrs: attrs.iter().map(|(a, _)| a.clone()).collect(),
             deprecation,
         };
@@ -413,8 +424,8 @@ impl<'t> Reader<'t> {
         })
     }
 
-    /// An arg and the position of its message (for the validation's errors).
-    fn arg_def(&self, field: TextField<'_>, place: &Place) -> Result<(ArgDef, usize)> {
+    /// An arg and where it was written (for the validation's errors).
+    fn arg_def(&self, field: TextField<'_>, place: &Place) -> Result<ReadArg> {
         const KNOWN: &[&str] = &[
             "name",
             "description",
@@ -489,14 +500,114 @@ impl<'t> Reader<'t> {
                 "can't have both number_attr and type_list_attr",
             ));
         }
-        let arg = ArgDef {
+        let (full_type, full_type_places) = match fields.one("experimental_full_type") {
+            None => (None, None),
+            Some(f) => {
+                let (ty, places) =
+                    self.full_type(f.value, f.pos, &place.join("experimental_full_type"))?;
+                (Some(ty), Some(places))
+            }
+        };
+        let def = ArgDef {
             name,
             description: self.opt_string(&fields, "description", &place)?,
             ty,
             number_attr: (!number_attr.is_empty()).then_some(number_attr),
             is_ref: self.opt_bool(&fields, "is_ref", &place)?,
+            full_type,
         };
-        Ok((arg, field.pos))
+        Ok(ReadArg {
+            def,
+            pos: field.pos,
+            full_type: full_type_places,
+        })
+    }
+
+    /// A `FullTypeDef` message (in `node`, whose field starts at `pos`),
+    /// and where its parts were written.
+    fn full_type(
+        &self,
+        node: TextNode<'_>,
+        pos: usize,
+        place: &Place,
+    ) -> Result<(FullType, Places<usize>)> {
+        let fields = self.message(
+            node,
+            "FullTypeDef",
+            &["type_id", "args", "s", "i"],
+            &["args"],
+            place,
+        )?;
+        let id_field = fields.one("type_id");
+        let type_id = match id_field {
+            None => FullTypeId::Unset,
+            Some(f) => self.full_type_id(f.value, &place.join("type_id"))?,
+        };
+        let mut ty = FullType::new(type_id);
+        let mut places = Places {
+            id: id_field.map_or(pos, |f| f.value.pos()),
+            attr: None,
+            args: Vec::new(),
+        };
+        for f in fields.all("args") {
+            let (arg, at) = self.full_type(f.value, f.pos, &place.join("args"))?;
+            ty.args.push(arg);
+            places.args.push(at);
+        }
+        match (fields.one("s"), fields.one("i")) {
+            (Some(s), Some(i)) => {
+                let second = if s.pos > i.pos { s } else { i };
+                return Err(self.error(
+                    second.pos,
+                    &place.join(second.name),
+                    "a FullTypeDef holds one attr, but 's' and 'i' are both set",
+                ));
+            }
+            (Some(s), None) => {
+                ty.attr = Some(FullTypeAttr::String(self.string(s, place)?));
+                places.attr = Some(s.value.pos());
+            }
+            (None, Some(i)) => {
+                let value = i
+                    .value
+                    .to_i64()
+                    .map_err(|e| self.text_error(e, &place.join("i")))?;
+                ty.attr = Some(FullTypeAttr::Int(value));
+                places.attr = Some(i.value.pos());
+            }
+            (None, None) => {}
+        }
+        Ok((ty, places))
+    }
+
+    /// A `FullTypeId`, by name (`TFT_TENSOR`) or by number.
+    fn full_type_id(&self, node: TextNode<'_>, place: &Place) -> Result<FullTypeId> {
+        if let Ok(name) = node.to_enum_name() {
+            return FullTypeId::from_enum_name(name).ok_or_else(|| {
+                let hint = FullTypeId::closest_name(name)
+                    .map(|s| format!(" (did you mean '{s}'?)"))
+                    .unwrap_or_default();
+                self.error(
+                    node.pos(),
+                    place,
+                    format!("unknown FullTypeId {}{hint}", crate::quote::quoted(name)),
+                )
+            });
+        }
+        match node.to_i32() {
+            Ok(value) => FullTypeId::from_value(value).ok_or_else(|| {
+                self.error(
+                    node.pos(),
+                    place,
+                    format!("{value} is not a FullTypeId value"),
+                )
+            }),
+            Err(_) => Err(self.error(
+                node.pos(),
+                place,
+                "expected a FullTypeId such as TFT_TENSOR",
+            )),
+        }
     }
 
     /// An attr and the position of its message (for the validation's errors).
@@ -714,8 +825,8 @@ impl<'t> Reader<'t> {
         &self,
         op: &OpDef,
         attrs: &[(AttrDef, usize)],
-        inputs: &[(ArgDef, usize)],
-        outputs: &[(ArgDef, usize)],
+        inputs: &[ReadArg],
+        outputs: &[ReadArg],
         place: &Place,
     ) -> Result<()> {
         let mut names = HashSet::new();
@@ -761,8 +872,26 @@ impl<'t> Reader<'t> {
             }
         }
         for (kind, args) in [("input_arg", inputs), ("output_arg", outputs)] {
-            for (arg, pos) in args {
+            for read in args {
+                let (arg, pos) = (&read.def, &read.pos);
                 let place = place.join(format_args!("{kind} '{}'", arg.name));
+                if let (Some(ty), Some(places)) = (&arg.full_type, &read.full_type) {
+                    let scope = AttrScope {
+                        attrs: &op.attrs,
+                        broken: &[],
+                    };
+                    if let Err(m) = full_type::check_on_op(ty, places, &scope) {
+                        let message = match m.help {
+                            Some(help) => format!("{} ({help})", m.message),
+                            None => m.message,
+                        };
+                        return Err(self.error(
+                            m.at,
+                            &place.join("experimental_full_type"),
+                            message,
+                        ));
+                    }
+                }
                 if !names.insert(arg.name.as_str()) {
                     return Err(self.error(*pos, &place, format!("duplicate name '{}'", arg.name)));
                 }
