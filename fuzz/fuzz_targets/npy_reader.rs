@@ -76,7 +76,11 @@ fn fortran_offset(mut index: usize, dims: &[usize]) -> usize {
 fn check_read(bytes: &[u8], tensor: &Tensor) {
     let start = data_start(bytes);
     let header = Header::from_reader(&mut &bytes[..start]).expect("a file that reads has a header");
-    let descriptor = header.type_descriptor.as_string().expect("a plain dtype").clone();
+    let descriptor = header
+        .type_descriptor
+        .as_string()
+        .expect("a plain dtype")
+        .clone();
     let big_endian = descriptor.starts_with('>');
     assert_eq!(tensor.dims(), header.shape.as_slice());
     let count: usize = tensor.dims().iter().product();
@@ -94,7 +98,12 @@ fn check_read(bytes: &[u8], tensor: &Tensor) {
         if big_endian {
             stored.reverse();
         }
-        assert_eq!(element, stored, "element {index} of {descriptor} {:?}", tensor.dims());
+        assert_eq!(
+            element,
+            stored,
+            "element {index} of {descriptor} {:?}",
+            tensor.dims()
+        );
     }
 }
 
