@@ -46,8 +46,10 @@
 //!   and device; [`launch`]: grids and arguments.
 //! - [`GpuContext`] ([`context`]): what a GPU kernel function takes.
 //! - [`blas`]: row-major gemm with cuBLAS.
-//! - [`testing`]: a GPU or a reason to skip, and compiling every
-//!   registered kernel source (with NVRTC, which needs no GPU).
+//! - [`testing`]: GPU 0 for a test, compiling every registered kernel
+//!   source (with NVRTC, which needs no GPU), and (the `harness`
+//!   feature) a test harness that shows a test this machine cannot run as
+//!   `ignored`, with the reason.
 
 pub mod allocator;
 pub mod backend;

@@ -1,5 +1,5 @@
-//! What needs a GPU: each test prints "skipped: ..." and returns without
-//! one (see `common::gpu_or_skip`).
+//! What needs a GPU: without one, each test shows as `ignored (needs a
+//! GPU; ...)` (see `op_cuda::testing::harness`).
 
 mod common;
 
@@ -7,7 +7,8 @@ use op_core::{Device, Element, Tensor};
 use op_cuda::blas::GemmShape;
 use op_cuda::{CudaBuffer, DevicePtr};
 
-use common::{TWICE, gpu_or_skip};
+use common::TWICE;
+use op_cuda::testing::gpu;
 
 fn round_trip<T: Element + Copy>(values: Vec<T>) {
     let host = Tensor::from_vec([values.len()], values.clone()).unwrap();
@@ -23,11 +24,7 @@ fn round_trip<T: Element + Copy>(values: Vec<T>) {
     );
 }
 
-#[test]
 fn every_plain_dtype_goes_to_the_gpu_and_back() {
-    if gpu_or_skip().is_none() {
-        return;
-    }
     round_trip((0..1000).map(|i| i as f32 * 0.5).collect());
     round_trip((0..1000).map(|i| i as f64 * -0.25).collect());
     round_trip(
@@ -51,9 +48,8 @@ fn every_plain_dtype_goes_to_the_gpu_and_back() {
     round_trip(Vec::<f32>::new());
 }
 
-#[test]
 fn steady_state_allocations_come_from_the_cache() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let gpu = gpu();
     // Warm up: one block of each size.
     for bytes in [4, 1000, 1 << 20, 3 << 20] {
         drop(gpu.allocate(bytes, false).unwrap());
@@ -76,9 +72,8 @@ fn steady_state_allocations_come_from_the_cache() {
     assert_eq!(gpu.allocator_stats().bytes_cached, 0);
 }
 
-#[test]
 fn zeroed_allocations_are_zero() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let gpu = gpu();
     // Dirty a block, return it, and take it back zeroed.
     let dirty = CudaBuffer::from_host(&gpu, &[0xAB; 4096]).unwrap();
     drop(dirty);
@@ -88,9 +83,8 @@ fn zeroed_allocations_are_zero() {
     assert!(host.iter().all(|&b| b == 0));
 }
 
-#[test]
 fn a_launched_kernel_doubles() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let gpu = gpu();
     for n in [0usize, 1, 1000, 1 << 20] {
         let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let input = CudaBuffer::from_host(&gpu, f32_bytes(&x)).unwrap();
@@ -110,9 +104,8 @@ fn a_launched_kernel_doubles() {
     }
 }
 
-#[test]
 fn gemm_matches_the_cpu() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let gpu = gpu();
     let (m, n, k) = (37, 23, 51);
     for (transpose_a, transpose_b) in [(false, false), (true, false), (false, true), (true, true)] {
         let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 11) as f64 - 5.0).collect();
@@ -185,4 +178,12 @@ fn f32_bytes(values: &[f32]) -> &[u8] {
 fn f64_bytes(values: &[f64]) -> &[u8] {
     // SAFETY: as for `f32_bytes`.
     unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), std::mem::size_of_val(values)) }
+}
+
+op_cuda::test_main! {
+    every_plain_dtype_goes_to_the_gpu_and_back: Gpu,
+    steady_state_allocations_come_from_the_cache: Gpu,
+    zeroed_allocations_are_zero: Gpu,
+    a_launched_kernel_doubles: Gpu,
+    gemm_matches_the_cpu: Gpu,
 }

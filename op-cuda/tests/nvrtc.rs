@@ -1,5 +1,6 @@
 //! Kernel sources compile with NVRTC, which needs no GPU: these run
-//! wherever NVRTC is found (`LD_LIBRARY_PATH` with `libnvrtc.so.12`).
+//! wherever NVRTC is found (`LD_LIBRARY_PATH` with `libnvrtc.so.12`), and
+//! show as `ignored (needs NVRTC; ...)` elsewhere.
 
 mod common;
 
@@ -29,11 +30,7 @@ extern "C" __global__ void scale_f64(const double* x, double* y, double f, unsig
     entries: &["scale_f32", "scale_f64"],
 };
 
-#[test]
 fn kernels_compile_to_ptx_with_their_entry_points() {
-    if !common::nvrtc_or_skip() {
-        return;
-    }
     for (kernel, arch) in [
         (&common::TWICE, Some((9, 0))),
         (&TEMPLATED, Some((8, 0))),
@@ -59,13 +56,8 @@ fn kernels_compile_to_ptx_with_their_entry_points() {
     }
 }
 
-#[test]
 fn a_compile_error_names_the_kernel_and_carries_the_log() {
-    if !common::nvrtc_or_skip() {
-        return;
-    }
     let e = compile(&BROKEN, Some((9, 0))).unwrap_err();
-    println!("{e}");
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().contains("'broken_example'"), "{e}");
     assert!(
@@ -75,7 +67,6 @@ fn a_compile_error_names_the_kernel_and_carries_the_log() {
     assert!(e.message().contains("broken_example.cu"), "{e}");
 }
 
-#[test]
 fn entry_names_carry_the_dtype() {
     assert_eq!(entry_name("scale", DType::F32).unwrap(), "scale_f32");
     assert_eq!(entry_name("scale", DType::BF16).unwrap(), "scale_bf16");
@@ -83,13 +74,15 @@ fn entry_names_carry_the_dtype() {
     assert_eq!(e.code(), Code::InvalidArgument);
 }
 
-#[test]
 fn without_nvrtc_compiling_is_unavailable() {
-    if op_cuda::driver::is_present(op_cuda::driver::Library::Nvrtc) {
-        println!("skipped: NVRTC is present");
-        return;
-    }
     let e = compile(&TEMPLATED, None).unwrap_err();
     assert_eq!(e.code(), Code::Unavailable);
     assert!(e.message().contains("no NVRTC"), "{e}");
+}
+
+op_cuda::test_main! {
+    kernels_compile_to_ptx_with_their_entry_points: Nvrtc,
+    a_compile_error_names_the_kernel_and_carries_the_log: Nvrtc,
+    entry_names_carry_the_dtype,
+    without_nvrtc_compiling_is_unavailable: NoNvrtc,
 }

@@ -7,16 +7,13 @@
 //! against the CPU kernel, on random shapes with broadcasting, empty
 //! tensors and lengths that are not multiples of 4, with the inputs handed
 //! over (the kernel writes in their buffer) and kept (a new output). Those
-//! print `skipped: ...` without a GPU.
-
-#![cfg(feature = "gpu")]
+//! show as `ignored (needs a GPU; ...)` without a GPU.
 
 use std::collections::BTreeMap;
 
 use op_core::{
     AttrValue, Code, DType, Device, DeviceType, Element, OpCall, Registry, Runtime, Tensor,
 };
-use op_kernels::gpu::cuda::testing::gpu_or_skip;
 use proptest::prelude::*;
 
 mod math_common;
@@ -71,7 +68,6 @@ fn gpu_kernel_types(op: &str) -> Vec<Vec<(String, DType)>> {
     types
 }
 
-#[test]
 fn gpu_kernels_are_registered_for_their_dtypes() {
     op_kernels::link();
     for (op, dtypes) in GPU_KERNELS {
@@ -106,19 +102,8 @@ fn gpu_kernels_are_registered_for_their_dtypes() {
     }
 }
 
-/// Whether this machine has a CUDA driver (then the no-driver tests have
-/// nothing to check).
-fn has_driver() -> bool {
-    op_kernels::gpu::cuda::GpuDevice::get(0).is_ok()
-}
-
-#[test]
 fn without_a_driver_a_gpu_runtime_refuses_these_ops_as_unavailable() {
     op_kernels::link();
-    if has_driver() {
-        println!("skipped: this machine has a CUDA driver");
-        return;
-    }
     let err = Runtime::gpu(0).unwrap_err();
     assert_eq!(err.code(), Code::Unavailable, "{err}");
     assert!(err.message().contains("CUDA driver"), "{err}");
@@ -229,10 +214,11 @@ fn check(gpu: &Runtime, op: &str, inputs: &[Tensor], attrs: &[(&str, AttrValue)]
     }
 }
 
-fn gpu_runtime() -> Option<Runtime> {
+/// A strict GPU runtime, for a test declared `Gpu`.
+fn gpu_runtime() -> Runtime {
     op_kernels::link();
-    gpu_or_skip()?;
-    Some(Runtime::gpu(0).unwrap().strict_placement(true))
+    op_cuda::testing::gpu();
+    Runtime::gpu(0).unwrap().strict_placement(true)
 }
 
 /// Values in -8..8 with a fraction, varied, `n` of them.
@@ -249,9 +235,8 @@ const FLOAT_UNARY: [&str; 10] = [
     "Neg", "Square", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tanh", "Sigmoid", "Relu",
 ];
 
-#[test]
 fn unary_ops_and_example_match_the_cpu() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     for n in LENGTHS {
         let values = floats(n, 7);
         let positive: Vec<f64> = values.iter().map(|v| v.abs() + 0.01).collect();
@@ -275,9 +260,8 @@ fn unary_ops_and_example_match_the_cpu() {
     }
 }
 
-#[test]
 fn zero_out_matches_the_cpu() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     for n in LENGTHS {
         let values: Vec<i32> = (0..n as i32).map(|i| i * 3 - 7).collect();
         let x = Tensor::from_vec([n], values.clone()).unwrap();
@@ -308,9 +292,8 @@ fn zero_out_matches_the_cpu() {
     check(&gpu, "ZeroOutVector", &[m], &[], 0.0);
 }
 
-#[test]
 fn cast_matches_the_cpu() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     let mut values = floats(1001, 3);
     values.extend([
         1e10,
@@ -341,9 +324,8 @@ fn cast_matches_the_cpu() {
     }
 }
 
-#[test]
 fn binary_ops_broadcast_on_a_large_tensor() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     let a = Tensor::from_vec([1001, 7], floats(7007, 1)).unwrap();
     for b_dims in [&[7][..], &[1001, 1], &[], &[1001, 7], &[1, 1, 7]] {
         let count: usize = b_dims.iter().product();
@@ -367,9 +349,8 @@ fn binary_ops_broadcast_on_a_large_tensor() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
-    #[test]
     fn binary_ops_match_the_cpu(shapes in broadcastable(2), seed in 0u64..1000) {
-        let Some(gpu) = gpu_runtime() else { return Ok(()) };
+        let gpu = gpu_runtime();
         let (x, y) = (floats(64, seed), floats(64, seed + 1));
         let f32s = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
         let i32s = |v: &[f64]| v.iter().map(|&x| (x * 1e8) as i32).collect::<Vec<_>>();
@@ -391,4 +372,14 @@ proptest! {
             check(&gpu, op, &inputs, &[], 1e-12);
         }
     }
+}
+
+op_cuda::test_main! {
+    gpu_kernels_are_registered_for_their_dtypes,
+    without_a_driver_a_gpu_runtime_refuses_these_ops_as_unavailable: NoDriver,
+    unary_ops_and_example_match_the_cpu: Gpu,
+    zero_out_matches_the_cpu: Gpu,
+    cast_matches_the_cpu: Gpu,
+    binary_ops_broadcast_on_a_large_tensor: Gpu,
+    binary_ops_match_the_cpu: Gpu,
 }

@@ -5,14 +5,12 @@
 //! host-memory args it should have, and running one on a GPU runtime
 //! without a CUDA driver is an `Unavailable` error naming the driver.
 //!
-//! On a GPU (each test prints `skipped: ...` without one): each kernel
+//! On a GPU (each test shows as `ignored` without one): each kernel
 //! against its CPU kernel on random shapes (reductions over random axes
 //! with and without `keep_dims`, products with every transpose, a full
 //! reduction large enough to split), the training ops' updates against
 //! the CPU's, variables read without copies, a host value moved to the
 //! GPU on its first update, and copy-on-write for readers.
-
-#![cfg(feature = "gpu")]
 
 use op_core::{Code, DType, Device, OpCall, Registry, Runtime, Tensor};
 use op_kernels::variable::{Var, Variable};
@@ -72,7 +70,6 @@ const PLAIN_REALS: [DType; 12] = [
     DType::U64,
 ];
 
-#[test]
 fn gpu_kernels_are_registered_for_their_dtypes_with_scalars_and_axes_on_the_host() {
     use DType::{F32, F64, I32};
     assert_gpu_kernels("Sum", "T", &[F32, F64, I32], &["reduction_indices"]);
@@ -106,13 +103,8 @@ fn gpu_kernels_are_registered_for_their_dtypes_with_scalars_and_axes_on_the_host
     }
 }
 
-#[test]
 fn gpu_kernels_without_a_driver_are_unavailable_errors_naming_it() {
     op_kernels::link();
-    if op_cuda::driver::is_present(op_cuda::driver::Library::Driver) {
-        println!("skipped: this machine has a CUDA driver");
-        return;
-    }
     let gpu = Runtime::new().on_device(Device::gpu(0));
     let x = Tensor::from_vec([2, 3], vec![1.0f32; 6]).unwrap();
     let axes = Tensor::from_vec([1], vec![1i32]).unwrap();
@@ -146,11 +138,11 @@ fn gpu_kernels_without_a_driver_are_unavailable_errors_naming_it() {
 
 // ---- On a GPU ----
 
-/// A GPU runtime, or `None` after printing why the test is skipped.
-fn gpu_runtime() -> Option<Runtime> {
+/// A strict GPU runtime, for a test declared `Gpu`.
+fn gpu_runtime() -> Runtime {
     op_kernels::link();
-    op_cuda::testing::gpu_or_skip()?;
-    Some(Runtime::gpu(0).unwrap().strict_placement(true))
+    op_cuda::testing::gpu();
+    Runtime::gpu(0).unwrap().strict_placement(true)
 }
 
 /// `values` as `f64`s, from the host.
@@ -259,9 +251,8 @@ fn reduction_case() -> impl Strategy<Value = (Vec<usize>, Vec<bool>, bool, usize
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
-    #[test]
     fn sum_and_mean_on_the_gpu_equal_the_cpu((dims, reduced, keep_dims, which, seed) in reduction_case()) {
-        let Some(gpu) = gpu_runtime() else { return Ok(()) };
+        let gpu = gpu_runtime();
         let (op, dtype) = [
             ("Sum", DType::F32), ("Sum", DType::F64), ("Sum", DType::I32),
             ("Mean", DType::F32), ("Mean", DType::F64),
@@ -278,12 +269,11 @@ proptest! {
         check_reduction(&gpu, op, &x, &axes, keep_dims);
     }
 
-    #[test]
     fn matmul_on_the_gpu_equals_the_cpu(
         m in 0usize..40, n in 0usize..40, k in 0usize..40,
         transpose_a: bool, transpose_b: bool, double: bool, seed: u64,
     ) {
-        let Some(gpu) = gpu_runtime() else { return Ok(()) };
+        let gpu = gpu_runtime();
         check_matmul(&gpu, [m, n, k], transpose_a, transpose_b, double, seed);
     }
 }
@@ -321,9 +311,8 @@ fn check_matmul(
     );
 }
 
-#[test]
 fn matmul_on_the_gpu_with_every_transpose_at_odd_sizes() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
         for double in [false, true] {
             check_matmul(&gpu, [257, 129, 65], ta, tb, double, 7);
@@ -331,9 +320,8 @@ fn matmul_on_the_gpu_with_every_transpose_at_odd_sizes() {
     }
 }
 
-#[test]
 fn large_reductions_on_the_gpu_equal_the_cpu() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     // A full reduction split in partial sums, then rows and columns.
     let x = random(DType::F32, &[(1 << 22) + 17], 1);
     check_reduction(&gpu, "Sum", &x, &[0], false);
@@ -350,9 +338,8 @@ fn large_reductions_on_the_gpu_equal_the_cpu() {
 
 // ---- Variables and training on a GPU ----
 
-#[test]
 fn a_variable_assigned_on_the_gpu_stays_there_and_is_read_without_copies() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     let var =
         Variable::new_on(&gpu, Tensor::from_vec([3], vec![1.0f32, 2.0, 3.0]).unwrap()).unwrap();
     let (first, second) = (var.read().unwrap(), var.read().unwrap());
@@ -366,9 +353,8 @@ fn a_variable_assigned_on_the_gpu_stays_there_and_is_read_without_copies() {
     var.destroy().unwrap();
 }
 
-#[test]
 fn a_host_value_moves_to_the_gpu_on_its_first_device_update() {
-    let Some(_) = gpu_runtime() else { return };
+    gpu_runtime();
     let host = Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap();
     let var = Var::with_value(host.clone());
     let mut guard = var.lock();
@@ -436,9 +422,8 @@ fn train(runtime: &Runtime, update: &Update, dtype: DType, n: usize, seed: u64) 
     vars.iter().map(|v| v.read().unwrap()).collect()
 }
 
-#[test]
 fn training_updates_on_the_gpu_equal_the_cpus() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     let cpu = Runtime::new();
     let updates = [
         Update {
@@ -482,9 +467,8 @@ fn training_updates_on_the_gpu_equal_the_cpus() {
     }
 }
 
-#[test]
 fn a_gpu_update_copies_a_value_a_reader_still_holds() {
-    let Some(gpu) = gpu_runtime() else { return };
+    let gpu = gpu_runtime();
     let var = Variable::new_on(&gpu, Tensor::from_vec([2], vec![1.0f32, 2.0]).unwrap()).unwrap();
     let before = var.read().unwrap();
     OpCall::new("ResourceApplyGradientDescent")
@@ -503,4 +487,17 @@ fn a_gpu_update_copies_a_value_a_reader_still_holds() {
         [0.0, 1.0]
     );
     assert_ne!(before.buffer_address(), after.buffer_address());
+}
+
+op_cuda::test_main! {
+    gpu_kernels_are_registered_for_their_dtypes_with_scalars_and_axes_on_the_host,
+    gpu_kernels_without_a_driver_are_unavailable_errors_naming_it: NoDriver,
+    sum_and_mean_on_the_gpu_equal_the_cpu: Gpu,
+    matmul_on_the_gpu_equals_the_cpu: Gpu,
+    matmul_on_the_gpu_with_every_transpose_at_odd_sizes: Gpu,
+    large_reductions_on_the_gpu_equal_the_cpu: Gpu,
+    a_variable_assigned_on_the_gpu_stays_there_and_is_read_without_copies: Gpu,
+    a_host_value_moves_to_the_gpu_on_its_first_device_update: Gpu,
+    training_updates_on_the_gpu_equal_the_cpus: Gpu,
+    a_gpu_update_copies_a_value_a_reader_still_holds: Gpu,
 }

@@ -284,9 +284,10 @@ fn unknown_ops_are_not_found_with_a_suggestion() {
     assert!(err.message().contains("use that_crate as _;"), "{err}");
 }
 
-/// ZeroOut has a GPU kernel: a GPU runtime picks it, and without a CUDA
-/// driver running it is an `Unavailable` error naming the driver (not a
-/// missing kernel, and not a fall back to the host).
+/// ZeroOut has a GPU kernel: a GPU runtime picks it, so on a GPU it runs
+/// there, and without a CUDA driver running it is an `Unavailable` error
+/// naming the driver (not a missing kernel, and not a fall back to the
+/// host).
 #[cfg(feature = "gpu")]
 #[test]
 fn zero_out_has_a_gpu_kernel_that_needs_the_cuda_driver() {
@@ -298,19 +299,23 @@ fn zero_out_has_a_gpu_kernel_that_needs_the_cuda_driver() {
             .any(|k| k.device == op_core::DeviceType::Gpu),
         "ZeroOut has a GPU kernel"
     );
-    if op_kernels::gpu::cuda::GpuDevice::get(0).is_ok() {
-        println!("skipped: this machine has a CUDA driver");
-        return;
-    }
     let runtime = op_core::Runtime::with_registry(Registry::global().clone())
         .on_device(op_core::Device::gpu(0));
     let t = op_core::Tensor::from_vec([2], vec![1i32, 2]).unwrap();
-    let err = op_core::OpCall::new("ZeroOut")
-        .input(&t)
-        .run_on(&runtime)
-        .unwrap_err();
-    assert_eq!(err.code(), Code::Unavailable, "{err}");
-    assert!(err.to_string().contains("CUDA driver"), "{err}");
+    let result = op_core::OpCall::new("ZeroOut").input(&t).run_on(&runtime);
+    // On a GPU it runs there; without one it says the driver is missing.
+    match op_kernels::gpu::cuda::GpuDevice::get(0) {
+        Ok(_) => {
+            let out = result.unwrap().remove(0);
+            assert_eq!(out.device(), op_core::Device::gpu(0));
+            assert_eq!(out.to_host().unwrap().as_slice::<i32>().unwrap(), [1, 0]);
+        }
+        Err(_) => {
+            let err = result.unwrap_err();
+            assert_eq!(err.code(), Code::Unavailable, "{err}");
+            assert!(err.to_string().contains("CUDA driver"), "{err}");
+        }
+    }
 }
 
 /// Without the `gpu` feature no GPU kernels are linked: a GPU runtime
