@@ -55,6 +55,7 @@ pub struct KernelConstruction<'a> {
     pub(crate) node: &'a OpInstance,
     pub(crate) device: Device,
     pub(crate) resources: &'a ResourceMgr,
+    pub(crate) eager: bool,
 }
 
 impl<'a> KernelConstruction<'a> {
@@ -71,7 +72,29 @@ impl<'a> KernelConstruction<'a> {
             node,
             device,
             resources,
+            eager: false,
         }
+    }
+
+    /// This construction, for a kernel of eager calls (`eager`) or of one
+    /// node (the default); see [`is_eager`](Self::is_eager).
+    pub fn eager(mut self, eager: bool) -> Self {
+        self.eager = eager;
+        self
+    }
+
+    /// Whether the kernel serves eager calls ([`OpCall`](crate::OpCall),
+    /// the typed wrappers): the runtime shares one kernel among every call
+    /// of a like node, though each call is an op execution of its own, as
+    /// each is in TensorFlow's eager mode. A kernel that keeps state for
+    /// its node should keep none across eager calls: a resource op with no
+    /// shared name makes a fresh resource on each eager call
+    /// ([`ResourceOpState`](crate::resource::ResourceOpState)), but one
+    /// per node in a graph, across its runs. `false` for a graph's node
+    /// ([`Runtime::prepare_named`](crate::Runtime::prepare_named),
+    /// [`Runtime::prepare`](crate::Runtime::prepare)).
+    pub fn is_eager(&self) -> bool {
+        self.eager
     }
 
     /// The device's resource manager, for kernels of stateful ops.
@@ -118,6 +141,7 @@ impl std::fmt::Debug for KernelConstruction<'_> {
             .field("op", &self.op.name)
             .field("node_name", &self.node.name())
             .field("device", &self.device)
+            .field("eager", &self.eager)
             .finish_non_exhaustive()
     }
 }
