@@ -45,6 +45,18 @@ pub const DEVICE_GPU: DeviceType = DeviceType::Gpu;
 pub trait OpKernel: Send + Sync + 'static {
     /// Reads the inputs from `ctx` and sets every output.
     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>;
+
+    /// Whether `compute` may wait for another kernel (a queue's dequeue
+    /// waiting for an enqueue): TensorFlow's `AsyncOpKernel`. An executor
+    /// runs such a kernel on a thread of its own, so that its waiting holds
+    /// up no other node (a graph's dequeue and the enqueue it waits for may
+    /// be in one run), and cancels its wait through
+    /// [`KernelContext::cancellation`] when the run fails. A kernel that
+    /// waits should honour that cancellation and, where the op has one, a
+    /// timeout ([`KernelContext::wait`]). Default: `false`.
+    fn may_block(&self) -> bool {
+        false
+    }
 }
 
 /// What a kernel sees when it is created: the op, the node with every attr

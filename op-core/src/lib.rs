@@ -76,6 +76,7 @@ pub mod tensor;
 pub mod testing;
 pub mod threads;
 mod unwind;
+pub mod wait;
 
 pub use op_spec::{
     ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, Device, DeviceType, ListValue,
