@@ -19,6 +19,11 @@
 //!   [`ContainerInfo`] applies TensorFlow's container / `shared_name` /
 //!   node-name rules.
 //!
+//! Two kinds of resource have an interface of their own, as in
+//! TensorFlow, so that ops and code written against it work with any
+//! implementation: lookup tables ([`lookup::LookupInterface`], which
+//! op-kernels' `SimpleHashTable` implements).
+//!
 //! ```
 //! use std::sync::{Arc, Mutex};
 //! use op_core::resource::{Resource, ResourceMgr};
@@ -39,6 +44,8 @@
 //! assert_eq!(mgr.lookup::<Counter>("", "nope").unwrap_err().code(), op_core::Code::NotFound);
 //! # Ok::<(), op_core::Error>(())
 //! ```
+
+pub mod lookup;
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
