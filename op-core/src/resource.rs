@@ -22,7 +22,9 @@
 //! Two kinds of resource have an interface of their own, as in
 //! TensorFlow, so that ops and code written against it work with any
 //! implementation: lookup tables ([`lookup::LookupInterface`], which
-//! op-kernels' `SimpleHashTable` implements).
+//! op-kernels' `SimpleHashTable` implements) and queues
+//! ([`queue::QueueInterface`], reached through the [`queue::Queue`]
+//! resource; op-kernels' `FifoQueue` implements it).
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
@@ -46,6 +48,7 @@
 //! ```
 
 pub mod lookup;
+pub mod queue;
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};

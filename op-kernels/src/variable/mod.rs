@@ -90,4 +90,5 @@ mod resource;
 
 pub use client::Variable;
 pub use ops::*;
+pub(crate) use resource::tensor_bytes;
 pub use resource::{Var, VarGuard};
