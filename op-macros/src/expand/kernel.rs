@@ -284,6 +284,7 @@ fn op_kernel_impl(item: &syn::ItemImpl, rt: &RuntimePath) -> TokenStream {
         .any(|i| matches!(i, syn::ImplItem::Fn(f) if f.sig.ident == "may_block"));
     let may_block = has_may_block.then(|| {
         quote! {
+            #[inline]
             fn may_block(&self) -> bool {
                 <#self_ty>::may_block(self)
             }
