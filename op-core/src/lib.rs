@@ -28,7 +28,7 @@
 //!   n-dimensional arrays backed by ndarray.
 //! - `checkpoint` (the default feature `checkpoint`): saving and restoring
 //!   resources as safetensors files, with a checksum per tensor.
-//! - [`file`]: reading the files users give (refusing FIFOs, devices and
+//! - [`mod@file`]: reading the files users give (refusing FIFOs, devices and
 //!   directories, reading at most a file's size), shared by every reader.
 //! - [`artifacts`]: the generated files describing a registry's ops (an
 //!   `ops.pbtxt`, a Markdown reference and a coverage matrix), written and
