@@ -413,6 +413,17 @@ fn closing_wakes_every_waiting_dequeue_with_out_of_range() {
     });
 }
 
+/// Waits until `n` enqueues or closes wait in `queue`'s line.
+fn until_waiting(queue: &FifoQueueHandle<'_>, n: usize) {
+    let queue = resource_of(queue);
+    let fifo = queue.downcast_ref::<FifoQueue>().unwrap();
+    let deadline = Instant::now() + LONG;
+    while fifo.waiting() < n {
+        assert!(Instant::now() < deadline, "{n} never waited");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// A queue of capacity 1 holding 1.
 fn full_queue_of_one() -> FifoQueueHandle<'static> {
     let queue = FifoQueueHandle::builder(&[DType::I32])
@@ -428,8 +439,9 @@ fn a_close_lets_the_waiting_enqueues_in_first() {
     let queue = full_queue_of_one();
     std::thread::scope(|s| {
         let producer = s.spawn(|| push(&queue, 2));
-        std::thread::sleep(Duration::from_millis(20));
+        until_waiting(&queue, 1);
         let closer = s.spawn(|| queue.close());
+        until_waiting(&queue, 2);
         std::thread::sleep(Duration::from_millis(20));
         assert!(!closer.is_finished(), "the close waits behind the enqueue");
         assert!(!resource_of(&queue).is_closed());
@@ -451,8 +463,15 @@ fn a_close_cancelling_enqueues_fails_the_waiting_ones() {
                 s.spawn(move || queue.enqueue([Tensor::scalar(v)]))
             })
             .collect();
-        std::thread::sleep(Duration::from_millis(20));
+        until_waiting(&queue, 3);
         queue.close_cancelling_enqueues().unwrap();
+        assert_eq!(
+            resource_of(&queue)
+                .downcast_ref::<FifoQueue>()
+                .unwrap()
+                .waiting(),
+            0
+        );
         for producer in producers {
             let err = producer.join().unwrap().unwrap_err();
             assert_eq!(err.code(), Code::Cancelled);

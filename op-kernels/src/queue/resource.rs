@@ -158,6 +158,12 @@ impl FifoQueue {
         })
     }
 
+    /// The enqueues and closes waiting for their turn or for room (for
+    /// diagnostics: it may change as soon as it is read).
+    pub fn waiting(&self) -> usize {
+        self.shared.lock().attempts.len()
+    }
+
     /// Registers with `wait`'s cancellation, if any, a callback that wakes
     /// every waiter (under the lock, so no waiter misses it between its
     /// check and its wait).
