@@ -18,6 +18,7 @@ use crate::runtime::placement::Placement;
 use crate::shape::TensorShape;
 use crate::tensor::Tensor;
 use crate::threads::ThreadPool;
+use crate::wait::{CancellationManager, Wait};
 use crate::{Code, Device, Error, OpDef, Result};
 
 /// Stands in for an input whose buffer was forwarded to an output.
@@ -61,6 +62,8 @@ pub struct KernelContext<'a> {
     state: &'a DeviceState,
     /// Which outputs a device kernel makes in host memory.
     placement: &'a Placement,
+    /// What cancels the call's waits: the run's, in a graph.
+    cancellation: Option<&'a CancellationManager>,
 }
 
 impl<'a> KernelContext<'a> {
@@ -84,6 +87,34 @@ impl<'a> KernelContext<'a> {
             placing: false,
             state,
             placement,
+            cancellation: None,
+        }
+    }
+
+    /// This context, whose waits `cancellation` cuts short.
+    pub(crate) fn with_cancellation(
+        mut self,
+        cancellation: Option<&'a CancellationManager>,
+    ) -> Self {
+        self.cancellation = cancellation;
+        self
+    }
+
+    /// What cancels this call's waits: the run's cancellation manager in a
+    /// graph (cancelled when a node of the run fails), none for an eager
+    /// call. See [`crate::wait`].
+    pub fn cancellation(&self) -> Option<&'a CancellationManager> {
+        self.cancellation
+    }
+
+    /// How long a kernel that blocks may wait in this call: up to
+    /// `timeout` (none: as long as it takes), and until the call's
+    /// [`cancellation`](Self::cancellation).
+    pub fn wait(&self, timeout: Option<std::time::Duration>) -> Wait<'a> {
+        let wait = Wait::forever().timeout(timeout);
+        match self.cancellation {
+            Some(c) => wait.cancelled_by(c),
+            None => wait,
         }
     }
 

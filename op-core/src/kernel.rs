@@ -45,6 +45,18 @@ pub const DEVICE_GPU: DeviceType = DeviceType::Gpu;
 pub trait OpKernel: Send + Sync + 'static {
     /// Reads the inputs from `ctx` and sets every output.
     fn compute(&self, ctx: &mut KernelContext<'_>) -> Result<()>;
+
+    /// Whether `compute` may wait for another kernel (a queue's dequeue
+    /// waiting for an enqueue): TensorFlow's `AsyncOpKernel`. An executor
+    /// runs such a kernel on a thread of its own, so that its waiting holds
+    /// up no other node (a graph's dequeue and the enqueue it waits for may
+    /// be in one run), and cancels its wait through
+    /// [`KernelContext::cancellation`] when the run fails. A kernel that
+    /// waits should honour that cancellation and, where the op has one, a
+    /// timeout ([`KernelContext::wait`]). Default: `false`.
+    fn may_block(&self) -> bool {
+        false
+    }
 }
 
 /// What a kernel sees when it is created: the op, the node with every attr
@@ -55,6 +67,7 @@ pub struct KernelConstruction<'a> {
     pub(crate) node: &'a OpInstance,
     pub(crate) device: Device,
     pub(crate) resources: &'a ResourceMgr,
+    pub(crate) eager: bool,
 }
 
 impl<'a> KernelConstruction<'a> {
@@ -71,7 +84,29 @@ impl<'a> KernelConstruction<'a> {
             node,
             device,
             resources,
+            eager: false,
         }
+    }
+
+    /// This construction, for a kernel of eager calls (`eager`) or of one
+    /// node (the default); see [`is_eager`](Self::is_eager).
+    pub fn eager(mut self, eager: bool) -> Self {
+        self.eager = eager;
+        self
+    }
+
+    /// Whether the kernel serves eager calls ([`OpCall`](crate::OpCall),
+    /// the typed wrappers): the runtime shares one kernel among every call
+    /// of a like node, though each call is an op execution of its own, as
+    /// each is in TensorFlow's eager mode. A kernel that keeps state for
+    /// its node should keep none across eager calls: a resource op with no
+    /// shared name makes a fresh resource on each eager call
+    /// ([`ResourceOpState`](crate::resource::ResourceOpState)), but one
+    /// per node in a graph, across its runs. `false` for a graph's node
+    /// ([`Runtime::prepare_named`](crate::Runtime::prepare_named),
+    /// [`Runtime::prepare`](crate::Runtime::prepare)).
+    pub fn is_eager(&self) -> bool {
+        self.eager
     }
 
     /// The device's resource manager, for kernels of stateful ops.
@@ -118,6 +153,7 @@ impl std::fmt::Debug for KernelConstruction<'_> {
             .field("op", &self.op.name)
             .field("node_name", &self.node.name())
             .field("device", &self.device)
+            .field("eager", &self.eager)
             .finish_non_exhaustive()
     }
 }

@@ -17,7 +17,11 @@
 //! - [`shape_inference`]: shape functions over partially known shapes, a
 //!   library of common ones, and a one-line test notation.
 //! - [`resource`]: resources shared between kernels, reached by owning
-//!   handles or by name through a [`resource::ResourceMgr`].
+//!   handles or by name through a [`resource::ResourceMgr`]; the
+//!   interfaces of lookup tables ([`resource::lookup`]) and queues
+//!   ([`resource::queue`]).
+//! - [`wait`]: kernels that wait for others (a queue's dequeue): deadlines
+//!   and a run's cancellation.
 //! - [`op_instance`]: [`OpInstance`], an op instance with its attrs inferred from its
 //!   inputs and checked.
 //! - [`Tensor`], [`TensorShape`], [`Element`]: dynamically typed
@@ -76,6 +80,7 @@ pub mod tensor;
 pub mod testing;
 pub mod threads;
 mod unwind;
+pub mod wait;
 
 pub use op_spec::{
     ArgDef, ArgType, AttrDef, AttrKind, AttrType, AttrValue, DType, Device, DeviceType, ListValue,

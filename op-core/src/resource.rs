@@ -19,6 +19,13 @@
 //!   [`ContainerInfo`] applies TensorFlow's container / `shared_name` /
 //!   node-name rules.
 //!
+//! Two kinds of resource have an interface of their own, as in
+//! TensorFlow, so that ops and code written against it work with any
+//! implementation: lookup tables ([`lookup::LookupInterface`], which
+//! op-kernels' `SimpleHashTable` implements) and queues
+//! ([`queue::QueueInterface`], reached through the [`queue::Queue`]
+//! resource; op-kernels' `FifoQueue` implements it).
+//!
 //! ```
 //! use std::sync::{Arc, Mutex};
 //! use op_core::resource::{Resource, ResourceMgr};
@@ -39,6 +46,9 @@
 //! assert_eq!(mgr.lookup::<Counter>("", "nope").unwrap_err().code(), op_core::Code::NotFound);
 //! # Ok::<(), op_core::Error>(())
 //! ```
+
+pub mod lookup;
+pub mod queue;
 
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
@@ -562,12 +572,21 @@ impl ContainerInfo {
 /// - **shared** (a `shared_name`, or the node's name when
 ///   `use_node_name_as_default`): in the device's [`ResourceMgr`], looked
 ///   up or created atomically on every call, so every node naming it, and a
-///   `DestroyResourceOp`, sees the same one; the handle names it.
-/// - **private** (neither): the kernel holds it alone and outputs an
-///   *owning* handle; it goes when the kernel and the last handle have
-///   gone. (TensorFlow registers it in the manager under a generated name
-///   and deletes it when the kernel goes; nothing is left behind here
-///   either way.)
+///   `DestroyResourceOp`, sees the same one; the handle names it. Every
+///   eager call with that name gets that one resource too.
+/// - **private** (neither), in a graph: one resource per node, made on the
+///   node's first run and kept by its kernel for every later run; the
+///   kernel outputs an *owning* handle, and the resource goes when the
+///   kernel and the last handle have gone. (TensorFlow registers it in the
+///   manager under a generated name and deletes it when the kernel goes;
+///   nothing is left behind here either way.)
+/// - **private**, in an eager call ([`KernelConstruction::is_eager`](crate::KernelConstruction::is_eager)):
+///   a fresh resource on every call, owned by the handle it outputs alone.
+///   The runtime shares one kernel among all eager calls of a like node,
+///   on every thread, so a resource kept by the kernel would be one for
+///   them all; TensorFlow's Python layer avoids the same trap by giving
+///   each eager creation (`tf.queue.FIFOQueue(...)`, a `StaticHashTable`)
+///   a unique shared name.
 ///
 /// ```
 /// use std::sync::Mutex;
@@ -598,7 +617,10 @@ impl ContainerInfo {
 /// ```
 pub struct ResourceOpState<T> {
     info: ContainerInfo,
-    /// The resource of a private kernel, once made.
+    /// Whether a private resource is made afresh on every call (an eager
+    /// kernel's) rather than once for the node.
+    fresh_per_call: bool,
+    /// The resource of a private graph node's kernel, once made.
     private: Mutex<Option<Arc<T>>>,
 }
 
@@ -623,6 +645,7 @@ impl<T: Resource> ResourceOpState<T> {
             use_node_name_as_default,
         )?;
         Ok(ResourceOpState {
+            fresh_per_call: construction.is_eager() && info.resource_is_private_to_kernel(),
             info,
             private: Mutex::new(None),
         })
@@ -633,9 +656,10 @@ impl<T: Resource> ResourceOpState<T> {
         &self.info
     }
 
-    /// The resource, made with `create` on first use (see the type's docs
-    /// for where it lives). `create` runs at most once per resource, under
-    /// a lock: it must not use the resource manager.
+    /// The resource, made with `create` on first use, or on every call of
+    /// an eager kernel with no shared name (see the type's docs for where
+    /// it lives). `create` runs at most once per resource, under a lock:
+    /// it must not use the resource manager.
     pub fn get_or_create(
         &self,
         ctx: &crate::KernelContext<'_>,
@@ -647,6 +671,9 @@ impl<T: Resource> ResourceOpState<T> {
                 self.info.name(),
                 create,
             );
+        }
+        if self.fresh_per_call {
+            return Ok(Arc::new(create()?));
         }
         let mut private = self.private.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(resource) = &*private {

@@ -376,21 +376,148 @@ fn a_shared_name_gives_every_node_one_resource_in_the_manager() {
     assert_eq!(add_on(&runtime, &a, 1), 101, "made afresh");
 }
 
+/// The node `name` of `Test>SharedCounter` with no shared name, prepared
+/// as a graph prepares its nodes (one kernel per node).
+fn counter_node(runtime: &Runtime, name: &str) -> Arc<op_core::PreparedOp> {
+    runtime
+        .prepare_named(
+            "Test>SharedCounter",
+            &[],
+            &[("container", "".into()), ("shared_name", "".into())],
+            name,
+        )
+        .unwrap()
+}
+
+fn run_node(node: &op_core::PreparedOp) -> Tensor {
+    node.run(Vec::new()).unwrap().remove(0)
+}
+
+fn counter_of(runtime: &Runtime, handle: &Tensor) -> Arc<Counter> {
+    let handle: ResourceHandle = handle.scalar_value().unwrap();
+    runtime
+        .resource_manager()
+        .resource::<Counter>(&handle)
+        .unwrap()
+}
+
 #[test]
-fn without_a_shared_name_each_node_has_its_own_resource_for_all_its_calls() {
+fn an_eager_call_without_a_shared_name_makes_a_fresh_resource() {
+    // The report, with a counter for the queue: every eager call
+    // returned the same resource, as the calls share one cached kernel.
     let runtime = Runtime::new();
-    let first = shared_counter(&runtime, "", "", "node_1");
-    let again = shared_counter(&runtime, "", "", "node_1");
-    let other = shared_counter(&runtime, "", "", "node_2");
+    let a = shared_counter(&runtime, "", "", "node_1");
+    let b = shared_counter(&runtime, "", "", "node_1");
+    assert_eq!(add_on(&runtime, &a, 1), 101);
+    assert_eq!(add_on(&runtime, &b, 1), 101, "b is a counter of its own");
+    assert_eq!(add_on(&runtime, &a, 1), 102);
+    for handle in [&a, &b] {
+        let handle: ResourceHandle = handle.scalar_value().unwrap();
+        assert!(handle.is_owning(), "owned by its handle alone");
+    }
+    assert_ne!(
+        a.scalar_value::<ResourceHandle>().unwrap(),
+        b.scalar_value::<ResourceHandle>().unwrap()
+    );
+    // The typed wrapper, on the global runtime, twice from one call site.
+    let counters: Vec<Tensor> = (0..2)
+        .map(|_| SharedCounter::call().run().unwrap())
+        .collect();
+    assert_eq!(add_on(Runtime::global(), &counters[0], 5), 105);
+    assert_eq!(read(&counters[1]), 100);
+    assert_eq!(runtime.resource_manager().debug_string(), "");
+
+    // Nothing kept: each counter goes with its last handle.
+    let weak = Arc::downgrade(&counter_of(&runtime, &a));
+    drop(a);
+    assert!(weak.upgrade().is_none());
+}
+
+#[test]
+fn eager_calls_on_many_threads_make_a_resource_each() {
+    let runtime = Runtime::new();
+    let handles: Vec<Tensor> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    let handle = shared_counter(&runtime, "", "", "one_node");
+                    assert_eq!(add_on(&runtime, &handle, 1), 101, "its own counter");
+                    handle
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let counters: Vec<Arc<Counter>> = handles.iter().map(|h| counter_of(&runtime, h)).collect();
+    for (i, a) in counters.iter().enumerate() {
+        assert_eq!(a.value.load(Ordering::SeqCst), 101);
+        for b in &counters[i + 1..] {
+            assert!(!Arc::ptr_eq(a, b), "8 calls, 8 counters");
+        }
+    }
+}
+
+#[test]
+fn an_eager_call_with_a_shared_name_gets_the_same_resource_each_time() {
+    let runtime = Runtime::new();
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..10 {
+                    let handle = shared_counter(&runtime, "", "everyone", "node");
+                    add_on(&runtime, &handle, 1);
+                }
+            });
+        }
+    });
+    let handle = shared_counter(&runtime, "", "everyone", "node");
+    assert_eq!(add_on(&runtime, &handle, 0), 140, "40 calls, one counter");
+    let named: ResourceHandle = handle.scalar_value().unwrap();
+    assert!(!named.is_owning());
+    assert_eq!(named.name, "everyone");
+}
+
+#[test]
+fn a_graph_node_without_a_shared_name_has_one_resource_for_all_its_runs() {
+    let runtime = Runtime::new();
+    let node = counter_node(&runtime, "node_1");
+    let first = run_node(&node);
+    let again = run_node(&counter_node(&runtime, "node_1"));
     assert_eq!(add_on(&runtime, &first, 1), 101);
-    assert_eq!(add_on(&runtime, &again, 1), 102, "one kernel, one resource");
+    assert_eq!(add_on(&runtime, &again, 1), 102, "one node, one counter");
+    let other = run_node(&counter_node(&runtime, "node_2"));
     assert_eq!(add_on(&runtime, &other, 1), 101, "another node");
+    // An eager call of the same name is not the node.
+    let eager = shared_counter(&runtime, "", "", "node_1");
+    assert_eq!(add_on(&runtime, &eager, 1), 101);
+    assert_eq!(add_on(&runtime, &run_node(&node), 1), 103);
     let handle: ResourceHandle = first.scalar_value().unwrap();
     assert!(
         handle.is_owning(),
         "private resources are owned by their handles"
     );
     assert_eq!(runtime.resource_manager().debug_string(), "");
+}
+
+#[test]
+fn kernels_know_whether_they_serve_eager_calls() {
+    let runtime = Runtime::new();
+    let eager = OpCall::new("Test>SharedCounter")
+        .prepared(&runtime)
+        .unwrap();
+    let node = counter_node(&runtime, "Test>SharedCounter");
+    assert!(
+        !Arc::ptr_eq(&eager, &node),
+        "an eager kernel and a node's are two kernels"
+    );
+    let entry = Registry::global().get("Test>SharedCounter").unwrap();
+    let instance = op_core::OpInstanceBuilder::new(entry.def())
+        .build()
+        .unwrap();
+    let mgr = op_core::resource::ResourceMgr::new();
+    let construction = KernelConstruction::new(entry.def(), &instance, op_core::Device::CPU, &mgr);
+    assert!(!construction.is_eager(), "a node's, unless told");
+    assert!(construction.eager(true).is_eager());
 }
 
 #[test]
@@ -430,13 +557,13 @@ fn racing_first_calls_create_one_shared_resource() {
 #[test]
 fn dropping_a_runtime_frees_its_kernels_and_resources_though_this_thread_called_it() {
     let runtime = Runtime::new();
-    // A resource the manager holds by name, and one a kernel holds (no
-    // shared name: private to the node's kernel); each op is called twice,
-    // so this thread's call cache has them and has hit them.
+    // A resource the manager holds by name, and one a graph node's kernel
+    // holds (no shared name: private to the node's kernel); the shared one
+    // is called twice, so this thread's call cache has it and has hit it.
     let shared = shared_counter(&runtime, "", "kept", "shared_node");
-    let private = shared_counter(&runtime, "", "", "private_node");
+    let private = run_node(&counter_node(&runtime, "private_node"));
     shared_counter(&runtime, "", "kept", "shared_node");
-    shared_counter(&runtime, "", "", "private_node");
+    run_node(&counter_node(&runtime, "private_node"));
     assert_eq!(add_on(&runtime, &shared, 1), 101);
     assert_eq!(add_on(&runtime, &private, 1), 101);
     let counter = |handle: &Tensor| {
@@ -452,8 +579,8 @@ fn dropping_a_runtime_frees_its_kernels_and_resources_though_this_thread_called_
     let manager = Arc::downgrade(runtime.resource_manager());
     let kernel = OpCall::new("Test>SharedCounter")
         .attr("container", "")
-        .attr("shared_name", "")
-        .node_name("private_node")
+        .attr("shared_name", "kept")
+        .node_name("shared_node")
         .prepared(&runtime)
         .map(|prepared| Arc::downgrade(&prepared))
         .unwrap();
@@ -525,10 +652,12 @@ impl ProbeKernel {
     }
 }
 
-/// Calls `Test>ProbeResource` on `runtime` through the typed wrapper and
-/// through `OpCall`, each twice (a miss, then a hit of this thread's call
-/// cache), and drops the handles.
-fn call_probe_every_way(runtime: &Runtime) {
+/// Calls `Test>ProbeResource` on `runtime` every way: eagerly through the
+/// typed wrapper and through `OpCall`, each twice (a miss, then a hit of
+/// this thread's call cache), dropping the handles (each call made a
+/// probe, gone with its handle); and as two graph nodes, each run twice
+/// (each node's kernel keeps one probe). Returns the eager kernels.
+fn call_probe_every_way(runtime: &Runtime) -> Vec<std::sync::Weak<op_core::PreparedOp>> {
     for _ in 0..2 {
         let handle = ProbeResource::call().run_on(runtime).unwrap();
         assert!(handle.scalar_value::<ResourceHandle>().unwrap().is_owning());
@@ -537,7 +666,23 @@ fn call_probe_every_way(runtime: &Runtime) {
             .node_name("second_node")
             .run_on(runtime)
             .unwrap();
+        for node in ["first_node", "second_node"] {
+            let prepared = runtime
+                .prepare_named("Test>ProbeResource", &[], &[], node)
+                .unwrap();
+            prepared.run(Vec::new()).unwrap();
+        }
     }
+    ["Test>ProbeResource", "second_node"]
+        .iter()
+        .map(|name| {
+            let prepared = OpCall::new("Test>ProbeResource")
+                .node_name(name)
+                .prepared(runtime)
+                .unwrap();
+            Arc::downgrade(&prepared)
+        })
+        .collect()
 }
 
 #[test]
@@ -550,31 +695,33 @@ fn dropping_a_runtime_drops_its_kernels_private_resources_at_once_though_its_cal
     let caller = std::thread::spawn({
         let runtime = runtime.clone();
         move || {
-            call_probe_every_way(&runtime);
+            let kernels = call_probe_every_way(&runtime);
             drop(runtime);
-            called.send(()).unwrap();
+            called.send(kernels).unwrap();
             on_release.recv_timeout(Duration::from_secs(60)).unwrap();
         }
     });
-    on_called.recv_timeout(Duration::from_secs(60)).unwrap();
-    call_probe_every_way(&runtime);
+    let mut kernels = on_called.recv_timeout(Duration::from_secs(60)).unwrap();
+    kernels.extend(call_probe_every_way(&runtime));
     let made = PROBES_MADE.load(Ordering::SeqCst);
-    assert_eq!(made, 2, "one per node, whichever way it is called");
+    assert_eq!(made, 2 * 6 + 2, "one per eager call, one per node");
     assert_eq!(
         PROBES_DROPPED.load(Ordering::SeqCst),
-        0,
-        "their kernels hold them"
+        2 * 6,
+        "the eager calls' went with their handles; the nodes' kernels hold theirs"
     );
 
     let runtime = Arc::into_inner(runtime).expect("the caller let go of it");
     drop(runtime);
     let dropped = PROBES_DROPPED.load(Ordering::SeqCst);
+    let kernels_left = kernels.iter().filter(|k| k.upgrade().is_some()).count();
     release.send(()).unwrap();
     caller.join().unwrap();
     assert_eq!(
         dropped, made,
         "dropped with the runtime, while both calling threads lived"
     );
+    assert_eq!(kernels_left, 0, "the eager kernels went with the runtime");
 }
 
 #[test]

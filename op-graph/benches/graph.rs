@@ -20,6 +20,11 @@
 //!   traffic without a runtime). Target: at least 0.8x as fast. Before
 //!   the benchmarks run, the peak of the allocator's live bytes in one
 //!   such run is printed (target: at most 3 buffers of 40 MB).
+//! - **Nodes that wait**: a run of a plan that enqueues a constant in a FIFO
+//!   queue and dequeues it (`queue/graph`: both nodes may block, so each
+//!   runs on a thread of its own), against the same enqueue and dequeue
+//!   called eagerly (`queue/eager`). No target: the difference is what the
+//!   two threads started per run cost.
 //!
 //! Run with:
 //!
@@ -345,6 +350,53 @@ mod elementwise {
                 times_two_into(black_box(&a), &mut b);
                 times_two_into(black_box(&b), &mut a);
             }
+        });
+    }
+}
+
+// ---- Nodes that wait ----
+
+/// A plan that enqueues a constant in the node `q`'s queue and dequeues
+/// it, in one run on one inter-op thread.
+fn queue_plan() -> Arc<Plan> {
+    let b = GraphBuilder::new();
+    let q = op_kernels::queue::FifoQueueV2::call_with(vec![DType::F32])
+        .run_on(&b)
+        .expect("q");
+    let one = b.constant(Tensor::scalar(1.0f32)).expect("one");
+    op_kernels::queue::QueueEnqueueV2::call_with(q, [one])
+        .node_name("enqueue")
+        .run_on(&b)
+        .expect("enqueue");
+    let value = op_kernels::queue::QueueDequeueV2::call_with(q, vec![DType::F32])
+        .run_on(&b)
+        .expect("dequeue");
+    let session = session(b.into_graph(), runtime(None), 1);
+    session
+        .plan()
+        .fetch(value[0])
+        .target("enqueue")
+        .build()
+        .expect("the queue's plan")
+}
+
+#[divan::bench_group(sample_count = 100)]
+mod queue {
+    use super::*;
+
+    #[divan::bench]
+    fn graph(bencher: Bencher) {
+        let plan = queue_plan();
+        bencher.bench_local(|| black_box_drop(plan.run([]).expect("a run")));
+    }
+
+    #[divan::bench]
+    fn eager(bencher: Bencher) {
+        let queue = op_kernels::queue::FifoQueueHandle::new(&[DType::F32]).expect("a queue");
+        let one = Tensor::scalar(1.0f32);
+        bencher.bench_local(|| {
+            queue.enqueue([black_box(&one).clone()]).expect("enqueue");
+            black_box_drop(queue.dequeue().expect("dequeue"))
         });
     }
 }

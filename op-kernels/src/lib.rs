@@ -16,6 +16,7 @@
 //! | [`MultiplexDense`](multiplex::MultiplexDense) (`Examples>MultiplexDense`, elementwise `cond ? a : b`) | one generic `#[kernel]` over every dtype but `resource`; the library's `merge_inputs` shape function |
 //! | [`Sum`](reduction::Sum), [`Mean`](reduction::Mean), [`Max`](reduction::Max), [`Prod`](reduction::Prod), [`Cumsum`](reduction::Cumsum), [`Cumprod`](reduction::Cumprod) ([`reduction`]) | one generic engine over the element type and the reducer; the shape function reads constant axes |
 //! | [`MatMul`](matmul::MatMul) ([`matmul`]) | ndarray's GEMM over (transposed) views of the inputs |
+//! | the queue ops ([`queue`]): `FIFOQueueV2`, `QueueEnqueueV2`, `QueueDequeueV2`, `QueueSizeV2`, `QueueCloseV2` | TensorFlow's FIFO queue: a [`QueueInterface`](op_core::resource::queue::QueueInterface) resource; kernels that wait (`may_block`), with deadlines and cancellation; a typed [`FifoQueueHandle`](queue::FifoQueueHandle) API |
 //! | the variable ops ([`variable`]): `VarHandleOp`, `ReadVariableOp`, `AssignVariableOp`, `VarIsInitializedOp`, `DestroyResourceOp` | TensorFlow's resource variables: a [`Var`](variable::Var) resource reached by named or owning handles; a typed [`Variable`](variable::Variable) API over the ops |
 //! | the graph leaves ([`constant`]): `Const`, `Placeholder`, `PlaceholderWithDefault` | TensorFlow's; `Const` turns its `value` attr into a tensor once, when its kernel is created |
 //! | the identities ([`identity`]): `Identity`, `IdentityN`, `NoOp`, `StopGradient` | TensorFlow's; outputs share their inputs' buffers (no copy) |
@@ -66,6 +67,7 @@ pub mod math;
 pub mod matmul;
 pub mod multiple_ins_and_outs;
 pub mod multiplex;
+pub mod queue;
 pub mod reduction;
 pub mod string_to_number;
 pub mod training;

@@ -126,7 +126,10 @@ pub fn register_op(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// On an inherent `impl` with `fn new(&KernelConstruction) -> Result<Self>`
 /// (run once per node: read and check attrs) and `fn compute(&self, &mut
-/// KernelContext) -> Result<()>`; the macro implements `OpKernel`.
+/// KernelContext) -> Result<()>`; the macro implements `OpKernel`. An
+/// optional `fn may_block(&self) -> bool` there overrides
+/// `OpKernel::may_block` (a kernel that may wait for another, such as a
+/// queue's dequeue).
 ///
 /// Arguments: `op = OpType` (checked at compile time: every type must be
 /// allowed by the op, every `host_memory` arg must exist) or `op =

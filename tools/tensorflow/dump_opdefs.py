@@ -31,6 +31,7 @@ StringToNumber VarHandleOp ReadVariableOp AssignVariableOp VarIsInitializedOp
 DestroyResourceOp
 ResourceApplyGradientDescent ResourceApplyMomentum ResourceApplyAdam
 InvertPermutation ConcatOffset Slice Pad Unpack DynamicStitch ListDiff Cumsum Cumprod Range FloorDiv FloorMod DivNoNan
+FIFOQueueV2 QueueEnqueueV2 QueueDequeueV2 QueueSizeV2 QueueCloseV2
 """.split()
 
 

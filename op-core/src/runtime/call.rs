@@ -67,8 +67,9 @@ impl<'a> OpCall<'a> {
     }
 
     /// The prepared node for this call on `runtime`, from the per-thread
-    /// cache when this thread made the same request before: what an
-    /// executor outside op-core runs with
+    /// cache when this thread made the same request before; its kernel
+    /// serves eager calls ([`KernelConstruction::is_eager`](crate::KernelConstruction::is_eager)):
+    /// what an executor outside op-core runs with
     /// [`PreparedOp::run_into`](super::PreparedOp::run_into) on buffers it
     /// owns.
     pub fn prepared(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
@@ -80,8 +81,13 @@ impl<'a> OpCall<'a> {
         let hash = self.request_hash(runtime.id);
         // The runtime's own `Arc` (it keeps it in its slot while it lives):
         // the cache holds a `Weak` to it.
-        let prepared =
-            runtime.prepare_node(self.op, &self.input_types(), &self.attrs, self.node_name)?;
+        let prepared = runtime.prepare_node(
+            self.op,
+            &self.input_types(),
+            &self.attrs,
+            self.node_name,
+            true,
+        )?;
         CallCache::insert(
             hash,
             CachedRequest::new(runtime.id, self),

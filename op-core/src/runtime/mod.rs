@@ -2,7 +2,9 @@
 //! cached kernel, [`OpCall`] runs an op by name with tensors and attrs.
 //!
 //! A kernel is created once per distinct node (op, input dtypes, resolved
-//! attrs, node name) and shared by every later call, from any thread. Each
+//! attrs, node name, and whether it serves eager calls or a graph's node:
+//! see [`KernelConstruction::is_eager`]) and shared by every later call,
+//! from any thread. Each
 //! call checks its inputs against the node, catches a panicking kernel
 //! (it becomes an `Internal` error; the runtime stays usable), and checks
 //! that the kernel set every output.
@@ -303,7 +305,7 @@ impl Runtime {
         inputs: &[InputTypes],
         attrs: &[(&str, AttrValue)],
     ) -> Result<Arc<PreparedOp>> {
-        self.prepare_node(op, inputs, attrs, None)
+        self.prepare_node(op, inputs, attrs, None, false)
     }
 
     /// [`prepare`](Self::prepare) for a node named `name`: its kernel is
@@ -318,22 +320,30 @@ impl Runtime {
         attrs: &[(&str, AttrValue)],
         name: &str,
     ) -> Result<Arc<PreparedOp>> {
-        self.prepare_node(op, inputs, attrs, Some(name))
+        self.prepare_node(op, inputs, attrs, Some(name), false)
     }
 
+    /// The prepared node of a request: for eager calls (`eager`, what
+    /// [`OpCall`] prepares) or for a graph's node, whose kernels are kept
+    /// apart (see [`KernelConstruction::is_eager`]).
     fn prepare_node(
         &self,
         op: &str,
         inputs: &[InputTypes],
         attrs: &[(&str, AttrValue)],
         node_name: Option<&str>,
+        eager: bool,
     ) -> Result<Arc<PreparedOp>> {
         let entry = self.registry.op(op)?;
         let mut node = entry.instance(inputs, attrs)?;
         if let Some(name) = node_name {
             node = node.with_name(name);
         }
-        let key = node_key(&node);
+        let mut key = node_key(&node);
+        if eager {
+            // Not a node's text: no node key starts with `|`.
+            key.insert_str(0, "|eager|");
+        }
 
         let slot = {
             let mut prepared = self.prepared.lock().unwrap_or_else(PoisonError::into_inner);
@@ -345,7 +355,8 @@ impl Runtime {
         }
         let (registration, state) = self.select_kernel(entry, &node)?;
         let construction =
-            KernelConstruction::new(entry.def(), &node, state.device, &state.resources);
+            KernelConstruction::new(entry.def(), &node, state.device, &state.resources)
+                .eager(eager);
         let frame = || {
             format!(
                 "while creating kernel {} for {}",

@@ -63,6 +63,14 @@ impl PreparedOp {
         self.registration
     }
 
+    /// Whether the kernel may wait for another kernel
+    /// ([`OpKernel::may_block`]): an executor runs such a node where its
+    /// waiting holds up no other, with a cancellation
+    /// ([`run_cancellable`](Self::run_cancellable)).
+    pub fn may_block(&self) -> bool {
+        self.kernel.may_block()
+    }
+
     /// The device the kernel runs on: the runtime's, or the host for a
     /// node whose device has no kernel for it (see
     /// [`Runtime::strict_placement`](crate::Runtime::strict_placement)).
@@ -131,10 +139,32 @@ impl PreparedOp {
     /// # Ok::<(), op_core::Error>(())
     /// ```
     pub fn run_into(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
+        self.run_into_with(inputs, outputs, None)
+    }
+
+    /// [`run_into`](Self::run_into), with waits that `cancellation` cuts
+    /// short ([`KernelContext::cancellation`]): how a graph's executor
+    /// runs its nodes, cancelling the run's waits when one fails.
+    pub fn run_cancellable(
+        &self,
+        inputs: &mut [Tensor],
+        outputs: &mut [Option<Tensor>],
+        cancellation: &crate::wait::CancellationManager,
+    ) -> Result<()> {
+        self.run_into_with(inputs, outputs, Some(cancellation))
+    }
+
+    #[inline]
+    fn run_into_with(
+        &self,
+        inputs: &mut [Tensor],
+        outputs: &mut [Option<Tensor>],
+        cancellation: Option<&crate::wait::CancellationManager>,
+    ) -> Result<()> {
         if recording::is_active() {
-            return self.run_recorded(inputs, outputs);
+            return self.run_recorded(inputs, outputs, cancellation);
         }
-        self.run_kernel(inputs, &mut [], outputs, true)
+        self.run_kernel(inputs, &mut [], outputs, true, cancellation)
     }
 
     /// Runs the kernel as [`run_into`](Self::run_into) does, with outputs
@@ -186,7 +216,7 @@ impl PreparedOp {
         placed: &mut [Option<Tensor>],
         outputs: &mut [Option<Tensor>],
     ) -> Result<()> {
-        self.run_kernel(inputs, placed, outputs, false)
+        self.run_kernel(inputs, placed, outputs, false, None)
     }
 
     /// [`run_into`](Self::run_into) while a gradient tape is active on
@@ -194,12 +224,17 @@ impl PreparedOp {
     /// the inputs they need before the kernel runs, so no kernel reuses
     /// those buffers).
     #[cold]
-    fn run_recorded(&self, inputs: &mut [Tensor], outputs: &mut [Option<Tensor>]) -> Result<()> {
+    fn run_recorded(
+        &self,
+        inputs: &mut [Tensor],
+        outputs: &mut [Option<Tensor>],
+        cancellation: Option<&crate::wait::CancellationManager>,
+    ) -> Result<()> {
         let recording = recording::begin(&self.op, &self.node, inputs);
         if recording.is_empty() {
-            return self.run_kernel(inputs, &mut [], outputs, true);
+            return self.run_kernel(inputs, &mut [], outputs, true, cancellation);
         }
-        let result = self.run_kernel(inputs, &mut [], outputs, true);
+        let result = self.run_kernel(inputs, &mut [], outputs, true, cancellation);
         let mut first = true;
         for recorder in &recording {
             let outputs = result.is_ok().then_some(&mut *outputs);
@@ -210,13 +245,15 @@ impl PreparedOp {
 
     /// Runs the kernel, with outputs in `placed` buffers where they fit,
     /// and checks the output shapes against the shape function if
-    /// `check_shapes` and the runtime checks them.
+    /// `check_shapes` and the runtime checks them; `cancellation` cuts its
+    /// waits short.
     fn run_kernel(
         &self,
         inputs: &mut [Tensor],
         placed: &mut [Option<Tensor>],
         outputs: &mut [Option<Tensor>],
         check_shapes: bool,
+        cancellation: Option<&crate::wait::CancellationManager>,
     ) -> Result<()> {
         self.check_inputs(inputs)?;
         self.placement
@@ -251,7 +288,8 @@ impl PreparedOp {
                 &self.state,
                 &self.placement,
             )
-            .with_placed(placed);
+            .with_placed(placed)
+            .with_cancellation(cancellation);
             catch_panic(|| self.kernel.compute(&mut ctx))
         };
         match result {

@@ -53,6 +53,9 @@ pub(crate) struct Step {
     pub(crate) successors: Range<u32>,
     /// How many steps must finish before this one starts.
     pub(crate) predecessors: u32,
+    /// Whether the step's kernel may wait for another step
+    /// ([`PreparedOp::may_block`]): it runs on a thread of its own.
+    pub(crate) blocking: bool,
 }
 
 /// A fed output: where its value goes and what it must be.
@@ -72,6 +75,9 @@ pub struct Plan {
     pub(crate) graph: Arc<Graph>,
     /// The inter-op pool, when the plan has branches to run in parallel.
     pub(crate) pool: Option<Arc<rayon::ThreadPool>>,
+    /// Whether a step may block: runs are then scheduled with a thread of
+    /// its own for each such step, pool or not (see `run/parallel.rs`).
+    pub(crate) blocking: bool,
     pub(crate) steps: Box<[Step]>,
     pub(crate) sources: Box<[Source]>,
     pub(crate) frees: Box<[u32]>,
@@ -129,9 +135,12 @@ impl Plan {
         for (step, id) in order.nodes.iter().enumerate() {
             let start = successors.len() as u32;
             successors.extend_from_slice(&order.successors[step]);
+            let kernel = kernel(*id)?;
+            let blocking = matches!(&kernel, StepKernel::Prepared(op) if op.may_block());
             steps.push(Step {
                 node: *id,
-                kernel: kernel(*id)?,
+                kernel,
+                blocking,
                 inputs: slots.input_ranges[step].clone(),
                 outputs: slots.outputs[step].clone(),
                 frees: slots.free_ranges[step].clone(),
@@ -159,6 +168,7 @@ impl Plan {
             .collect();
         Ok(Plan {
             pool: pool.filter(|_| branches),
+            blocking: steps.iter().any(|s| s.blocking),
             steps: steps.into(),
             sources: slots.inputs.into(),
             frees: slots.frees.into(),

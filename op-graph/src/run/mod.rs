@@ -1,6 +1,6 @@
 //! Running a [`Plan`]: the per-run state (tract's `SimpleState`), the feed
 //! checks, and the one-thread loop; `parallel.rs` has the inter-op
-//! scheduler.
+//! scheduler, which also runs plans with steps that may block.
 //!
 //! Per step, a run moves or clones each input from its slot into a
 //! scratch `Vec` of inputs, runs the prepared kernel into the step's
@@ -33,7 +33,7 @@ pub(crate) struct RunState {
 impl RunState {
     fn new(plan: &Plan) -> RunState {
         let atomics = |n: usize| (0..n).map(|_| Default::default()).collect();
-        let parallel = plan.is_parallel();
+        let parallel = plan.is_parallel() || plan.blocking;
         RunState {
             slots: vec![None; plan.num_slots],
             inputs: Vec::with_capacity(plan.max_inputs),
@@ -116,7 +116,8 @@ impl Plan {
             return Err(self.feed_count_error(given));
         }
         match &self.pool {
-            Some(pool) => self.run_parallel(state, pool)?,
+            Some(pool) => self.run_parallel(state, Some(pool))?,
+            None if self.blocking => self.run_parallel(state, None)?,
             None => {
                 for step in &self.steps {
                     self.run_step(step, &mut state.slots, &mut state.inputs)

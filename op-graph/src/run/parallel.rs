@@ -17,11 +17,26 @@
 //! own `Vec` of inputs, reused along the chain it runs. A slot read by several
 //! steps is only read (cloned) until the last of them counts itself done;
 //! only then is its own reference dropped (see `plan/slots.rs`).
+//!
+//! A step whose kernel may wait for another ([`PreparedOp::may_block`],
+//! a queue's dequeue waiting for an enqueue of the same run) never runs on
+//! the pool or the caller's thread, where its waiting could hold up the
+//! very step it waits for: it runs on a thread of its own, started when it
+//! is ready (the run's threads are scoped: the run returns after the last
+//! one), which then runs the steps its end makes ready. A plan with such
+//! steps is scheduled this way even without a pool. Each run has a
+//! cancellation manager, which the first failure cancels: the steps that
+//! wait then end with `Cancelled` (not reported over the failure that
+//! caused it), so a failed run does not hang on a wait that will never
+//! end.
+//!
+//! [`PreparedOp::may_block`]: op_core::PreparedOp::may_block
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use op_core::{Error, Result, Tensor};
+use op_core::wait::CancellationManager;
+use op_core::{Code, Error, Result, Tensor};
 
 use super::{RunState, range};
 use crate::plan::{Plan, StepKernel};
@@ -37,6 +52,8 @@ struct Shared<'a> {
     /// The failure of the earliest step (in the plan's order) that failed:
     /// the error the run returns. Locked only when a step fails.
     error: Mutex<Option<(usize, Error)>>,
+    /// Cancelled by the first failure, to end the waits of the others.
+    cancellation: CancellationManager,
 }
 
 // SAFETY: the pointer reaches the run's slots, which outlive the scope
@@ -44,12 +61,56 @@ struct Shared<'a> {
 // accesses apart from every other thread's, and `Tensor` is `Send + Sync`.
 unsafe impl Sync for Shared<'_> {}
 
+/// Where the steps a thread makes ready go: the pool (when the thread is
+/// one of the pool's), threads of their own (for the steps that may
+/// block, in a plan that has them), or this thread's own list.
+#[derive(Clone, Copy)]
+struct Hand<'h, 'p, 't, 'e> {
+    pool: Option<&'h rayon::Scope<'p>>,
+    threads: Option<&'t std::thread::Scope<'t, 'e>>,
+}
+
+/// The steps one thread is to run: at most one on a pool's thread (the
+/// others go to the pool), any number without a pool. The first needs no
+/// allocation, so a pool's tasks allocate nothing for it.
+#[derive(Default)]
+struct Mine {
+    first: Option<usize>,
+    rest: Vec<usize>,
+}
+
+impl Mine {
+    fn one(index: usize) -> Mine {
+        Mine {
+            first: Some(index),
+            rest: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.first.is_none() && self.rest.is_empty()
+    }
+
+    fn push(&mut self, index: usize) {
+        match self.first {
+            None => self.first = Some(index),
+            Some(_) => self.rest.push(index),
+        }
+    }
+
+    fn pop(&mut self) -> Option<usize> {
+        self.rest.pop().or_else(|| self.first.take())
+    }
+}
+
 impl Plan {
-    /// Runs every step on `pool`; returns the first failure, by plan order.
+    /// Runs every step on `pool` (on this thread without one), the steps
+    /// that may block on threads of their own; returns the first failure,
+    /// by plan order.
     pub(super) fn run_parallel(
         &self,
         state: &mut RunState,
-        pool: &rayon::ThreadPool,
+        pool: Option<&rayon::ThreadPool>,
     ) -> Result<()> {
         for (pending, step) in state.pending.iter().zip(&self.steps) {
             pending.store(step.predecessors, Ordering::Relaxed);
@@ -64,18 +125,13 @@ impl Plan {
             remaining: &state.remaining,
             failed: AtomicBool::new(false),
             error: Mutex::new(None),
+            cancellation: CancellationManager::new(),
         };
-        pool.scope(|scope| {
-            let shared = &shared;
-            for &root in self.roots.iter().skip(1) {
-                scope.spawn(move |scope| shared.run_from(root as usize, scope));
-            }
-            // The scope's own closure runs on the pool too: it takes the
-            // first root.
-            if let Some(&first) = self.roots.first() {
-                shared.run_from(first as usize, scope);
-            }
-        });
+        if self.blocking {
+            std::thread::scope(|threads| shared.start(pool, Some(threads)));
+        } else {
+            shared.start(pool, None);
+        }
         match shared
             .error
             .into_inner()
@@ -88,12 +144,88 @@ impl Plan {
 }
 
 impl<'a> Shared<'a> {
-    /// Runs step `first`, then, while one is ready, a successor, handing
-    /// the other ready successors to the pool.
-    fn run_from<'s>(&'s self, first: usize, scope: &rayon::Scope<'s>) {
+    /// Starts the roots and runs until every step this thread and the
+    /// pool's tasks reach is done (the run's scoped threads may still be
+    /// running theirs).
+    fn start<'t, 'e>(
+        &'t self,
+        pool: Option<&rayon::ThreadPool>,
+        threads: Option<&'t std::thread::Scope<'t, 'e>>,
+    ) {
+        match pool {
+            // The scope's own closure runs on the pool too: it takes the
+            // first root that does not block.
+            Some(pool) => pool.scope(|scope| {
+                self.run_roots(Hand {
+                    pool: Some(scope),
+                    threads,
+                })
+            }),
+            None => self.run_roots(Hand {
+                pool: None,
+                threads,
+            }),
+        }
+    }
+
+    /// Hands out the roots and runs those that stay on this thread.
+    fn run_roots<'p, 't, 'e>(&'t self, hand: Hand<'_, 'p, 't, 'e>)
+    where
+        't: 'p,
+    {
+        let mut mine = Mine::default();
+        for &root in &self.plan.roots {
+            self.ready(root as usize, hand, &mut mine);
+        }
+        self.run_mine(mine, hand);
+    }
+
+    /// Step `index` is ready: a step that may block goes to a thread of
+    /// its own; another goes to `mine` (this thread's list) if that is
+    /// empty or there is no pool, else to the pool.
+    fn ready<'p, 't, 'e>(&'t self, index: usize, hand: Hand<'_, 'p, 't, 'e>, mine: &mut Mine)
+    where
+        't: 'p,
+    {
+        if let (true, Some(threads)) = (self.plan.steps[index].blocking, hand.threads) {
+            let started = std::thread::Builder::new()
+                .name("op-graph blocking step".to_owned())
+                .spawn_scoped(threads, move || {
+                    let own = Hand {
+                        pool: None,
+                        threads: Some(threads),
+                    };
+                    self.run_mine(Mine::one(index), own);
+                });
+            if let Err(e) = started {
+                let error = Error::resource_exhausted(format!(
+                    "cannot start a thread for a node that may wait: {e}"
+                ));
+                self.fail(index, self.plan.node_error(&self.plan.steps[index], error));
+            }
+            return;
+        }
+        match hand.pool {
+            Some(scope) if !mine.is_empty() => scope.spawn(move |scope| {
+                let hand = Hand {
+                    pool: Some(scope),
+                    threads: hand.threads,
+                };
+                self.run_mine(Mine::one(index), hand);
+            }),
+            _ => mine.push(index),
+        }
+    }
+
+    /// Runs the steps of `mine` and, of the successors each makes ready,
+    /// one on this thread (a chain costs no hand-off), handing the others
+    /// on (see [`ready`](Self::ready)).
+    fn run_mine<'p, 't, 'e>(&'t self, mut mine: Mine, hand: Hand<'_, 'p, 't, 'e>)
+    where
+        't: 'p,
+    {
         let mut inputs = Vec::with_capacity(self.plan.max_inputs);
-        let mut next = Some(first);
-        while let Some(index) = next.take() {
+        while let Some(index) = mine.pop() {
             if self.failed.load(Ordering::Relaxed) {
                 return;
             }
@@ -105,10 +237,7 @@ impl<'a> Shared<'a> {
             for &successor in &self.plan.successors[range(&step.successors)] {
                 let successor = successor as usize;
                 if self.pending[successor].fetch_sub(1, Ordering::AcqRel) == 1 {
-                    match next {
-                        None => next = Some(successor),
-                        Some(_) => scope.spawn(move |scope| self.run_from(successor, scope)),
-                    }
+                    self.ready(successor, hand, &mut mine);
                 }
             }
         }
@@ -116,13 +245,22 @@ impl<'a> Shared<'a> {
 
     #[cold]
     fn fail(&self, index: usize, error: Error) {
-        self.failed.store(true, Ordering::Relaxed);
-        let mut slot = self
-            .error
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if slot.as_ref().is_none_or(|(first, _)| index < *first) {
-            *slot = Some((index, error));
+        let first = !self.failed.swap(true, Ordering::AcqRel);
+        if !first && error.code() == Code::Cancelled {
+            // A wait the first failure cancelled: not the run's error.
+            return;
+        }
+        {
+            let mut slot = self
+                .error
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if slot.as_ref().is_none_or(|(earlier, _)| index < *earlier) {
+                *slot = Some((index, error));
+            }
+        }
+        if first {
+            self.cancellation.start_cancel();
         }
     }
 
@@ -154,7 +292,7 @@ impl<'a> Shared<'a> {
                 let out = unsafe {
                     std::slice::from_raw_parts_mut(self.slots.add(outputs.start), outputs.len())
                 };
-                let result = op.run_into(inputs, out);
+                let result = op.run_cancellable(inputs, out, &self.cancellation);
                 inputs.clear();
                 result?;
             }

@@ -28,6 +28,12 @@
 //! guide's Python class; it is [`Saveable`](op_core::checkpoint::Saveable) (checkpoints) through the
 //! export and import ops.
 //!
+//! [`SimpleHashTable`] is also a lookup table as TensorFlow's table ops see
+//! one: it implements [`LookupInterface`](op_core::resource::lookup::LookupInterface)
+//! (batch find with one default or one per key, insert, remove, export,
+//! import, over tensors), so code written against that trait works with
+//! it and with any other table.
+//!
 //! ```
 //! use op_kernels::hash_table::SimpleHashTableHandle;
 //!
@@ -114,7 +120,7 @@
 //! - `element.rs`: the key and value types a table holds, [`TableKey`] and
 //!   [`TableElement`].
 //! - `resource.rs`: the resource, [`SimpleHashTable`], whose map is
-//!   `flat_table.rs`'s open-addressing table.
+//!   `flat_table.rs`'s open-addressing table, and its `LookupInterface`.
 //! - `ops.rs`: the eight ops and their shape functions.
 //! - `cpu.rs`: the CPU kernels, one generic function per op over the
 //!   guide's 15 dtype pairs.

@@ -1,13 +1,15 @@
 //! The resource behind a hash table: [`SimpleHashTable`], a
-//! [`FlatTable`] behind a lock.
+//! [`FlatTable`] behind a lock, and its [`LookupInterface`] (TensorFlow's
+//! interface of every lookup table, over tensors).
 
 use std::fmt;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use foldhash::fast::RandomState;
 use op_core::resource::Resource;
+use op_core::resource::lookup::LookupInterface;
 use op_core::threads::ThreadPool;
-use op_core::{Code, DType, Error, Result, op_requires};
+use op_core::{Code, DType, Error, Result, Tensor, TensorShape, op_requires};
 
 use super::element::{TableElement, TableKey};
 use super::flat_table::FlatTable;
@@ -238,5 +240,90 @@ impl<K: TableKey, V: TableElement> Resource for SimpleHashTable<K, V> {
                 .sum::<usize>();
         }
         bytes
+    }
+}
+
+/// The table as TensorFlow's ops see a lookup table: keys and values of
+/// its dtypes in tensors, each key a scalar, each value a scalar. Each
+/// method takes the table's lock once, as the typed methods do.
+///
+/// [`remove`](LookupInterface::remove) here ignores keys the table does
+/// not hold, as TensorFlow's tables do; the guide's
+/// [`SimpleHashTable::remove`] (and its op) is `NotFound` for one.
+///
+/// ```
+/// use op_core::Tensor;
+/// use op_core::resource::lookup::LookupInterface;
+/// use op_kernels::hash_table::SimpleHashTable;
+///
+/// let table: &dyn LookupInterface = &SimpleHashTable::<i64, f32>::new();
+/// table.insert(&Tensor::from_vec([2], vec![1i64, 2])?, &Tensor::from_vec([2], vec![0.5f32, 1.5])?)?;
+/// let keys = Tensor::from_vec([2, 2], vec![1i64, 3, 2, 1])?;
+/// let found = table.find(&keys, &Tensor::scalar(-1.0f32))?;
+/// assert_eq!(found.dims(), [2, 2]);
+/// assert_eq!(found.as_slice::<f32>()?, [0.5, -1.0, 1.5, 0.5]);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+impl<K: TableKey, V: TableElement> LookupInterface for SimpleHashTable<K, V> {
+    fn key_dtype(&self) -> DType {
+        K::DTYPE
+    }
+
+    fn value_dtype(&self) -> DType {
+        V::DTYPE
+    }
+
+    fn value_shape(&self) -> TensorShape {
+        TensorShape::scalar()
+    }
+
+    fn size(&self) -> usize {
+        self.len()
+    }
+
+    /// One default for every key (a scalar) goes through the batch lookup
+    /// ([`find_many`](SimpleHashTable::find_many)); a default per key (the
+    /// keys' shape) through one lookup a key, under one lock.
+    fn find(&self, keys: &Tensor, default_value: &Tensor) -> Result<Tensor> {
+        self.check_find_arguments(keys, default_value)?;
+        let ks = keys.as_slice::<K>()?;
+        let defaults = default_value.as_slice::<V>()?;
+        let values = if default_value.dims().is_empty() {
+            self.find_many(ks, &defaults[0])
+        } else {
+            let table = self.read();
+            ks.iter()
+                .zip(defaults)
+                .map(|(k, default)| table.get(k).unwrap_or(default).clone())
+                .collect()
+        };
+        Tensor::from_vec(keys.dims(), values)
+    }
+
+    fn insert(&self, keys: &Tensor, values: &Tensor) -> Result<()> {
+        self.check_insert_arguments(keys, values)?;
+        self.insert_many(keys.as_slice::<K>()?, values.as_slice::<V>()?)
+    }
+
+    fn remove(&self, keys: &Tensor) -> Result<()> {
+        self.check_remove_arguments(keys)?;
+        let keys = keys.as_slice::<K>()?;
+        let mut table = self.write();
+        for k in keys {
+            table.remove(k);
+        }
+        Ok(())
+    }
+
+    /// Two vectors.
+    fn export(&self) -> Result<(Tensor, Tensor)> {
+        let (keys, values) = SimpleHashTable::export(self);
+        let n = keys.len();
+        Ok((Tensor::from_vec([n], keys)?, Tensor::from_vec([n], values)?))
+    }
+
+    fn import(&self, keys: &Tensor, values: &Tensor) -> Result<()> {
+        self.check_import_arguments(keys, values)?;
+        SimpleHashTable::import(self, keys.as_slice::<K>()?, values.as_slice::<V>()?)
     }
 }

@@ -37,10 +37,12 @@
 //!   name, would make every unnamed `VarHandleOp` call here share one
 //!   variable, since calls of one op share a node name.)
 //!
-//! `DestroyResourceOp` of an owning handle succeeds and does nothing, as
-//! TensorFlow's `DeleteResource` does for ref-counting handles: an
-//! anonymous variable is in no manager, other copies of the handle may
-//! still use it, and it is freed when the last copy is dropped.
+//! `DestroyResourceOp` of an owning handle succeeds and does nothing,
+//! whatever `ignore_lookup_error` says, as TensorFlow's `DeleteResource`
+//! does for ref-counting handles (an anonymous `VarHandleOp` variable,
+//! destroyed with `ignore_lookup_error=false` in TensorFlow 2.21, still
+//! reads): an anonymous variable is in no manager, other copies of the
+//! handle may still use it, and it is freed when the last copy is dropped.
 //!
 //! Reads and assigns take the variable's lock once each: a read sees one
 //! whole assigned value, never a mix of two. A read shares the value's
@@ -90,4 +92,5 @@ mod resource;
 
 pub use client::Variable;
 pub use ops::*;
+pub(crate) use resource::tensor_bytes;
 pub use resource::{Var, VarGuard};

@@ -120,8 +120,11 @@ pub struct VarIsInitializedOp;
 /// its type.
 ///
 /// The resource itself is freed once nobody uses it. An owning handle's
-/// resource is in no manager: destroying it succeeds and does nothing (it
-/// is freed with its last handle).
+/// resource (an anonymous variable, a queue or table made without a
+/// shared name) is in no manager: destroying it succeeds and does nothing,
+/// whatever `ignore_lookup_error` says, as TensorFlow's `DeleteResource`
+/// does for ref-counting handles (checked with TensorFlow 2.21); it is
+/// freed with its last handle.
 ///
 /// resource: the handle of the resource to delete.
 #[register_op(inputs("resource: resource"), stateful, shape_fn = scalar_handle)]

@@ -213,19 +213,22 @@ impl Resource for Var {
     /// itself.
     fn memory_used(&self) -> usize {
         let slot = self.read_lock();
-        let Some(value) = &*slot else {
-            return size_of::<Self>();
-        };
-        let elements = match value.dtype().size_of() {
-            Some(size) => value.num_elements() * size,
-            None => match value.as_slice::<Vec<u8>>() {
-                Ok(strings) => strings
-                    .iter()
-                    .map(|s| size_of::<Vec<u8>>() + s.capacity())
-                    .sum(),
-                Err(_) => value.num_elements() * size_of::<ResourceHandle>(),
-            },
-        };
-        size_of::<Self>() + elements
+        size_of::<Self>() + slot.as_ref().map_or(0, tensor_bytes)
+    }
+}
+
+/// The bytes a tensor's elements take (for `string`, each string's heap
+/// bytes too), whether or not other tensors share its buffer: what a
+/// resource holding tensors reports as its memory.
+pub(crate) fn tensor_bytes(value: &Tensor) -> usize {
+    match value.dtype().size_of() {
+        Some(size) => value.num_elements() * size,
+        None => match value.as_slice::<Vec<u8>>() {
+            Ok(strings) => strings
+                .iter()
+                .map(|s| size_of::<Vec<u8>>() + s.capacity())
+                .sum(),
+            Err(_) => value.num_elements() * size_of::<ResourceHandle>(),
+        },
     }
 }

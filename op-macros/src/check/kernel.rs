@@ -377,5 +377,28 @@ fn kernel_impl(item: &syn::ItemImpl) -> darling::Result<()> {
     ) {
         check_compute_params(&compute.sig, &mut errors);
     }
+    check_may_block(item, &mut errors);
     errors.finish()
+}
+
+/// An impl's optional `fn may_block`, which the macro forwards to
+/// `OpKernel::may_block`, must have that method's signature.
+fn check_may_block(item: &syn::ItemImpl, errors: &mut darling::error::Accumulator) {
+    let Some(sig) = item.items.iter().find_map(|i| match i {
+        syn::ImplItem::Fn(f) if f.sig.ident == "may_block" => Some(&f.sig),
+        _ => None,
+    }) else {
+        return;
+    };
+    let params: Vec<&syn::FnArg> = sig.inputs.iter().collect();
+    let takes_self = matches!(params.as_slice(), [syn::FnArg::Receiver(r)]
+        if r.reference.is_some() && r.mutability.is_none());
+    let returns_bool = matches!(&sig.output, syn::ReturnType::Type(_, ty)
+        if matches!(&**ty, syn::Type::Path(p) if p.path.is_ident("bool")));
+    if !takes_self || !returns_bool {
+        errors.push(error(
+            sig.ident.span(),
+            "a kernel impl's `may_block` is `fn may_block(&self) -> bool`: whether `compute` may wait for another kernel (the macro forwards it to `OpKernel::may_block`)",
+        ));
+    }
 }

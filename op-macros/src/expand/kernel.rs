@@ -283,14 +283,29 @@ fn attrs_type(signature: &FnSignature) -> TokenStream {
 }
 
 /// A kernel impl's `OpKernel` impl, and the function that creates it.
+/// A `fn may_block(&self) -> bool` in the impl overrides the trait's
+/// default (a kernel that may wait for another).
 fn op_kernel_impl(item: &syn::ItemImpl, rt: &RuntimePath) -> TokenStream {
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let has_may_block = item
+        .items
+        .iter()
+        .any(|i| matches!(i, syn::ImplItem::Fn(f) if f.sig.ident == "may_block"));
+    let may_block = has_may_block.then(|| {
+        quote! {
+            #[inline]
+            fn may_block(&self) -> bool {
+                <#self_ty>::may_block(self)
+            }
+        }
+    });
     quote! {
         impl #impl_generics #rt::OpKernel for #self_ty #where_clause {
             fn compute(&self, ctx: &mut #rt::KernelContext<'_>) -> #rt::Result<()> {
                 <#self_ty>::compute(self, ctx)
             }
+            #may_block
         }
         #[allow(non_snake_case)]
         fn __create_kernel #impl_generics (

@@ -23,6 +23,11 @@ impl ZeroOutKernel {
         let _ = (ctx, self.preserve_index);
         Ok(())
     }
+
+    /// A kernel that may wait for another says so.
+    fn may_block(&self) -> bool {
+        self.preserve_index < 0
+    }
 }
 
 /// Copies its input.
