@@ -116,6 +116,14 @@ pub trait Resource: Any + Send + Sync {
     fn saveable(&self) -> Option<&dyn crate::checkpoint::Saveable> {
         None
     }
+
+    /// The resource as a lookup table, if it is one: what TensorFlow's
+    /// generic table ops (`LookupTableFindV2`, `LookupTableInsertV2`, ...)
+    /// reach through a handle, whatever the table's type. A table returns
+    /// `Some(self)`; the default is `None`.
+    fn as_lookup(&self) -> Option<&dyn lookup::LookupInterface> {
+        None
+    }
 }
 
 /// The default container of a [`ResourceMgr`] (TensorFlow's).

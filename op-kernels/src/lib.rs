@@ -63,6 +63,7 @@ pub mod gpu;
 pub mod hash_table;
 pub mod identity;
 pub mod list;
+pub mod lookup;
 pub mod math;
 pub mod matmul;
 pub mod multiple_ins_and_outs;

@@ -32,6 +32,8 @@ DestroyResourceOp
 ResourceApplyGradientDescent ResourceApplyMomentum ResourceApplyAdam
 InvertPermutation ConcatOffset Slice Pad Unpack DynamicStitch ListDiff Cumsum Cumprod Range FloorDiv FloorMod DivNoNan
 FIFOQueueV2 QueueEnqueueV2 QueueDequeueV2 QueueSizeV2 QueueCloseV2
+MutableHashTableV2 LookupTableFindV2 LookupTableInsertV2 LookupTableRemoveV2 LookupTableSizeV2
+LookupTableExportV2 LookupTableImportV2
 """.split()
 
 

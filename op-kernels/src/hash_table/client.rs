@@ -15,7 +15,7 @@ use super::ops::{
     SimpleHashTableCreate, SimpleHashTableExport, SimpleHashTableFind, SimpleHashTableFindMany,
     SimpleHashTableImport, SimpleHashTableInsert, SimpleHashTableInsertMany, SimpleHashTableRemove,
 };
-use super::resource::SimpleHashTable;
+use super::resource::{KEYS_KEY, SimpleHashTable, VALUES_KEY};
 
 /// A hash table made and used through the ops, typed: the Rust
 /// counterpart of the guide's Python `SimpleHashTable` class.
@@ -278,12 +278,6 @@ impl<'r, K: TableKey, V: TableElement> SimpleHashTableHandle<'r, K, V> {
             .map(drop)
     }
 }
-
-/// The checkpoint key of a table's keys.
-const KEYS_KEY: &str = "keys";
-
-/// The checkpoint key of a table's values.
-const VALUES_KEY: &str = "values";
 
 impl<K: TableKey, V: TableElement> SimpleHashTableHandle<'_, K, V> {
     /// `InvalidArgument` unless `tensor`, restored as `key`, is a vector of

@@ -11,8 +11,9 @@ use super::ops::{
 };
 use super::resource::SimpleHashTable;
 
-/// Stamps the guide's 15 (key, value) dtype pairs on each kernel function:
-/// its `REGISTER_KERNEL(key_dtype, value_dtype)` list, in its order.
+/// Stamps the guide's 15 (key, value) dtype pairs on each kernel (a
+/// function or an impl): its `REGISTER_KERNEL(key_dtype, value_dtype)`
+/// list, in its order.
 macro_rules! table_kernels {
     ($($op:ident => $kernel:item)*) => {$(
         #[kernel(
@@ -36,6 +37,10 @@ macro_rules! table_kernels {
         $kernel
     )*};
 }
+
+// Also stamped on TensorFlow's generic table, `MutableHashTableV2`
+// (`crate::lookup`), which holds the same table.
+pub(crate) use table_kernels;
 
 // The kernels take the table as a typed `#[resource]` parameter (the
 // guide's `GetResource` with its type check, generated): a handle to a

@@ -138,6 +138,7 @@ mod ops;
 mod resource;
 
 pub use client::SimpleHashTableHandle;
+pub(crate) use cpu::table_kernels;
 pub use element::{TableElement, TableKey};
 pub use ops::*;
 pub use resource::SimpleHashTable;

@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use foldhash::fast::RandomState;
+use op_core::checkpoint::{Saveable, take_tensors};
 use op_core::resource::Resource;
 use op_core::resource::lookup::LookupInterface;
 use op_core::threads::ThreadPool;
@@ -240,6 +241,57 @@ impl<K: TableKey, V: TableElement> Resource for SimpleHashTable<K, V> {
                 .sum::<usize>();
         }
         bytes
+    }
+
+    /// The table is saved in saved models (its [`Saveable`] impl).
+    fn saveable(&self) -> Option<&dyn Saveable> {
+        Some(self)
+    }
+
+    /// The table, for TensorFlow's generic table ops ([`crate::lookup`]).
+    fn as_lookup(&self) -> Option<&dyn LookupInterface> {
+        Some(self)
+    }
+}
+
+/// The checkpoint key of a table's keys.
+pub(super) const KEYS_KEY: &str = "keys";
+
+/// The checkpoint key of a table's values.
+pub(super) const VALUES_KEY: &str = "values";
+
+/// The table's state as a checkpoint or saved model holds it: the same two
+/// tensors as [`SimpleHashTableHandle`](super::SimpleHashTableHandle)'s,
+/// `keys` (a vector of `K`) and `values` (of `V`, as long), the value of
+/// `keys[i]` at `values[i]`. Restoring replaces the contents, after
+/// checking both tensors ([`LookupInterface::check_import_arguments`]);
+/// on error the table is unchanged.
+///
+/// ```
+/// use op_core::checkpoint::Saveable;
+/// use op_kernels::hash_table::SimpleHashTable;
+///
+/// let table = SimpleHashTable::<i64, f32>::new();
+/// table.insert(7, 0.5);
+/// let copy = SimpleHashTable::<i64, f32>::new();
+/// copy.restore_from_tensors(table.serialize_to_tensors()?)?;
+/// assert_eq!(copy.find(&7, &-1.0), 0.5);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+impl<K: TableKey, V: TableElement> Saveable for SimpleHashTable<K, V> {
+    fn serialize_to_tensors(&self) -> Result<Vec<(String, Tensor)>> {
+        let (keys, values) = LookupInterface::export(self)?;
+        Ok(vec![
+            (KEYS_KEY.to_owned(), keys),
+            (VALUES_KEY.to_owned(), values),
+        ])
+    }
+
+    fn restore_from_tensors(&self, tensors: Vec<(String, Tensor)>) -> Result<()> {
+        let what = format!("SimpleHashTable<{}, {}>", K::DTYPE, V::DTYPE);
+        let [keys, values] = take_tensors(tensors, [KEYS_KEY, VALUES_KEY], &what, "table")?;
+        LookupInterface::import(self, &keys, &values)
+            .map_err(|e| e.with_context(format!("restoring {what}")))
     }
 }
 
