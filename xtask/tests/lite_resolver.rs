@@ -210,7 +210,7 @@ fn check_reports_a_stale_file_and_a_missing_model_is_an_error() {
     )
     .unwrap_err();
     assert!(
-        err.starts_with(&format!("cannot read {}: ", missing.display())),
+        err.starts_with(&format!("NotFound: opening '{}': ", missing.display())),
         "{err}"
     );
 }

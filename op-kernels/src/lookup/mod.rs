@@ -27,11 +27,11 @@
 //! use op_core::{DType, OpCall, Tensor};
 //! op_kernels::link();
 //!
-//! let [table] = op_core::Runtime::global().execute_array(
-//!     OpCall::new("MutableHashTableV2")
-//!         .attr("key_dtype", DType::I64)
-//!         .attr("value_dtype", DType::F32),
-//! )?;
+//! let table = OpCall::new("MutableHashTableV2")
+//!     .attr("key_dtype", DType::I64)
+//!     .attr("value_dtype", DType::F32)
+//!     .run()?
+//!     .remove(0);
 //! OpCall::new("LookupTableInsertV2")
 //!     .input(&table)
 //!     .input(Tensor::from_vec([2], vec![1i64, 2])?)
