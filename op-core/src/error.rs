@@ -14,8 +14,11 @@ use std::io;
 /// that echoes a name or string it was given (an op, attr, node or
 /// resource name, a string value) shows it through these, so that a huge
 /// input makes a short message. `quoted("x")` is `'x'`; past
-/// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`.
-pub use op_spec::quote::{QUOTE_LIMIT, Quoted, Summarized, capped, quoted, summarized};
+/// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`. A list of such inputs
+/// goes through [`listed`]: `'a', 'b', 'c' and 9,997 more (10,000 in all)`.
+pub use op_spec::quote::{
+    Listed, QUOTE_LIMIT, Quoted, Summarized, capped, listed, quoted, summarized,
+};
 
 /// A `Result` whose error defaults to the framework's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
