@@ -73,10 +73,10 @@ fn defaults_are_filled_and_internal_attrs_kept() {
     let mut x = placeholder("x");
     x.attr.insert(
         "_class".into(),
-        attr(Value::List(proto::attr_value::ListValue {
+        attr(Value::List(Box::new(proto::attr_value::ListValue {
             s: vec![b"loc:@x".to_vec()],
             ..Default::default()
-        })),
+        }))),
     );
     let g = import(&graph(vec![x]), Registry::global()).unwrap();
     let node = g.node_by_name("x").unwrap();
@@ -219,9 +219,9 @@ fn shapes_an_op_rejects_are_errors_at_import() {
                 ("dtype", Value::Type(DType::F32.enum_value())),
                 (
                     "shape",
-                    Value::Shape(graphdef::convert::shape_to_proto(
+                    Value::Shape(Box::new(graphdef::convert::shape_to_proto(
                         &op_core::ShapeValue::from_sizes(dims),
-                    )),
+                    ))),
                 ),
             ],
         )

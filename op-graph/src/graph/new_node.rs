@@ -188,7 +188,8 @@ pub(super) fn add(graph: &mut Graph, new: NewNode) -> Result<NodeId> {
     let name = match &new.name {
         Some(name) => {
             names::check_node_name(name)?;
-            if graph.by_name.contains_key(name) {
+            let taken = graph.by_name.find(name, |i| graph.nodes[i as usize].name());
+            if taken.is_some() {
                 return Err(Error::invalid_argument(format!(
                     "the graph already has a node named {}",
                     quoted(name)
@@ -211,10 +212,12 @@ pub(super) fn add(graph: &mut Graph, new: NewNode) -> Result<NodeId> {
             quoted(&new.op)
         ))
     })?;
-    names::mark_used(&mut graph.names_in_use, &name);
+    // Its name joins `names_in_use` when a unique name is next asked for.
     let id = node.id;
-    graph.by_name.insert(name, id);
     graph.nodes.push(node);
+    graph
+        .by_name
+        .insert(id.index() as u32, |i| graph.nodes[i as usize].name());
     Ok(id)
 }
 
@@ -271,7 +274,7 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
         .inputs
         .iter()
         .map(|o| match o.index() {
-            0 => graph.nodes[o.node().index()].value.as_ref(),
+            0 => graph.nodes[o.node().index()].value.as_deref(),
             _ => None,
         })
         .collect();
@@ -396,7 +399,7 @@ fn group_flat(op: &OpDef, attrs: &[(&str, AttrValue)], count: usize) -> Result<V
 
 /// For a `Const` node, its value as a tensor: checked against its `dtype`
 /// now (so a bad constant is an error at construction), kept when small.
-fn constant_value(op: &OpDef, instance: &op_core::OpInstance) -> Result<Option<Tensor>> {
+fn constant_value(op: &OpDef, instance: &op_core::OpInstance) -> Result<Option<Box<Tensor>>> {
     if op.name != "Const" {
         return Ok(None);
     }
@@ -411,5 +414,5 @@ fn constant_value(op: &OpDef, instance: &op_core::OpInstance) -> Result<Option<T
             summarized(&AttrValue::from(value))
         )));
     }
-    Ok((tensor.num_elements() <= KEPT_CONSTANT_ELEMENTS).then_some(tensor))
+    Ok((tensor.num_elements() <= KEPT_CONSTANT_ELEMENTS).then(|| Box::new(tensor)))
 }

@@ -39,8 +39,9 @@ pub struct Node {
     pub(super) internal_attrs: Vec<(String, AttrValue)>,
     pub(super) outputs: Vec<OutputInfo>,
     /// A `Const` node's value, when small enough to keep for shape
-    /// functions (see [`Node::constant_value`]).
-    pub(super) value: Option<Tensor>,
+    /// functions (see [`Node::constant_value`]); boxed, as few nodes have
+    /// one.
+    pub(super) value: Option<Box<Tensor>>,
 }
 
 impl fmt::Debug for Node {
@@ -162,6 +163,6 @@ impl Node {
     /// checked when added but not kept twice; shape functions never need
     /// their values.
     pub fn constant_value(&self) -> Option<&Tensor> {
-        self.value.as_ref()
+        self.value.as_deref()
     }
 }
