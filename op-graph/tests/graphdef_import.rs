@@ -197,14 +197,89 @@ fn attrs_of_the_wrong_type_or_missing_are_errors_naming_the_node_and_attr() {
     )]);
     assert_eq!(e.code(), Code::Unimplemented);
     assert!(e.message().contains("DT_FLOAT_REF"), "{e}");
+}
 
-    let e = import_error(vec![node(
+#[test]
+fn attrs_without_defaults_are_required_not_inferred_from_the_inputs() {
+    // The graph builder infers `T` from the inputs; a GraphDef must give
+    // it, as TensorFlow's importer requires.
+    let e = import_error(vec![
+        placeholder("x"),
+        node("sum", "AddV2", &["x", "x"], &[]),
+    ]);
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert_eq!(
+        e.to_string(),
+        "InvalidArgument: NodeDef missing attr 'T' of op AddV2: it is declared `T: {bfloat16, \
+         half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, \
+         complex64, complex128}`, with no default, so a NodeDef must give it (a GraphDef's \
+         attrs are not inferred from its inputs)\n\timporting node 'sum'"
+    );
+    // A count attr and a list of types alike.
+    let float = || Value::Type(DType::F32.enum_value());
+    let e = import_error(vec![
+        placeholder("x"),
+        node("n", "AddN", &["x", "x"], &[("T", float())]),
+    ]);
+    assert!(
+        e.message()
+            .starts_with("NodeDef missing attr 'N' of op AddN"),
+        "{e}"
+    );
+    let e = import_error(vec![placeholder("x"), node("i", "IdentityN", &["x"], &[])]);
+    assert!(
+        e.message()
+            .starts_with("NodeDef missing attr 'T' of op IdentityN"),
+        "{e}"
+    );
+    // Given, they are checked against the inputs.
+    let e = import_error(vec![
+        placeholder("x"),
+        node(
+            "sum",
+            "AddV2",
+            &["x", "x"],
+            &[("T", Value::Type(DType::I32.enum_value()))],
+        ),
+    ]);
+    assert!(e.to_string().contains("node 'sum'"), "{e}");
+}
+
+#[test]
+fn attrs_the_op_does_not_declare_are_kept_and_written_back() {
+    op_kernels::link();
+    // TensorFlow's importer keeps them (a newer producer may write attrs
+    // this op does not have yet) and the op ignores them.
+    let def = graph(vec![node(
         "x",
         "Placeholder",
         &[],
-        &[("dtype", Value::Type(1)), ("colour", Value::I(1))],
+        &[
+            ("dtype", Value::Type(1)),
+            ("colour", Value::I(1)),
+            // An attr written without a value takes its default ...
+            ("shape", Value::I(0)),
+        ],
     )]);
-    assert!(e.to_string().contains("colour"), "{e}");
+    let mut def = def;
+    def.node[0].attr.get_mut("shape").unwrap().value = None;
+    // ... and an undeclared one without a value is dropped.
+    def.node[0]
+        .attr
+        .insert("no_value".into(), proto::AttrValue { value: None });
+    let g = import(&def, Registry::global()).unwrap();
+    let x = g.node_by_name("x").unwrap();
+    assert_eq!(x.attr("colour"), Some(&op_core::AttrValue::Int(1)));
+    assert_eq!(
+        x.attr("shape"),
+        Some(&op_core::AttrValue::Shape(
+            op_core::ShapeValue::unknown_rank()
+        ))
+    );
+    assert_eq!(x.internal_attrs().len(), 1);
+    let back = graphdef::export(&g);
+    assert!(back.node[0].attr.contains_key("colour"));
+    assert!(!back.node[0].attr.contains_key("no_value"));
 }
 
 #[test]

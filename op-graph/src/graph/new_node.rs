@@ -87,6 +87,9 @@ pub struct NewNode {
     grouping: Grouping,
     control_inputs: Vec<NodeId>,
     attrs: Vec<(String, AttrValue)>,
+    /// Attrs the op does not declare, kept for export and ignored (see
+    /// [`NewNode::kept_attr`]).
+    kept: Vec<(String, AttrValue)>,
     device: String,
 }
 
@@ -100,6 +103,7 @@ impl NewNode {
             grouping: Grouping::ByArg(Vec::new()),
             control_inputs: Vec::new(),
             attrs: Vec::new(),
+            kept: Vec::new(),
             device: String::new(),
         }
     }
@@ -156,6 +160,16 @@ impl NewNode {
             Some(slot) => slot.1 = value,
             None => self.attrs.push((name, value)),
         }
+        self
+    }
+
+    /// Keeps attr `name`, which the op does not declare, on the node for
+    /// export ([`Node::internal_attrs`]), as TensorFlow's importer keeps
+    /// an attr a newer producer wrote: the op never sees it. Only the
+    /// GraphDef importer does this; an undeclared attr given to
+    /// [`attr`](Self::attr) is an error.
+    pub(crate) fn kept_attr(mut self, name: String, value: AttrValue) -> NewNode {
+        self.kept.push((name, value));
         self
     }
 
@@ -308,7 +322,7 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
         inputs: new.inputs.clone(),
         control_inputs: new.control_inputs.clone(),
         device: new.device.clone(),
-        internal_attrs: internal.into_iter().cloned().collect(),
+        internal_attrs: internal.into_iter().chain(&new.kept).cloned().collect(),
         outputs,
         value,
     })

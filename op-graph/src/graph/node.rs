@@ -34,8 +34,9 @@ pub struct Node {
     pub(super) inputs: Vec<Output>,
     pub(super) control_inputs: Vec<NodeId>,
     pub(super) device: String,
-    /// Attrs the op does not declare whose names start with `_`, kept as
-    /// given (TensorFlow's internal attrs, `_class`, `_output_shapes`...).
+    /// Attrs the op does not declare, kept as given: those whose names
+    /// start with `_` (TensorFlow's internal attrs, `_class`,
+    /// `_output_shapes`...), and in a graph read from a GraphDef any other.
     pub(super) internal_attrs: Vec<(String, AttrValue)>,
     pub(super) outputs: Vec<OutputInfo>,
     /// A `Const` node's value, when small enough to keep for shape
@@ -100,9 +101,11 @@ impl Node {
         })
     }
 
-    /// The attrs the op does not declare whose names start with `_`
-    /// (TensorFlow's internal attrs), kept as given so that a graph read
-    /// from a file writes them back.
+    /// The attrs the op does not declare, kept as given so that a graph
+    /// read from a file writes them back: those whose names start with `_`
+    /// (TensorFlow's internal attrs), and, in a graph read from a
+    /// GraphDef, any other (TensorFlow's importer keeps an attr the op
+    /// does not have, as a newer producer may write, and ignores it).
     pub fn internal_attrs(&self) -> &[(String, AttrValue)] {
         &self.internal_attrs
     }
