@@ -10,8 +10,29 @@
 use std::fmt;
 
 use super::Registry;
+use super::op_kernels_ops::OP_KERNELS_OPS;
 use crate::Error;
 use crate::error::quoted;
+
+/// op-kernels' crate name, as `module_path!()` starts.
+const OP_KERNELS: &str = "op_kernels";
+
+/// How to link op-kernels, for a message about an op it ships.
+const LINK_OP_KERNELS: &str = "which is not linked: add op-kernels to [dependencies] and call \
+     `op_kernels::link()` once, in `main` or in each test file (or write `use op_kernels as _;`)";
+
+/// What the registry can tell of an op it lacks (see
+/// [`Registry::missing_op_hint`]).
+pub(super) enum MissingOp<'a> {
+    /// A registered op has a close name.
+    Close(&'a str),
+    /// op-kernels ships it, and is not linked.
+    InOpKernels,
+    /// op-kernels, not linked, ships an op of a close name.
+    CloseInOpKernels(&'static str),
+    /// Nothing.
+    Unknown,
+}
 
 /// A program's statement that crate `crate_name` submits registrations it
 /// relies on: what [`require_linked!`](crate::require_linked) submits.
@@ -127,6 +148,60 @@ impl Registry {
     pub(super) fn note_crate(&mut self, module_path: &'static str) {
         if let Some(name) = crate_of(module_path) {
             self.crates.insert(name);
+        }
+    }
+
+    /// What to tell a user about op `name`, which this registry lacks,
+    /// wherever an unknown op name is reported (a call by name, a GraphDef's
+    /// node, `opkit ops FILTER`): the closest registered name (`did you
+    /// mean 'Rescale'?`), or, for an op that op-kernels ships while none of
+    /// op-kernels' ops is registered (it is not linked), that it ships
+    /// there and how to link it. `None` when neither applies.
+    ///
+    /// Which ops op-kernels ships is a list kept here
+    /// ([`OP_KERNELS_OPS`](super::OP_KERNELS_OPS)), since op-kernels itself
+    /// is what is missing; op-kernels' tests fail when the two differ.
+    ///
+    /// ```standalone_crate
+    /// // This program does not link op-kernels.
+    /// let registry = op_core::Registry::global();
+    /// let hint = registry.missing_op_hint("Placeholder").unwrap();
+    /// assert!(hint.starts_with("it ships in op-kernels, which is not linked"), "{hint}");
+    /// assert!(hint.contains("`op_kernels::link()`"), "{hint}");
+    /// let hint = registry.missing_op_hint("Placeholdr").unwrap();
+    /// assert!(hint.starts_with("did you mean 'Placeholder'? It ships in op-kernels"), "{hint}");
+    /// assert_eq!(registry.missing_op_hint("Frobnicate"), None);
+    /// ```
+    pub fn missing_op_hint(&self, name: &str) -> Option<String> {
+        match self.missing_op(name) {
+            MissingOp::Close(close) => Some(format!("did you mean '{close}'?")),
+            MissingOp::InOpKernels => Some(format!("it ships in op-kernels, {LINK_OP_KERNELS}")),
+            MissingOp::CloseInOpKernels(close) => Some(format!(
+                "did you mean '{close}'? It ships in op-kernels, {LINK_OP_KERNELS}"
+            )),
+            MissingOp::Unknown => None,
+        }
+    }
+
+    /// What the registry can tell of op `name`, which it lacks.
+    pub(super) fn missing_op(&self, name: &str) -> MissingOp<'_> {
+        let unlinked = !self.crates.contains(OP_KERNELS);
+        let shipped = |op: &str| unlinked && OP_KERNELS_OPS.binary_search(&op).is_ok();
+        if shipped(name) {
+            return MissingOp::InOpKernels;
+        }
+        let registered = self.ops.keys().map(String::as_str);
+        let candidates = registered.chain(OP_KERNELS_OPS.iter().copied().filter(|_| unlinked));
+        match op_spec::suggest::closest(name, candidates) {
+            Some(close) if !self.ops.contains_key(close) => {
+                let index = OP_KERNELS_OPS.binary_search(&close);
+                // Not registered, so one of op-kernels' names.
+                index.map_or(MissingOp::Unknown, |i| {
+                    MissingOp::CloseInOpKernels(OP_KERNELS_OPS[i])
+                })
+            }
+            Some(close) => MissingOp::Close(close),
+            None => MissingOp::Unknown,
         }
     }
 
