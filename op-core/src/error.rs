@@ -15,9 +15,10 @@ use std::io;
 /// resource name, a string value) shows it through these, so that a huge
 /// input makes a short message. `quoted("x")` is `'x'`; past
 /// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`. A list of such inputs
-/// goes through [`listed`]: `'a', 'b', 'c' and 9,997 more (10,000 in all)`.
+/// goes through [`listed`]: `'a', 'b', 'c' and 9,997 more (10,000 in all)`,
+/// and a large count through [`grouped`]: `10,000`.
 pub use op_spec::quote::{
-    Listed, QUOTE_LIMIT, Quoted, Summarized, capped, listed, quoted, summarized,
+    Grouped, Listed, QUOTE_LIMIT, Quoted, Summarized, capped, grouped, listed, quoted, summarized,
 };
 
 /// A `Result` whose error defaults to the framework's [`Error`].

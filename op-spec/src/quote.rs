@@ -238,8 +238,22 @@ where
     }
 }
 
-/// A count with its thousands separated by commas: `10,000`.
-struct Grouped(usize);
+/// `n` with its thousands separated by commas, as [`listed`] counts:
+/// `10,000`. For a count in a message that may be large (nodes of a file,
+/// the rank of a shape).
+///
+/// ```
+/// use op_spec::quote::grouped;
+/// assert_eq!(grouped(100_000).to_string(), "100,000");
+/// assert_eq!(grouped(999).to_string(), "999");
+/// ```
+pub fn grouped(n: usize) -> Grouped {
+    Grouped(n)
+}
+
+/// A count as a message shows it: see [`grouped`].
+#[derive(Clone, Copy, Debug)]
+pub struct Grouped(usize);
 
 impl fmt::Display for Grouped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
