@@ -45,7 +45,7 @@ use crate::{Error, Result};
 
 mod linking;
 mod op_kernels_ops;
-pub use linking::{LinkRequirement, UnlinkedCrate};
+pub use linking::{LINK_OP_KERNELS, LinkRequirement, MissingOp, UnlinkedCrate};
 pub use op_kernels_ops::OP_KERNELS_OPS;
 
 /// An op submitted to the registry.
@@ -735,15 +735,16 @@ impl Registry {
         // "is not registered: did you mean 'X'? (...)", or with no
         // suggestion "is not registered (...)": no colon before nothing.
         // An op of op-kernels, unlinked, gets how to link it, not a guess.
-        let hint = self
-            .missing_op_hint(name)
-            .map(|h| format!(": {h}"))
-            .unwrap_or_default();
-        let elsewhere = match self.missing_op(name) {
-            linking::MissingOp::Unknown | linking::MissingOp::Close(_) => {
+        let missing = self.missing_op(name);
+        let hint = match missing {
+            MissingOp::Unknown => String::new(),
+            _ => format!(": {missing}"),
+        };
+        let elsewhere = match missing.in_op_kernels() {
+            false => {
                 "; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`"
             }
-            linking::MissingOp::InOpKernels | linking::MissingOp::CloseInOpKernels(_) => "",
+            true => "",
         };
         let kernels = match self.orphan_kernels.get(name) {
             Some(kernels) => {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use op_core::registry::{
-    ConflictKind, KernelRegistration, OpRegistration, Registry, TypeConstraint,
+    ConflictKind, KernelRegistration, MissingOp, OpRegistration, Registry, TypeConstraint,
 };
 use op_core::{
     Code, DType, FnKernel, KernelContext, OpCall, OpDefBuilder, Result, Runtime, Tensor,
@@ -582,31 +582,28 @@ fn a_missing_framework_op_says_it_ships_in_op_kernels_and_how_to_link_it() {
     );
     // A misspelt one: the suggestion, and where it ships.
     assert_eq!(
-        registry.missing_op_hint("Placeholdr").unwrap(),
+        registry.missing_op("Placeholdr").to_string(),
         "did you mean 'Placeholder'? It ships in op-kernels, which is not linked: add op-kernels \
          to [dependencies] and call `op_kernels::link()` once, in `main` or in each test file \
          (or write `use op_kernels as _;`)"
     );
     // A registered op closer than any of op-kernels' is the suggestion.
-    assert_eq!(
-        registry.missing_op_hint("Goo").unwrap(),
-        "did you mean 'Good'?"
-    );
+    assert_eq!(registry.missing_op("Goo"), MissingOp::Close("Good"));
     // op-kernels' tutorial ops are not framework ops: a user's crate may
     // define its own ZeroOut.
-    assert_eq!(registry.missing_op_hint("ZeroOut"), None);
-    assert_eq!(registry.missing_op_hint("Frobnicate"), None);
+    assert_eq!(registry.missing_op("ZeroOut"), MissingOp::Unknown);
+    assert_eq!(registry.missing_op("Frobnicate"), MissingOp::Unknown);
 
     // With op-kernels linked, an op it lacks is not said to ship there.
     let linked = with_extra(&[&FROM_OP_KERNELS], &[]);
-    assert_eq!(linked.missing_op_hint("Placeholder"), None);
+    assert_eq!(linked.missing_op("Placeholder"), MissingOp::Unknown);
     let err = linked.op("Placeholder").unwrap_err();
     assert!(
         err.message().contains("if it is defined in another crate"),
         "{err}"
     );
     assert_eq!(
-        linked.missing_op_hint("NoOpp").unwrap(),
+        linked.missing_op("NoOpp").to_string(),
         "did you mean 'NoOp'?"
     );
 }
