@@ -2,6 +2,8 @@
 //! error that names the node and the field, never a panic; and on what
 //! TensorFlow's writers differ in (order, defaults, internal attrs).
 
+use std::sync::Arc;
+
 use op_core::{Code, DType, Error, Registry};
 use op_graph::graphdef::proto::{self, attr_value::Value};
 use op_graph::graphdef::{self, import};
@@ -95,13 +97,57 @@ fn every_unknown_op_is_listed_in_one_error() {
         node("a", "Frobnicate", &["x"], &[]),
         node("b", "Frobnicate", &["a"], &[]),
         node("c", "Zap", &[], &[]),
+        node("d", "Idenity", &["x"], &[]),
     ]);
     assert_eq!(e.code(), Code::NotFound);
     assert_eq!(
         e.message(),
-        "the GraphDef uses 2 op(s) that are not registered; link the crates that register them:\n\
-         \x20 Frobnicate (node 'a', 'b')\n\
-         \x20 Zap (node 'c')"
+        "the GraphDef uses 3 op(s) that are not registered:\n\
+         \x20 'Frobnicate' (nodes 'a', 'b')\n\
+         \x20 'Idenity' (node 'd'): did you mean 'Identity'?\n\
+         \x20 'Zap' (node 'c')\n\
+         if another crate defines them, link it: call its `link()` once, or write \
+         `use that_crate as _;`"
+    );
+}
+
+#[test]
+fn a_missing_framework_op_says_op_kernels_is_not_linked() {
+    // A registry without op-kernels, as a program that does not link it.
+    let registry = Arc::new(Registry::new(Vec::new(), Vec::new()));
+    let def = graph(vec![placeholder("x"), node("y", "Identty", &["x"], &[])]);
+    let e = import(&def, &registry).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "the GraphDef uses 2 op(s) that are not registered:\n\
+         \x20 'Identty' (node 'y'): did you mean 'Identity'? (it ships in op-kernels)\n\
+         \x20 'Placeholder' (node 'x'): it ships in op-kernels\n\
+         op-kernels is not linked: add op-kernels to [dependencies] and call \
+         `op_kernels::link()` once, in `main` or in each test file (or write \
+         `use op_kernels as _;`)"
+    );
+}
+
+#[test]
+fn ten_thousand_unknown_ops_make_a_short_message() {
+    let nodes: Vec<proto::NodeDef> = (0..10_000)
+        .map(|i| node(&format!("n{i}"), &format!("Unknown{i}"), &[], &[]))
+        .chain((0..10_000).map(|i| node(&format!("m{i}"), "Frobnicate", &[], &[])))
+        .collect();
+    let e = import_error(nodes);
+    let message = e.to_string();
+    assert!(message.len() < 2_000, "{} bytes:\n{message}", message.len());
+    assert!(
+        message.starts_with(
+            "NotFound: the GraphDef uses 10,001 op(s) that are not registered:\n\
+             \x20 'Frobnicate' (nodes 'm0', 'm1', 'm2' and 9,997 more (10,000 in all))\n\
+             \x20 'Unknown0' (node 'n0')\n"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("\n  and 9,993 more op(s) (10,001 in all)\n"),
+        "{message}"
     );
 }
 
@@ -148,10 +194,19 @@ fn a_cycle_is_an_error_naming_its_nodes() {
     assert_eq!(e.code(), Code::InvalidArgument);
     assert_eq!(
         e.message(),
-        "the GraphDef has a cycle: 2 node(s) wait on each other, among them 'a', 'b'"
+        "the GraphDef has a cycle: 2 node(s) wait on each other: 'a', 'b'"
     );
     let e = import_error(vec![node("n", "NoOp", &["^n"], &[])]);
     assert!(e.message().contains("cycle"), "{e}");
+    // A long one is named in part.
+    let ring: Vec<proto::NodeDef> = (0..10_000)
+        .map(|i| identity(&format!("r{i}"), &format!("r{}", (i + 1) % 10_000)))
+        .collect();
+    assert_eq!(
+        import_error(ring).message(),
+        "the GraphDef has a cycle: 10,000 node(s) wait on each other: 'r0', 'r1', 'r2', 'r3', \
+         'r4', 'r5', 'r6', 'r7' and 9,992 more (10,000 in all)"
+    );
 }
 
 #[test]

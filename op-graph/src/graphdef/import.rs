@@ -30,7 +30,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-use op_core::error::quoted;
+use op_core::error::{grouped, listed, quoted};
+use op_core::registry::{LINK_OP_KERNELS, MissingOp};
 use op_core::{AttrValue, Error, OpDef, Registry, Result};
 use prost::Message;
 
@@ -176,7 +177,13 @@ fn name_index(nodes: &ReadNodes) -> Result<HashMap<&str, u32>> {
     Ok(index)
 }
 
-/// Every op of `nodes` that `registry` lacks, in one error.
+/// How many unknown ops, and nodes of each, an error names.
+const SHOWN_OPS: usize = 8;
+const SHOWN_NODES: usize = 3;
+
+/// Every op of `nodes` that `registry` lacks, in one error: the first few
+/// ops, each with its first few nodes and what the registry can tell of it
+/// (a close name, or that op-kernels ships it), and how many there are.
 fn check_ops(nodes: &ReadNodes, registry: &Registry) -> Result<()> {
     let mut missing: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for node in nodes.iter().flatten() {
@@ -187,26 +194,43 @@ fn check_ops(nodes: &ReadNodes, registry: &Registry) -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }
-    let lines: Vec<String> = missing
-        .iter()
-        .map(|(op, nodes)| {
-            let shown: Vec<String> = nodes
-                .iter()
-                .take(3)
-                .map(|n| quoted(n).to_string())
-                .collect();
-            let more = match nodes.len() {
-                n if n > 3 => format!(" and {} more", n - 3),
-                _ => String::new(),
-            };
-            format!("  {op} (node {}{more})", shown.join(", "))
-        })
-        .collect();
-    Err(Error::not_found(format!(
-        "the GraphDef uses {} op(s) that are not registered; link the crates that register them:\n{}",
-        missing.len(),
-        lines.join("\n")
-    )))
+    let mut message = format!(
+        "the GraphDef uses {} op(s) that are not registered:",
+        grouped(missing.len())
+    );
+    let (mut elsewhere, mut in_op_kernels) = (false, false);
+    for (op, nodes) in missing.iter().take(SHOWN_OPS) {
+        let hint = registry.missing_op(op);
+        let hint = match hint {
+            MissingOp::Close(close) => format!(": did you mean '{close}'?"),
+            MissingOp::InOpKernels => ": it ships in op-kernels".to_owned(),
+            MissingOp::CloseInOpKernels(close) => {
+                format!(": did you mean '{close}'? (it ships in op-kernels)")
+            }
+            _ => String::new(),
+        };
+        in_op_kernels |= hint.contains("op-kernels");
+        elsewhere |= hint.is_empty();
+        let plural = if nodes.len() == 1 { "" } else { "s" };
+        let names = listed(nodes.iter().map(|n| quoted(*n)), SHOWN_NODES);
+        message += &format!("\n  {} (node{plural} {names}){hint}", quoted(op));
+    }
+    if missing.len() > SHOWN_OPS {
+        message += &format!(
+            "\n  and {} more op(s) ({} in all)",
+            grouped(missing.len() - SHOWN_OPS),
+            grouped(missing.len())
+        );
+        elsewhere = true;
+    }
+    if in_op_kernels {
+        message += &format!("\nop-kernels is not linked: {LINK_OP_KERNELS}");
+    }
+    if elsewhere {
+        message += "\nif another crate defines them, link it: call its `link()` once, or write \
+                    `use that_crate as _;`";
+    }
+    Err(Error::not_found(message))
 }
 
 /// The nodes' inputs, resolved to node indices, in flat vectors: node
@@ -347,15 +371,13 @@ fn topological_order(nodes: &ReadNodes, edges: &Edges) -> Result<Vec<u32>> {
         }
     }
     if order.len() < nodes.len() {
-        let stuck: Vec<String> = (0..nodes.len())
+        let stuck = (0..nodes.len())
             .filter(|&i| pending[i] > 0)
-            .take(8)
-            .map(|i| quoted(&read_node(nodes, i).name).to_string())
-            .collect();
+            .map(|i| quoted(&read_node(nodes, i).name));
         return Err(Error::invalid_argument(format!(
-            "the GraphDef has a cycle: {} node(s) wait on each other, among them {}",
-            nodes.len() - order.len(),
-            stuck.join(", ")
+            "the GraphDef has a cycle: {} node(s) wait on each other: {}",
+            grouped(nodes.len() - order.len()),
+            listed(stuck, 8)
         )));
     }
     Ok(order)
