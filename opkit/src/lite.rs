@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use op_core::error::quoted;
+use op_core::error::{listed, quoted};
 use op_core::{Code, DType, Error, Result, Tensor};
 use op_lite::bridge::{FrameworkOps, Layered};
 use op_lite::interpreter::Profile;
@@ -167,12 +167,16 @@ fn set_inputs(interpreter: &mut Interpreter, model: &Model, feeds: &[Feed]) -> R
                 .resize_input_tensor_strict(i, dims)
                 .map_err(|_| {
                     let open = match signature {
-                        Some(s) if s.contains(&-1) => format!(" (shape signature {s:?})"),
+                        Some(s) if s.contains(&-1) => {
+                            format!(" (shape signature [{}])", listed(s, 8))
+                        }
                         _ => String::new(),
                     };
                     Error::invalid_argument(format!(
-                        "the file's array has shape {dims:?}, but input {i} ({name}) has shape \
-                         {shape:?}{open}"
+                        "the file's array has shape [{}], but input {i} ({name}) has shape \
+                         [{}]{open}",
+                        listed(dims, 8),
+                        listed(&shape, 8)
                     ))
                 })
                 .map_err(context)?;
@@ -273,7 +277,7 @@ pub fn run(
     if !missing.is_empty() {
         return Err(Error::invalid_argument(format!(
             "no --input for {}: give every input of the model, as NAME=FILE.npy",
-            missing.join(", ")
+            listed(&missing, 8)
         )));
     }
     set_inputs(&mut interpreter, &model, &feeds)?;

@@ -1,7 +1,7 @@
 //! [`NewNode`]: a request to add a node by op name, and the checks that
 //! [`Graph::add`] makes before the node joins the graph.
 
-use op_core::error::{quoted, summarized};
+use op_core::error::{capped, listed, quoted, summarized};
 use op_core::op_spec::{ArgDef, ArgType, AttrValue, ListValue};
 use op_core::shape_inference::{self, PartialShape};
 use op_core::{DType, Error, InputTypes, OpDef, Result, Tensor, TensorValue};
@@ -296,13 +296,11 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
         Some(shape_fn) => {
             shape_inference::infer(op, &instance, shape_fn, &input_shapes, &input_values).map_err(
                 |e| {
-                    let inputs: Vec<String> = new
-                        .inputs
-                        .iter()
-                        .zip(&input_shapes)
-                        .map(|(o, s)| format!("{} {s}", graph.tensor_name(*o)))
-                        .collect();
-                    e.with_context(format!("inputs: {}", inputs.join(", ")))
+                    let inputs = new.inputs.iter().zip(&input_shapes).map(|(o, s)| {
+                        let name = graph.tensor_name(*o).to_string();
+                        format!("{} {}", capped(&name), summarized(s))
+                    });
+                    e.with_context(format!("inputs: {}", listed(inputs, 8)))
                 },
             )?
         }
@@ -387,25 +385,22 @@ fn group_flat(op: &OpDef, attrs: &[(&str, AttrValue)], count: usize) -> Result<V
         [] => {}
         [i] => groups[*i] = Some(Some(count.saturating_sub(known))),
         several => {
-            let names: Vec<String> = several
-                .iter()
-                .map(|&i| format!("'{}'", op.inputs[i].name))
-                .collect();
+            let names = several.iter().map(|&i| quoted(&op.inputs[i].name));
             return Err(Error::invalid_argument(format!(
                 "op {}: cannot divide {count} input(s) among list args {}: give their length attrs",
                 op.name,
-                names.join(", ")
+                listed(names, 8)
             )));
         }
     }
     let groups: Vec<Option<usize>> = groups.into_iter().flatten().collect();
     let expected: usize = groups.iter().map(|g| g.unwrap_or(1)).sum();
     if expected != count {
-        let names: Vec<&str> = op.inputs.iter().map(|a| a.name.as_str()).collect();
+        let names = op.inputs.iter().map(|a| a.name.as_str());
         return Err(Error::invalid_argument(format!(
             "op {} takes {expected} input tensor(s) ({}) with these attrs, but {count} were given",
             op.name,
-            names.join(", ")
+            listed(names, 8)
         )));
     }
     Ok(groups)
