@@ -758,7 +758,9 @@ fn a_plan_of_many_feeds_names_the_first_few_when_given_too_few() {
     let err = plan.run([]).unwrap_err();
     assert_contains(
         &err,
-        &["the plan takes 20 feed(s) ('x0', 'x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7' and 12 more \
-           (20 in all)), but 0 were given"],
+        &[
+            "the plan takes 20 feed(s) ('x0', 'x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7' and 12 more \
+           (20 in all)), but 0 were given",
+        ],
     );
 }

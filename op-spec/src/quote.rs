@@ -259,7 +259,7 @@ impl fmt::Display for Grouped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let digits = self.0.to_string();
         for (i, digit) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 f.write_char(',')?;
             }
             f.write_char(digit)?;

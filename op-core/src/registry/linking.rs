@@ -194,7 +194,7 @@ impl Registry {
     /// in a sentence.
     ///
     /// Which ops op-kernels ships is a list kept here
-    /// ([`OP_KERNELS_OPS`](super::OP_KERNELS_OPS)), since op-kernels itself
+    /// ([`OP_KERNELS_OPS`]), since op-kernels itself
     /// is what is missing; op-kernels' tests fail when the two differ.
     ///
     /// ```standalone_crate

@@ -432,6 +432,9 @@ fn new_node(
     Ok(new)
 }
 
+/// Attrs by name, as a node is given them.
+type Attrs = Vec<(String, AttrValue)>;
+
 /// A node's attrs (`attr`, as written) as TensorFlow's importer reads
 /// them: the ones `op` declares (an attr without a default must be given:
 /// a GraphDef's attrs are never inferred from its inputs, whatever the
@@ -441,11 +444,7 @@ fn new_node(
 /// producer's), and fills an attr written without a value from its
 /// default; so do we. An undeclared attr whose value this crate cannot
 /// hold (none, a function placeholder, an unknown dtype) is dropped.
-#[allow(clippy::type_complexity)]
-fn attrs(
-    attr: Vec<(String, proto::AttrValue)>,
-    op: &OpDef,
-) -> Result<(Vec<(String, AttrValue)>, Vec<(String, AttrValue)>)> {
+fn attrs(attr: Vec<(String, proto::AttrValue)>, op: &OpDef) -> Result<(Attrs, Attrs)> {
     for def in op.attrs.iter().filter(|a| a.default_value.is_none()) {
         if !attr.iter().any(|(name, _)| *name == def.name) {
             return Err(Error::invalid_argument(format!(
