@@ -41,6 +41,10 @@ use crate::graph::{Graph, NewNode, Output, TensorName};
 
 /// The nodes of `def` as a new graph over `registry`, each checked as it is
 /// added (attrs, dtypes, shapes).
+///
+/// `def` stays the caller's, so the importer copies its nodes;
+/// [`from_bytes`](super::from_bytes) and [`read`](super::read), which never
+/// hold a whole GraphDef's messages, take far less memory for a large one.
 pub fn import(def: &proto::GraphDef, registry: &std::sync::Arc<Registry>) -> Result<Graph> {
     import_nodes(
         def.node.iter().cloned().map(ReadNode::new).collect(),
@@ -134,6 +138,7 @@ fn read_node(nodes: &ReadNodes, i: usize) -> &ReadNode {
 /// resolved, then each added in an order where its inputs come first.
 fn import_nodes(mut nodes: ReadNodes, registry: &std::sync::Arc<Registry>) -> Result<Graph> {
     too_large(nodes.len())?;
+    // Every node is there (`Some`) until the loop below adds it.
     let edges = {
         let index = name_index(&nodes)?;
         check_ops(&nodes, registry)?;
