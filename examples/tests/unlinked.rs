@@ -20,4 +20,15 @@ fn a_crate_nobody_names_is_not_linked() {
             .contains("make sure that crate is linked, e.g. with `use that_crate as _;`"),
         "{err}"
     );
+    // A framework op of op-kernels: the error names the crate to link.
+    let err = OpCall::new("Identity")
+        .input(Tensor::scalar(1i32))
+        .run()
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert!(
+        err.message()
+            .contains("it ships in op-kernels, which is not linked: add op-kernels to [dependencies] and call `op_kernels::link()` once"),
+        "{err}"
+    );
 }

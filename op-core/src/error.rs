@@ -14,9 +14,13 @@ use std::io;
 /// that echoes a name or string it was given (an op, attr, node or
 /// resource name, a string value) shows it through these, so that a huge
 /// input makes a short message. `quoted("x")` is `'x'`; past
-/// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`.
+/// [`QUOTE_LIMIT`] chars, `'xxx…' (1048576 bytes)`. A list of such inputs
+/// goes through [`listed`]: `'a', 'b', 'c' and 9,997 more (10,000 in all)`,
+/// a large count through [`grouped`]: `10,000`, and a shape through
+/// [`dims`].
 pub use op_spec::quote::{
-    DIMS_LIMIT, Dims, QUOTE_LIMIT, Quoted, Summarized, capped, dims, quoted, summarized,
+    DIMS_LIMIT, Dims, Grouped, Listed, QUOTE_LIMIT, Quoted, Summarized, capped, dims, grouped,
+    listed, quoted, summarized,
 };
 
 /// A `Result` whose error defaults to the framework's [`Error`].

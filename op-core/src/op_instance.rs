@@ -373,8 +373,9 @@ impl Resolver<'_> {
         }
 
         // 1. Infer attrs from the inputs.
+        // Exact capacities: a graph holds one instance per node.
         let mut input_types = Vec::new();
-        let mut input_ranges = Vec::new();
+        let mut input_ranges = Vec::with_capacity(op.inputs.len());
         for (arg, input) in op.inputs.iter().zip(inputs) {
             let start = input_types.len();
             match input {
@@ -444,7 +445,7 @@ impl Resolver<'_> {
         // 4. Output dtypes from the resolved attrs.
         let lookup = |name: &str| attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
         let mut output_types = Vec::new();
-        let mut output_ranges = Vec::new();
+        let mut output_ranges = Vec::with_capacity(op.outputs.len());
         for arg in &op.outputs {
             let start = output_types.len();
             let types = arg_types(arg, &lookup).ok_or_else(|| {

@@ -44,7 +44,9 @@ use crate::tensor::Tensor;
 use crate::{Error, Result};
 
 mod linking;
-pub use linking::{LinkRequirement, UnlinkedCrate};
+mod op_kernels_ops;
+pub use linking::{LINK_OP_KERNELS, LinkRequirement, MissingOp, UnlinkedCrate};
+pub use op_kernels_ops::OP_KERNELS_OPS;
 
 /// An op submitted to the registry.
 ///
@@ -732,9 +734,18 @@ impl Registry {
     fn not_registered(&self, name: &str) -> Error {
         // "is not registered: did you mean 'X'? (...)", or with no
         // suggestion "is not registered (...)": no colon before nothing.
-        let hint = op_spec::suggest::closest(name, self.ops.keys().map(String::as_str))
-            .map(|n| format!(": did you mean '{n}'?"))
-            .unwrap_or_default();
+        // An op of op-kernels, unlinked, gets how to link it, not a guess.
+        let missing = self.missing_op(name);
+        let hint = match missing {
+            MissingOp::Unknown => String::new(),
+            _ => format!(": {missing}"),
+        };
+        let elsewhere = match missing.in_op_kernels() {
+            false => {
+                "; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`"
+            }
+            true => "",
+        };
         let kernels = match self.orphan_kernels.get(name) {
             Some(kernels) => {
                 let listed: Vec<String> = kernels
@@ -749,7 +760,7 @@ impl Registry {
             None => String::new(),
         };
         Error::not_found(format!(
-            "op {} is not registered{hint} ({} ops are registered; if it is defined in another crate, make sure that crate is linked, e.g. with `use that_crate as _;`){kernels}",
+            "op {} is not registered{hint} ({} ops are registered{elsewhere}){kernels}",
             quoted(name),
             self.ops.len()
         ))

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use op_core::registry::{
-    ConflictKind, KernelRegistration, OpRegistration, Registry, TypeConstraint,
+    ConflictKind, KernelRegistration, MissingOp, OpRegistration, Registry, TypeConstraint,
 };
 use op_core::{
     Code, DType, FnKernel, KernelContext, OpCall, OpDefBuilder, Result, Runtime, Tensor,
@@ -548,6 +548,63 @@ fn an_unknown_op_with_no_close_name_has_no_dangling_colon() {
         err.message(),
         "op 'ZeroOut' is not registered (2 ops are registered; if it is defined in another \
          crate, make sure that crate is linked, e.g. with `use that_crate as _;`)"
+    );
+}
+
+/// An op of op-kernels' registered from op-kernels: what the registry
+/// sees when op-kernels is linked.
+static FROM_OP_KERNELS: OpRegistration = OpRegistration::new(
+    "NoOp",
+    || OpDefBuilder::new("NoOp").build(),
+    "op-kernels/src/control/ops.rs",
+    1,
+)
+.with_module_path("op_kernels::control");
+
+#[test]
+fn a_missing_framework_op_says_it_ships_in_op_kernels_and_how_to_link_it() {
+    // op-kernels is not linked: none of its ops is registered.
+    let registry = with_extra(&[], &[]);
+    let err = registry.op("Placeholder").unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    assert_eq!(
+        err.message(),
+        "op 'Placeholder' is not registered: it ships in op-kernels, which is not linked: add \
+         op-kernels to [dependencies] and call `op_kernels::link()` once, in `main` or in each \
+         test file (or write `use op_kernels as _;`) (2 ops are registered)"
+    );
+    assert!(
+        registry
+            .op("DestroyResourceOp")
+            .unwrap_err()
+            .message()
+            .contains("ships in op-kernels")
+    );
+    // A misspelt one: the suggestion, and where it ships.
+    assert_eq!(
+        registry.missing_op("Placeholdr").to_string(),
+        "did you mean 'Placeholder'? It ships in op-kernels, which is not linked: add op-kernels \
+         to [dependencies] and call `op_kernels::link()` once, in `main` or in each test file \
+         (or write `use op_kernels as _;`)"
+    );
+    // A registered op closer than any of op-kernels' is the suggestion.
+    assert_eq!(registry.missing_op("Goo"), MissingOp::Close("Good"));
+    // op-kernels' tutorial ops are not framework ops: a user's crate may
+    // define its own ZeroOut.
+    assert_eq!(registry.missing_op("ZeroOut"), MissingOp::Unknown);
+    assert_eq!(registry.missing_op("Frobnicate"), MissingOp::Unknown);
+
+    // With op-kernels linked, an op it lacks is not said to ship there.
+    let linked = with_extra(&[&FROM_OP_KERNELS], &[]);
+    assert_eq!(linked.missing_op("Placeholder"), MissingOp::Unknown);
+    let err = linked.op("Placeholder").unwrap_err();
+    assert!(
+        err.message().contains("if it is defined in another crate"),
+        "{err}"
+    );
+    assert_eq!(
+        linked.missing_op("NoOpp").to_string(),
+        "did you mean 'NoOp'?"
     );
 }
 

@@ -59,7 +59,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use op_core::error::{capped, quoted};
+use op_core::error::{capped, listed, quoted};
 use op_core::{AttrValue, Code, Error, Executor, OpCall, Registry, Result, Runtime, Tensor};
 
 use crate::graph::Node;
@@ -137,23 +137,21 @@ impl SavedModel {
         inputs: impl IntoIterator<Item = (&'k str, Tensor)>,
     ) -> Result<BTreeMap<String, Tensor>> {
         let signature = self.signatures.get(name).ok_or_else(|| {
-            let names: Vec<&str> = self.signatures.keys().map(String::as_str).collect();
             Error::invalid_argument(format!(
                 "the saved model has no signature {}; it has: {}",
                 quoted(name),
-                capped(&names.join(", "))
+                listed(self.signatures.keys().map(quoted), 8)
             ))
         })?;
         let mut runner = self.session.runner();
         let mut fed = Vec::new();
         for (key, value) in inputs {
             let tensor = signature.inputs.get(key).ok_or_else(|| {
-                let keys: Vec<&str> = signature.inputs.keys().map(String::as_str).collect();
                 Error::invalid_argument(format!(
                     "signature {} has no input {}; its inputs are: {}",
                     quoted(name),
                     quoted(key),
-                    capped(&keys.join(", "))
+                    listed(signature.inputs.keys().map(quoted), 8)
                 ))
             })?;
             fed.push(key);

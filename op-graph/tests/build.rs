@@ -190,6 +190,26 @@ fn a_shape_mismatch_is_an_error_naming_the_node_its_inputs_and_both_shapes() {
 }
 
 #[test]
+fn a_node_of_many_inputs_names_the_first_few_in_its_error() {
+    common::link();
+    let mut g = Graph::new();
+    let x = g.add(placeholder("x", DType::F32, &[2])).unwrap();
+    let y = g.add(placeholder("y", DType::F32, &[3])).unwrap();
+    let mut inputs = vec![x.output(0); 10_000];
+    inputs.push(y.output(0));
+    let err = g.add(NewNode::new("AddN").input_list(inputs)).unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let text = err.to_string();
+    assert!(text.len() < 2_000, "{} bytes: {text}", text.len());
+    assert_contains(
+        &err,
+        &[
+            "inputs: x [2], x [2], x [2], x [2], x [2], x [2], x [2], x [2] and 9,993 more (10,001 in all)",
+        ],
+    );
+}
+
+#[test]
 fn tensorflows_matmul_of_mismatched_shapes_is_an_error_naming_both() {
     common::link();
     let b = GraphBuilder::new();

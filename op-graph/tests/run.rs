@@ -291,7 +291,7 @@ fn unknown_fetches_feeds_and_targets_are_typed_errors() {
     // A plan takes exactly its feeds.
     let plan = s.plan().feed(x).fetch(y).build().unwrap();
     let err = plan.run([]).unwrap_err();
-    assert_contains(&err, &["the plan takes 1 feed(s) (x), but 0 were given"]);
+    assert_contains(&err, &["the plan takes 1 feed(s) ('x'), but 0 were given"]);
     let err = plan.run([floats(&[1.0]), floats(&[2.0])]).unwrap_err();
     assert_contains(&err, &["but 2 were given"]);
 }
@@ -740,4 +740,27 @@ fn graphs_sessions_and_plans_are_shared_between_threads() {
     shared::<Session>();
     shared::<op_graph::Plan>();
     shared::<Output>();
+}
+
+#[test]
+fn a_plan_of_many_feeds_names_the_first_few_when_given_too_few() {
+    common::link();
+    let b = GraphBuilder::new();
+    let feeds: Vec<Output> = (0..20)
+        .map(|i| b.placeholder(&format!("x{i}"), DType::F32, "[1]").unwrap())
+        .collect();
+    let s = Session::new(b.into_graph()).unwrap();
+    let mut plan = s.plan();
+    for x in &feeds {
+        plan = plan.feed(*x);
+    }
+    let plan = plan.fetch(feeds[0]).build().unwrap();
+    let err = plan.run([]).unwrap_err();
+    assert_contains(
+        &err,
+        &[
+            "the plan takes 20 feed(s) ('x0', 'x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7' and 12 more \
+           (20 in all)), but 0 were given",
+        ],
+    );
 }

@@ -144,12 +144,12 @@ fn signatures_are_checked_and_their_errors_list_what_exists() {
     let e = model.run("predict", [("x", x())]).unwrap_err();
     assert_eq!(
         e.message(),
-        "the saved model has no signature 'predict'; it has: serving_default"
+        "the saved model has no signature 'predict'; it has: 'serving_default'"
     );
     let e = model.run("serving_default", [("input", x())]).unwrap_err();
     assert_eq!(
         e.message(),
-        "signature 'serving_default' has no input 'input'; its inputs are: x"
+        "signature 'serving_default' has no input 'input'; its inputs are: 'x'"
     );
     let e = model.run("serving_default", []).unwrap_err();
     assert_eq!(e.message(), "signature 'serving_default' needs input 'x'");

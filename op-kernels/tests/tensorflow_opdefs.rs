@@ -439,3 +439,17 @@ fn our_printed_text_reads_back_into_the_same_tree() {
         assert!(differences(&def, &fields).is_empty(), "{name}");
     }
 }
+
+/// op-core's list of the framework ops op-kernels ships (which the
+/// registry names when one is missing and op-kernels is not linked) is
+/// the ops of TensorFlow's copy, sorted.
+#[test]
+fn op_cores_list_of_op_kernels_ops_is_the_copys() {
+    let mut copy: Vec<String> = tensorflow_ops().into_iter().map(|(name, _)| name).collect();
+    copy.sort();
+    assert_eq!(
+        op_core::registry::OP_KERNELS_OPS,
+        copy,
+        "op-core/src/registry/op_kernels_ops.rs differs from tests/data/tensorflow_ops.pbtxt"
+    );
+}

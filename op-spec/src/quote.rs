@@ -5,7 +5,9 @@
 //! that input is: a 10 MB name must not make a 10 MB message. Every
 //! message that quotes such input goes through [`quoted`], [`capped`] or
 //! [`summarized`], which show at most [`QUOTE_LIMIT`] chars and then the
-//! input's full length.
+//! input's full length; a list of such inputs (the unknown ops of a file,
+//! the nodes on a cycle, the dims of a shape) goes through [`listed`],
+//! which shows its first few items and then how many there are.
 //!
 //! ```
 //! use op_spec::quote::{capped, quoted};
@@ -207,6 +209,111 @@ impl<T: fmt::Debug> fmt::Debug for Dims<'_, T> {
     }
 }
 
+/// `items` as an error message lists them: their `Display`s joined by `, `,
+/// and past the first `shown`, how many more there are and how many in
+/// all: `'a', 'b', 'c' and 9,997 more (10,000 in all)`. For a list as long
+/// as a caller's input (the unknown ops of a file, a node's inputs, the
+/// dims of a shape): the message names a few and counts the rest.
+///
+/// The items are read when the list is displayed, never collected: any
+/// iterator that can be cloned will do. Each item should be bounded
+/// itself (a name through [`quoted`]); `shown` is taken as at least 1.
+///
+/// ```
+/// use op_spec::quote::{listed, quoted};
+/// let names: Vec<String> = (0..10_000).map(|i| format!("op{i}")).collect();
+/// assert_eq!(
+///     listed(names.iter().map(|n| quoted(n)), 3).to_string(),
+///     "'op0', 'op1', 'op2' and 9,997 more (10,000 in all)"
+/// );
+/// assert_eq!(listed(&[1, 2], 3).to_string(), "1, 2");
+/// assert_eq!(listed(1..=4, 3).to_string(), "1, 2, 3 and 1 more (4 in all)");
+/// ```
+pub fn listed<I>(items: I, shown: usize) -> Listed<I>
+where
+    I: IntoIterator + Clone,
+    I::Item: fmt::Display,
+{
+    Listed {
+        items,
+        shown: shown.max(1),
+    }
+}
+
+/// A list of items as an error message shows it: see [`listed`].
+#[derive(Clone, Copy)]
+pub struct Listed<I> {
+    items: I,
+    shown: usize,
+}
+
+impl<I> fmt::Display for Listed<I>
+where
+    I: IntoIterator + Clone,
+    I::Item: fmt::Display,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut items = self.items.clone().into_iter();
+        for (i, item) in items.by_ref().take(self.shown).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        let more = items.count();
+        if more > 0 {
+            write!(
+                f,
+                " and {} more ({} in all)",
+                Grouped(more),
+                Grouped(self.shown + more)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl<I> fmt::Debug for Listed<I>
+where
+    I: IntoIterator + Clone,
+    I::Item: fmt::Display,
+{
+    /// As `Display`: never the whole list.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// `n` with its thousands separated by commas, as [`listed`] counts:
+/// `10,000`. For a count in a message that may be large (nodes of a file,
+/// the rank of a shape).
+///
+/// ```
+/// use op_spec::quote::grouped;
+/// assert_eq!(grouped(100_000).to_string(), "100,000");
+/// assert_eq!(grouped(999).to_string(), "999");
+/// ```
+pub fn grouped(n: usize) -> Grouped {
+    Grouped(n)
+}
+
+/// A count as a message shows it: see [`grouped`].
+#[derive(Clone, Copy, Debug)]
+pub struct Grouped(usize);
+
+impl fmt::Display for Grouped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = self.0.to_string();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                f.write_char(',')?;
+            }
+            f.write_char(digit)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,5 +362,43 @@ mod tests {
             "{shown}"
         );
         assert!(shown.len() < 2 * QUOTE_LIMIT);
+    }
+
+    #[test]
+    fn lists_show_their_first_items_and_count_the_rest() {
+        let none: [&str; 0] = [];
+        assert_eq!(listed(none, 3).to_string(), "");
+        assert_eq!(listed(["a"], 3).to_string(), "a");
+        assert_eq!(listed(["a", "b", "c"], 3).to_string(), "a, b, c");
+        assert_eq!(
+            listed(["a", "b", "c", "d"], 3).to_string(),
+            "a, b, c and 1 more (4 in all)"
+        );
+        // At least one item shows.
+        assert_eq!(listed(1..=2, 0).to_string(), "1 and 1 more (2 in all)");
+        assert_eq!(
+            listed(0..1_234_567, 2).to_string(),
+            "0, 1 and 1,234,565 more (1,234,567 in all)"
+        );
+        // A huge list of huge items stays short.
+        let long = "x".repeat(1 << 20);
+        let items = vec![long; 1000];
+        let shown = listed(items.iter().map(quoted), 3).to_string();
+        assert!(shown.len() < 4 * QUOTE_LIMIT, "{}", shown.len());
+        assert!(shown.ends_with(" and 997 more (1,000 in all)"), "{shown}");
+    }
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (10_000, "10,000"),
+            (999_999, "999,999"),
+            (1_000_000, "1,000,000"),
+        ] {
+            assert_eq!(Grouped(n).to_string(), text);
+        }
     }
 }

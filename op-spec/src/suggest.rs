@@ -10,34 +10,13 @@
 pub const MAX_WORD_CHARS: usize = 256;
 
 /// Edit distance between two strings, counted in chars, where swapping two
-/// adjacent chars is one edit (optimal string alignment).
+/// adjacent chars is one edit (optimal string alignment: strsim's
+/// `osa_distance`).
 ///
 /// Time is the product of the lengths; memory is three rows of `b`'s
 /// length, not the product (callers bound the lengths: see [`closest`]).
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Rows i-2, i-1 and i of the full table: all the recurrence reads.
-    let mut before: Vec<usize> = vec![0; b.len() + 1];
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    let mut current: Vec<usize> = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        current[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(before[j - 2] + 1);
-            }
-            current[j] = best;
-        }
-        // Rotate: i-1 becomes i-2, i becomes i-1; the old i-2 is reused.
-        std::mem::swap(&mut before, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// The candidate closest to `word`, if it is within a third of the word's length

@@ -52,7 +52,8 @@ struct Cli {
 enum Command {
     /// List the registered ops and their kernels (device and dtypes).
     Ops {
-        /// Only ops whose name contains this text.
+        /// Only ops whose name contains this text (none is an error,
+        /// with the closest name).
         filter: Option<String>,
     },
     /// Inspect, run and convert GraphDefs (`.pb`, or `.pbtxt` text).
@@ -369,6 +370,17 @@ fn list_ops(registry: &Registry, filter: Option<&str>, out: &mut dyn Write) -> R
         .filter(|op| filter.is_none_or(|f| op.def().name.contains(f)))
         .collect();
     ops.sort_by(|a, b| a.def().name.cmp(&b.def().name));
+    if let (Some(filter), true) = (filter, ops.is_empty()) {
+        let hint = match registry.missing_op(filter) {
+            op_core::registry::MissingOp::Unknown => String::new(),
+            missing => format!(": {missing}"),
+        };
+        return Err(Error::not_found(format!(
+            "no registered op's name contains {} ({} ops are registered){hint}",
+            op_core::error::quoted(filter),
+            registry.ops().count()
+        )));
+    }
     let mut kernels = 0;
     for op in &ops {
         let def = op.def();

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use op_core::error::{dims, quoted};
+use op_core::error::{dims, listed, quoted};
 use op_core::{Code, DType, Error, Result, Tensor};
 use op_lite::bridge::{FrameworkOps, Layered};
 use op_lite::interpreter::Profile;
@@ -317,7 +317,7 @@ pub fn run(
     if !missing.is_empty() {
         return Err(Error::invalid_argument(format!(
             "no --input for {}: give every input of the model, as NAME=FILE.npy",
-            missing.join(", ")
+            listed(&missing, 8)
         )));
     }
     set_inputs(&mut interpreter, &model, &feeds, resize, out)?;

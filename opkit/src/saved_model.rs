@@ -145,12 +145,11 @@ fn check_outputs(model: &SavedModel, options: &RunOptions<'_>) -> Result<()> {
         .iter()
         .find(|k| !signature.outputs.contains_key(k.as_str()))
     {
-        let keys: Vec<&str> = signature.outputs.keys().map(String::as_str).collect();
         return Err(Error::invalid_argument(format!(
             "--output {}: signature {} has no such output; its outputs are: {}",
             quoted(key),
             quoted(options.signature),
-            op_core::error::capped(&keys.join(", "))
+            op_core::error::listed(signature.outputs.keys().map(quoted), 8)
         )));
     }
     Ok(())

@@ -29,6 +29,29 @@ fn ops_lists_each_op_with_its_attrs_and_kernels() {
 }
 
 #[test]
+fn ops_with_a_filter_that_matches_nothing_fails_with_the_closest_name() {
+    let count = op_core::Registry::global().ops().count();
+    let (status, out, err) = opkit(&["ops", "ZeroOutPolymorphix"]);
+    assert_eq!(status, ExitCode::FAILURE);
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        format!(
+            "opkit: NotFound: no registered op's name contains 'ZeroOutPolymorphix' ({count} ops \
+             are registered): did you mean 'ZeroOutPolymorphic'?\n"
+        )
+    );
+    let (status, _, err) = opkit(&["ops", "Resacle"]);
+    assert_eq!(status, ExitCode::FAILURE);
+    assert_eq!(
+        err,
+        format!(
+            "opkit: NotFound: no registered op's name contains 'Resacle' ({count} ops are registered)\n"
+        )
+    );
+}
+
+#[test]
 fn ops_without_a_filter_lists_every_linked_op() {
     let (status, out, _) = opkit(&["ops"]);
     assert_eq!(status, ExitCode::SUCCESS);

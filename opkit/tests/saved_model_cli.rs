@@ -157,11 +157,11 @@ fn run_feeds_npy_files_and_writes_each_output() {
     for (args, expected) in [
         (
             vec!["--signature", "predict", "--input", &input],
-            "the saved model has no signature 'predict'; it has: serving_default, twice",
+            "the saved model has no signature 'predict'; it has: 'serving_default', 'twice'",
         ),
         (
             vec!["--input", &input, "--output", "z"],
-            "--output 'z': signature 'serving_default' has no such output; its outputs are: y",
+            "--output 'z': signature 'serving_default' has no such output; its outputs are: 'y'",
         ),
         (vec![], "signature 'serving_default' needs input 'x'"),
         (vec!["--input", "x"], "--input x: write NAME=FILE.npy"),

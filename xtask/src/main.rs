@@ -58,6 +58,9 @@ enum Tensorflow {
     /// Write GraphDefs with our writer and check that TensorFlow imports and
     /// runs them with our results; ends with 'N passed, N failed'.
     CheckExport(Venv),
+    /// Rewrite op-graph/tests/data/tensorflow/import_verdicts/verdicts.txt:
+    /// which of those GraphDefs TensorFlow's importer accepts.
+    ImportVerdicts(Venv),
 }
 
 #[derive(clap::Args)]
@@ -104,7 +107,8 @@ fn main() -> ExitCode {
             let (Tensorflow::Setup(venv)
             | Tensorflow::Opdefs(venv)
             | Tensorflow::Fixtures(venv)
-            | Tensorflow::CheckExport(venv)) = &command;
+            | Tensorflow::CheckExport(venv)
+            | Tensorflow::ImportVerdicts(venv)) = &command;
             let venv = root.join(&venv.venv);
             use xtask::tensorflow;
             let result = match command {
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
                 Tensorflow::Opdefs(_) => tensorflow::opdefs(root, &venv),
                 Tensorflow::Fixtures(_) => tensorflow::fixtures(root, &venv),
                 Tensorflow::CheckExport(_) => tensorflow::check_export(root, &venv),
+                Tensorflow::ImportVerdicts(_) => tensorflow::import_verdicts(root, &venv),
             };
             match result {
                 Ok(()) => ExitCode::SUCCESS,

@@ -16,6 +16,10 @@
 //!   GraphDef we wrote (`tf.compat.v1.import_graph_def`), runs it, and
 //!   compares with our outputs (`tools/tensorflow/check_export.py`, which
 //!   ends with `N passed, N failed`).
+//! - `import-verdicts`: rewrites which of the small GraphDefs in
+//!   `op-graph/tests/data/tensorflow/import_verdicts/` TensorFlow's
+//!   importer accepts (`tools/tensorflow/import_verdicts.py`), which
+//!   op-graph's `tests/graphdef_verdicts.rs` holds our importer to.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -68,6 +72,12 @@ pub fn opdefs(root: &Path, venv: &Path) -> io::Result<()> {
 pub fn fixtures(root: &Path, venv: &Path) -> io::Result<()> {
     setup(root, venv)?;
     run(Command::new(python(venv)).arg(root.join("tools/tensorflow/make_fixtures.py")))
+}
+
+/// Rewrites TensorFlow's verdicts on the importer's test GraphDefs.
+pub fn import_verdicts(root: &Path, venv: &Path) -> io::Result<()> {
+    setup(root, venv)?;
+    run(Command::new(python(venv)).arg(root.join("tools/tensorflow/import_verdicts.py")))
 }
 
 /// Writes, with our tools, a GraphDef for TensorFlow to check in `out`:

@@ -10,8 +10,63 @@
 use std::fmt;
 
 use super::Registry;
+use super::op_kernels_ops::OP_KERNELS_OPS;
 use crate::Error;
 use crate::error::quoted;
+
+/// op-kernels' crate name, as `module_path!()` starts.
+const OP_KERNELS: &str = "op_kernels";
+
+/// How to link op-kernels, for a message about an op it ships while it
+/// is not linked.
+pub const LINK_OP_KERNELS: &str = "add op-kernels to [dependencies] and call \
+     `op_kernels::link()` once, in `main` or in each test file (or write `use op_kernels as _;`)";
+
+/// What a registry can tell of an op it lacks ([`Registry::missing_op`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MissingOp<'a> {
+    /// A registered op has a close name: likely a misspelling.
+    Close(&'a str),
+    /// op-kernels ships it, and is not linked ([`LINK_OP_KERNELS`]).
+    InOpKernels,
+    /// op-kernels, not linked, ships an op of a close name.
+    CloseInOpKernels(&'static str),
+    /// Nothing: another crate may define it.
+    Unknown,
+}
+
+impl MissingOp<'_> {
+    /// Whether linking op-kernels would help.
+    pub fn in_op_kernels(&self) -> bool {
+        matches!(
+            self,
+            MissingOp::InOpKernels | MissingOp::CloseInOpKernels(_)
+        )
+    }
+}
+
+/// The hint in a sentence: `did you mean 'Good'?`, `it ships in
+/// op-kernels, which is not linked: add ...`; empty for
+/// [`MissingOp::Unknown`].
+impl fmt::Display for MissingOp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MissingOp::Close(close) => write!(f, "did you mean '{close}'?"),
+            MissingOp::InOpKernels => {
+                write!(
+                    f,
+                    "it ships in op-kernels, which is not linked: {LINK_OP_KERNELS}"
+                )
+            }
+            MissingOp::CloseInOpKernels(close) => write!(
+                f,
+                "did you mean '{close}'? It ships in op-kernels, which is not linked: {LINK_OP_KERNELS}"
+            ),
+            MissingOp::Unknown => Ok(()),
+        }
+    }
+}
 
 /// A program's statement that crate `crate_name` submits registrations it
 /// relies on: what [`require_linked!`](crate::require_linked) submits.
@@ -127,6 +182,53 @@ impl Registry {
     pub(super) fn note_crate(&mut self, module_path: &'static str) {
         if let Some(name) = crate_of(module_path) {
             self.crates.insert(name);
+        }
+    }
+
+    /// What this registry can tell of op `name`, which it lacks, wherever
+    /// an unknown op name is reported (a call by name, a GraphDef's node,
+    /// `opkit ops FILTER`): the closest registered name ([`MissingOp::Close`]:
+    /// `did you mean 'Rescale'?`), or, for an op that op-kernels ships while
+    /// none of op-kernels' ops is registered (it is not linked), that it
+    /// ships there ([`MissingOp::InOpKernels`]). Its `Display` is the hint
+    /// in a sentence.
+    ///
+    /// Which ops op-kernels ships is a list kept here
+    /// ([`OP_KERNELS_OPS`]), since op-kernels itself
+    /// is what is missing; op-kernels' tests fail when the two differ.
+    ///
+    /// ```standalone_crate
+    /// use op_core::registry::MissingOp;
+    /// // This program does not link op-kernels.
+    /// let registry = op_core::Registry::global();
+    /// assert_eq!(registry.missing_op("Placeholder"), MissingOp::InOpKernels);
+    /// let hint = registry.missing_op("Placeholder").to_string();
+    /// assert!(hint.starts_with("it ships in op-kernels, which is not linked"), "{hint}");
+    /// assert!(hint.contains("`op_kernels::link()`"), "{hint}");
+    /// assert_eq!(
+    ///     registry.missing_op("Placeholdr"),
+    ///     MissingOp::CloseInOpKernels("Placeholder")
+    /// );
+    /// assert_eq!(registry.missing_op("Frobnicate"), MissingOp::Unknown);
+    /// ```
+    pub fn missing_op(&self, name: &str) -> MissingOp<'_> {
+        let unlinked = !self.crates.contains(OP_KERNELS);
+        let shipped = |op: &str| unlinked && OP_KERNELS_OPS.binary_search(&op).is_ok();
+        if shipped(name) {
+            return MissingOp::InOpKernels;
+        }
+        let registered = self.ops.keys().map(String::as_str);
+        let candidates = registered.chain(OP_KERNELS_OPS.iter().copied().filter(|_| unlinked));
+        match op_spec::suggest::closest(name, candidates) {
+            Some(close) if !self.ops.contains_key(close) => {
+                let index = OP_KERNELS_OPS.binary_search(&close);
+                // Not registered, so one of op-kernels' names.
+                index.map_or(MissingOp::Unknown, |i| {
+                    MissingOp::CloseInOpKernels(OP_KERNELS_OPS[i])
+                })
+            }
+            Some(close) => MissingOp::Close(close),
+            None => MissingOp::Unknown,
         }
     }
 

@@ -6,6 +6,7 @@ use op_spec::OpDef;
 
 use crate::context::KernelContext;
 use crate::device::DeviceState;
+use crate::error::{listed, summarized};
 use crate::gradient::recording;
 use crate::kernel::OpKernel;
 use crate::op_instance::OpInstance;
@@ -321,11 +322,12 @@ impl PreparedOp {
         input_shapes: &[PartialShape],
         outputs: &[Option<Tensor>],
     ) -> Result<()> {
-        let shapes: Vec<String> = input_shapes.iter().map(ToString::to_string).collect();
+        // Bounded: a call may have any number of inputs, of any rank.
+        let shapes = listed(input_shapes.iter().map(summarized), 8);
         let rejected = |e: Error| {
             Error::internal(format!(
                 "the kernel accepted input shapes {}, but the op's shape function rejects them: {}",
-                shapes.join(", "),
+                shapes,
                 e.message()
             ))
             .with_context(self.context_frame())
@@ -339,8 +341,7 @@ impl PreparedOp {
             Ok(Err(e)) => return Err(rejected(e)),
             Err(panic) => {
                 return Err(Error::internal(format!(
-                    "the op's shape function panicked on input shapes {}{panic}",
-                    shapes.join(", ")
+                    "the op's shape function panicked on input shapes {shapes}{panic}",
                 ))
                 .with_context(self.context_frame()));
             }
@@ -351,8 +352,8 @@ impl PreparedOp {
                 return Err(Error::internal(format!(
                     "output {i} ({}) has shape {}, but the op's shape function infers {expected} from input shapes {}: the kernel and the shape function disagree",
                     self.output_name(i),
-                    output.shape(),
-                    shapes.join(", ")
+                    summarized(&output.shape()),
+                    shapes
                 ))
                 .with_context(self.context_frame()));
             }

@@ -71,10 +71,15 @@ pub struct Graph {
     registry: Arc<Registry>,
     nodes: Vec<Node>,
     /// Every node by its exact name.
-    by_name: HashMap<String, NodeId>,
+    by_name: names::NameIndex,
     /// TensorFlow's `_names_in_use`: how often each lower-cased name was
     /// asked for, for [`Graph::unique_name`].
     names_in_use: HashMap<String, usize>,
+    /// How many of `nodes` have their names in `names_in_use`: the rest
+    /// are entered when a unique name is next asked for, so that a graph
+    /// that never asks (one read from a file) holds no second copy of
+    /// its names.
+    names_marked: usize,
 }
 
 impl Default for Graph {
@@ -132,8 +137,9 @@ impl Graph {
             id: GraphId::unique(),
             registry,
             nodes: Vec::new(),
-            by_name: HashMap::new(),
+            by_name: names::NameIndex::default(),
             names_in_use: HashMap::new(),
+            names_marked: 0,
         }
     }
 
@@ -171,15 +177,15 @@ impl Graph {
 
     /// The node named `name`, if any.
     pub fn node_by_name(&self, name: &str) -> Option<&Node> {
-        self.by_name.get(name).map(|id| &self.nodes[id.index()])
+        let index = self.by_name.find(name, |i| self.nodes[i as usize].name())?;
+        Some(&self.nodes[index as usize])
     }
 
     /// The node named `name`; a `NotFound` error naming the closest name
     /// if there is none.
     pub fn find_node(&self, name: &str) -> Result<NodeId> {
-        self.by_name
-            .get(name)
-            .copied()
+        self.node_by_name(name)
+            .map(Node::id)
             .ok_or_else(|| self.no_such_node(name))
     }
 
@@ -224,7 +230,19 @@ impl Graph {
     /// `base_1`, `base_2`, ..., skipping names in use. Names are compared
     /// ignoring case, as TensorFlow does, so `add` and `Add` share a count.
     pub fn unique_name(&mut self, base: &str) -> String {
+        for node in &self.nodes[self.names_marked..] {
+            names::mark_used(&mut self.names_in_use, node.name());
+        }
+        self.names_marked = self.nodes.len();
         names::unique_name(&mut self.names_in_use, base)
+    }
+
+    /// Makes room for `additional` more nodes, so that a graph whose size
+    /// is known (an imported one) holds no spare capacity.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve_exact(additional);
+        self.by_name
+            .reserve(additional, |i| self.nodes[i as usize].name());
     }
 
     /// Adds `node`, checked (see [`NewNode`]), and returns its id.
@@ -271,7 +289,7 @@ impl Graph {
 
     fn no_such_node(&self, name: &str) -> Error {
         // Sorted, so that of equally close names the hint is always one.
-        let mut names: Vec<&str> = self.by_name.keys().map(String::as_str).collect();
+        let mut names: Vec<&str> = self.nodes.iter().map(Node::name).collect();
         names.sort_unstable();
         let hint = op_core::op_spec::suggest::closest(name, names)
             .map(|n| format!(" (did you mean '{n}'?)"))

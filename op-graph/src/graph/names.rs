@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
 use std::str::FromStr;
+
+use hashbrown::HashTable;
 
 use op_core::error::quoted;
 use op_core::{Error, Result};
@@ -135,6 +138,38 @@ pub(crate) fn unique_name(names_in_use: &mut HashMap<String, usize>, name: &str)
 /// [`unique_name`]), so that names made later skip it.
 pub(crate) fn mark_used(names_in_use: &mut HashMap<String, usize>, name: &str) {
     names_in_use.entry(name.to_lowercase()).or_insert(1);
+}
+
+/// A graph's nodes by name: a hash table of node indices, the names
+/// themselves read from the nodes (`name_of`), so that a graph holds each
+/// name once.
+#[derive(Default)]
+pub(crate) struct NameIndex {
+    table: HashTable<u32>,
+    hasher: RandomState,
+}
+
+impl NameIndex {
+    /// The index of the node named `name`, if any.
+    pub(crate) fn find<'a>(&self, name: &str, name_of: impl Fn(u32) -> &'a str) -> Option<u32> {
+        let hash = self.hasher.hash_one(name);
+        self.table.find(hash, |&i| name_of(i) == name).copied()
+    }
+
+    /// Enters node `index`, whose name no other node has.
+    pub(crate) fn insert<'a>(&mut self, index: u32, name_of: impl Fn(u32) -> &'a str) {
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(name_of(index));
+        self.table
+            .insert_unique(hash, index, |&i| hasher.hash_one(name_of(i)));
+    }
+
+    /// Makes room for `additional` more nodes.
+    pub(crate) fn reserve<'a>(&mut self, additional: usize, name_of: impl Fn(u32) -> &'a str) {
+        let hasher = &self.hasher;
+        self.table
+            .reserve(additional, |&i| hasher.hash_one(name_of(i)));
+    }
 }
 
 #[cfg(test)]

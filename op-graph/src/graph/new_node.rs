@@ -1,7 +1,7 @@
 //! [`NewNode`]: a request to add a node by op name, and the checks that
 //! [`Graph::add`] makes before the node joins the graph.
 
-use op_core::error::{quoted, summarized};
+use op_core::error::{capped, listed, quoted, summarized};
 use op_core::op_spec::{ArgDef, ArgType, AttrValue, ListValue};
 use op_core::shape_inference::{self, PartialShape};
 use op_core::{DType, Error, InputTypes, OpDef, Result, Tensor, TensorValue};
@@ -87,6 +87,9 @@ pub struct NewNode {
     grouping: Grouping,
     control_inputs: Vec<NodeId>,
     attrs: Vec<(String, AttrValue)>,
+    /// Attrs the op does not declare, kept for export and ignored (see
+    /// [`NewNode::kept_attr`]).
+    kept: Vec<(String, AttrValue)>,
     device: String,
 }
 
@@ -100,6 +103,7 @@ impl NewNode {
             grouping: Grouping::ByArg(Vec::new()),
             control_inputs: Vec::new(),
             attrs: Vec::new(),
+            kept: Vec::new(),
             device: String::new(),
         }
     }
@@ -159,6 +163,16 @@ impl NewNode {
         self
     }
 
+    /// Keeps attr `name`, which the op does not declare, on the node for
+    /// export ([`Node::internal_attrs`]), as TensorFlow's importer keeps
+    /// an attr a newer producer wrote: the op never sees it. Only the
+    /// GraphDef importer does this; an undeclared attr given to
+    /// [`attr`](Self::attr) is an error.
+    pub(crate) fn kept_attr(mut self, name: String, value: AttrValue) -> NewNode {
+        self.kept.push((name, value));
+        self
+    }
+
     /// Requests a device, as TensorFlow writes it (`/device:CPU:0`, or
     /// `/cpu:0`); kept as given.
     pub fn device(mut self, device: impl Into<String>) -> NewNode {
@@ -188,7 +202,8 @@ pub(super) fn add(graph: &mut Graph, new: NewNode) -> Result<NodeId> {
     let name = match &new.name {
         Some(name) => {
             names::check_node_name(name)?;
-            if graph.by_name.contains_key(name) {
+            let taken = graph.by_name.find(name, |i| graph.nodes[i as usize].name());
+            if taken.is_some() {
                 return Err(Error::invalid_argument(format!(
                     "the graph already has a node named {}",
                     quoted(name)
@@ -211,10 +226,12 @@ pub(super) fn add(graph: &mut Graph, new: NewNode) -> Result<NodeId> {
             quoted(&new.op)
         ))
     })?;
-    names::mark_used(&mut graph.names_in_use, &name);
+    // Its name joins `names_in_use` when a unique name is next asked for.
     let id = node.id;
-    graph.by_name.insert(name, id);
     graph.nodes.push(node);
+    graph
+        .by_name
+        .insert(id.index() as u32, |i| graph.nodes[i as usize].name());
     Ok(id)
 }
 
@@ -271,7 +288,7 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
         .inputs
         .iter()
         .map(|o| match o.index() {
-            0 => graph.nodes[o.node().index()].value.as_ref(),
+            0 => graph.nodes[o.node().index()].value.as_deref(),
             _ => None,
         })
         .collect();
@@ -279,13 +296,11 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
         Some(shape_fn) => {
             shape_inference::infer(op, &instance, shape_fn, &input_shapes, &input_values).map_err(
                 |e| {
-                    let inputs: Vec<String> = new
-                        .inputs
-                        .iter()
-                        .zip(&input_shapes)
-                        .map(|(o, s)| format!("{} {s}", graph.tensor_name(*o)))
-                        .collect();
-                    e.with_context(format!("inputs: {}", inputs.join(", ")))
+                    let inputs = new.inputs.iter().zip(&input_shapes).map(|(o, s)| {
+                        let name = graph.tensor_name(*o).to_string();
+                        format!("{} {}", capped(&name), summarized(s))
+                    });
+                    e.with_context(format!("inputs: {}", listed(inputs, 8)))
                 },
             )?
         }
@@ -305,7 +320,7 @@ fn check(graph: &Graph, new: &NewNode, name: String) -> Result<Node> {
         inputs: new.inputs.clone(),
         control_inputs: new.control_inputs.clone(),
         device: new.device.clone(),
-        internal_attrs: internal.into_iter().cloned().collect(),
+        internal_attrs: internal.into_iter().chain(&new.kept).cloned().collect(),
         outputs,
         value,
     })
@@ -370,25 +385,22 @@ fn group_flat(op: &OpDef, attrs: &[(&str, AttrValue)], count: usize) -> Result<V
         [] => {}
         [i] => groups[*i] = Some(Some(count.saturating_sub(known))),
         several => {
-            let names: Vec<String> = several
-                .iter()
-                .map(|&i| format!("'{}'", op.inputs[i].name))
-                .collect();
+            let names = several.iter().map(|&i| quoted(&op.inputs[i].name));
             return Err(Error::invalid_argument(format!(
                 "op {}: cannot divide {count} input(s) among list args {}: give their length attrs",
                 op.name,
-                names.join(", ")
+                listed(names, 8)
             )));
         }
     }
     let groups: Vec<Option<usize>> = groups.into_iter().flatten().collect();
     let expected: usize = groups.iter().map(|g| g.unwrap_or(1)).sum();
     if expected != count {
-        let names: Vec<&str> = op.inputs.iter().map(|a| a.name.as_str()).collect();
+        let names = op.inputs.iter().map(|a| a.name.as_str());
         return Err(Error::invalid_argument(format!(
             "op {} takes {expected} input tensor(s) ({}) with these attrs, but {count} were given",
             op.name,
-            names.join(", ")
+            listed(names, 8)
         )));
     }
     Ok(groups)
@@ -396,7 +408,7 @@ fn group_flat(op: &OpDef, attrs: &[(&str, AttrValue)], count: usize) -> Result<V
 
 /// For a `Const` node, its value as a tensor: checked against its `dtype`
 /// now (so a bad constant is an error at construction), kept when small.
-fn constant_value(op: &OpDef, instance: &op_core::OpInstance) -> Result<Option<Tensor>> {
+fn constant_value(op: &OpDef, instance: &op_core::OpInstance) -> Result<Option<Box<Tensor>>> {
     if op.name != "Const" {
         return Ok(None);
     }
@@ -411,5 +423,5 @@ fn constant_value(op: &OpDef, instance: &op_core::OpInstance) -> Result<Option<T
             summarized(&AttrValue::from(value))
         )));
     }
-    Ok((tensor.num_elements() <= KEPT_CONSTANT_ELEMENTS).then_some(tensor))
+    Ok((tensor.num_elements() <= KEPT_CONSTANT_ELEMENTS).then(|| Box::new(tensor)))
 }

@@ -34,13 +34,15 @@ pub struct Node {
     pub(super) inputs: Vec<Output>,
     pub(super) control_inputs: Vec<NodeId>,
     pub(super) device: String,
-    /// Attrs the op does not declare whose names start with `_`, kept as
-    /// given (TensorFlow's internal attrs, `_class`, `_output_shapes`...).
+    /// Attrs the op does not declare, kept as given: those whose names
+    /// start with `_` (TensorFlow's internal attrs, `_class`,
+    /// `_output_shapes`...), and in a graph read from a GraphDef any other.
     pub(super) internal_attrs: Vec<(String, AttrValue)>,
     pub(super) outputs: Vec<OutputInfo>,
     /// A `Const` node's value, when small enough to keep for shape
-    /// functions (see [`Node::constant_value`]).
-    pub(super) value: Option<Tensor>,
+    /// functions (see [`Node::constant_value`]); boxed, as few nodes have
+    /// one.
+    pub(super) value: Option<Box<Tensor>>,
 }
 
 impl fmt::Debug for Node {
@@ -99,9 +101,11 @@ impl Node {
         })
     }
 
-    /// The attrs the op does not declare whose names start with `_`
-    /// (TensorFlow's internal attrs), kept as given so that a graph read
-    /// from a file writes them back.
+    /// The attrs the op does not declare, kept as given so that a graph
+    /// read from a file writes them back: those whose names start with `_`
+    /// (TensorFlow's internal attrs), and, in a graph read from a
+    /// GraphDef, any other (TensorFlow's importer keeps an attr the op
+    /// does not have, as a newer producer may write, and ignores it).
     pub fn internal_attrs(&self) -> &[(String, AttrValue)] {
         &self.internal_attrs
     }
@@ -162,6 +166,6 @@ impl Node {
     /// checked when added but not kept twice; shape functions never need
     /// their values.
     pub fn constant_value(&self) -> Option<&Tensor> {
-        self.value.as_ref()
+        self.value.as_deref()
     }
 }

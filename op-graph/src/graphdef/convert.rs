@@ -237,9 +237,9 @@ pub fn attr_to_proto(value: &AttrValue) -> proto::AttrValue {
         AttrValue::Float(f) => Value::F(*f),
         AttrValue::Bool(b) => Value::B(*b),
         AttrValue::Type(t) => Value::Type(t.enum_value()),
-        AttrValue::Shape(s) => Value::Shape(shape_to_proto(s)),
-        AttrValue::Tensor(t) => Value::Tensor(tensor_to_proto(t)),
-        AttrValue::Func(f) => Value::Func(func_to_proto(f)),
+        AttrValue::Shape(s) => Value::Shape(Box::new(shape_to_proto(s))),
+        AttrValue::Tensor(t) => Value::Tensor(Box::new(tensor_to_proto(t))),
+        AttrValue::Func(f) => Value::Func(Box::new(func_to_proto(f))),
         AttrValue::List(list) => {
             let mut out = proto::attr_value::ListValue::default();
             match list {
@@ -252,7 +252,7 @@ pub fn attr_to_proto(value: &AttrValue) -> proto::AttrValue {
                 ListValue::Tensor(v) => out.tensor = v.iter().map(tensor_to_proto).collect(),
                 ListValue::Func(v) => out.func = v.iter().map(func_to_proto).collect(),
             }
-            Value::List(out)
+            Value::List(Box::new(out))
         }
     };
     proto::AttrValue { value: Some(value) }

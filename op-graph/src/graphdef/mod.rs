@@ -48,6 +48,7 @@ use crate::graph::Graph;
 
 pub use export::{PRODUCER, export};
 pub use import::import;
+use import::{import_bytes, import_owned};
 
 /// Decodes a binary GraphDef. A malformed message (truncated, a field of
 /// the wrong wire type) is an `InvalidArgument` error naming the field.
@@ -56,14 +57,17 @@ pub fn decode(bytes: &[u8]) -> Result<proto::GraphDef> {
         .map_err(|e| Error::invalid_argument(format!("the GraphDef is malformed: {e}")))
 }
 
-/// The graph of a binary GraphDef, over the global registry.
+/// The graph of a binary GraphDef, over the global registry. Each node's
+/// message is decoded on its own and freed once its node is added, so
+/// that reading never holds the messages of the whole graph and the graph
+/// at once.
 pub fn from_bytes(bytes: &[u8]) -> Result<Graph> {
-    import(&decode(bytes)?, Registry::global())
+    import_bytes(bytes, Registry::global())
 }
 
 /// The graph of a GraphDef in text format, over the global registry.
 pub fn from_text(text: &str) -> Result<Graph> {
-    import(&text::parse(text)?, Registry::global())
+    import_owned(text::parse(text)?, Registry::global())
 }
 
 /// `graph` as a binary GraphDef.
@@ -91,15 +95,14 @@ pub fn read(path: impl AsRef<Path>, registry: &Arc<Registry>) -> Result<Graph> {
     let path = path.as_ref();
     let in_file = |e: Error| e.with_context(format!("reading {}", path.display()));
     let bytes = op_core::file::read_regular_file(path)?;
-    let def = if is_text(path) {
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|e| Error::invalid_argument(format!("the text is not UTF-8: {e}")))
-            .map_err(in_file)?;
-        text::parse(text).map_err(in_file)?
-    } else {
-        decode(&bytes).map_err(in_file)?
-    };
-    import(&def, registry).map_err(in_file)
+    if !is_text(path) {
+        return import_bytes(&bytes, registry).map_err(in_file);
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| Error::invalid_argument(format!("the text is not UTF-8: {e}")))
+        .map_err(in_file)?;
+    let def = text::parse(text).map_err(in_file)?;
+    import_owned(def, registry).map_err(in_file)
 }
 
 /// Writes `graph` to `path` (text for `.pbtxt` and `.txt`, binary

@@ -65,12 +65,14 @@ pub struct AttrValue {
 pub mod attr_value {
     use super::{NameAttrList, TensorProto, TensorShapeProto};
 
-    /// The oneof `value` of `AttrValue`.
+    /// The oneof `value` of `AttrValue`. The message kinds are boxed, so
+    /// that an attr holding a type or an int (most attrs) takes 32 bytes,
+    /// not the 328 of a `TensorProto` held inline.
     #[derive(Clone, PartialEq, prost::Oneof)]
     pub enum Value {
         /// `list(...)`.
-        #[prost(message, tag = "1")]
-        List(ListValue),
+        #[prost(message, boxed, tag = "1")]
+        List(Box<ListValue>),
         /// `string`.
         #[prost(bytes, tag = "2")]
         S(Vec<u8>),
@@ -87,17 +89,17 @@ pub mod attr_value {
         #[prost(int32, tag = "6")]
         Type(i32),
         /// `shape`.
-        #[prost(message, tag = "7")]
-        Shape(TensorShapeProto),
+        #[prost(message, boxed, tag = "7")]
+        Shape(Box<TensorShapeProto>),
         /// `tensor`.
-        #[prost(message, tag = "8")]
-        Tensor(TensorProto),
+        #[prost(message, boxed, tag = "8")]
+        Tensor(Box<TensorProto>),
         /// A placeholder inside a function body (not supported in graphs).
         #[prost(string, tag = "9")]
         Placeholder(String),
         /// `func`.
-        #[prost(message, tag = "10")]
-        Func(NameAttrList),
+        #[prost(message, boxed, tag = "10")]
+        Func(Box<NameAttrList>),
     }
 
     /// The values of a `list(...)` attr (`AttrValue.ListValue`).

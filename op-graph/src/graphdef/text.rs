@@ -118,11 +118,11 @@ fn attr_value(node: TextNode<'_>) -> TextResult<proto::AttrValue> {
             "f" => Value::F(f.value.to_f32()?),
             "b" => Value::B(f.value.to_bool()?),
             "type" => Value::Type(f.value.to_dtype()?.enum_value()),
-            "shape" => Value::Shape(shape_to_proto(&f.value.to_shape()?)),
-            "tensor" => Value::Tensor(tensor_to_proto(&f.value.to_tensor()?)),
-            "func" => Value::Func(name_attr_list(f.value)?),
+            "shape" => Value::Shape(Box::new(shape_to_proto(&f.value.to_shape()?))),
+            "tensor" => Value::Tensor(Box::new(tensor_to_proto(&f.value.to_tensor()?))),
+            "func" => Value::Func(Box::new(name_attr_list(f.value)?)),
             "placeholder" => Value::Placeholder(string(f.value)?),
-            "list" => Value::List(list_value(f.value)?),
+            "list" => Value::List(Box::new(list_value(f.value)?)),
             _ => return Err(unknown(&f, "AttrValue")),
         });
     }

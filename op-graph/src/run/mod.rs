@@ -12,7 +12,7 @@
 
 mod parallel;
 
-use op_core::error::quoted;
+use op_core::error::{listed, quoted};
 use op_core::{Error, Result, Tensor};
 
 use crate::plan::{Plan, Step, StepKernel};
@@ -196,7 +196,7 @@ impl Plan {
         Error::invalid_argument(format!(
             "the plan takes {} feed(s) ({}), but {given} were given",
             self.feeds.len(),
-            names.join(", ")
+            listed(names.iter().map(quoted), 8)
         ))
     }
 

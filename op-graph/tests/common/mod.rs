@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test crate uses some
 
+pub mod peak;
+
 use op_core::ndarray::Ix2;
 use op_core::shape_inference::{DimOrValue, InferenceContext};
 use op_core::{Code, DType, Error, KernelContext, Result, Tensor, kernel, register_op};
@@ -225,4 +227,36 @@ pub fn write_npy(path: &std::path::Path, tensor: &Tensor) {
     bytes.extend(header.as_bytes());
     bytes.extend(data);
     std::fs::write(path, bytes).unwrap();
+}
+
+/// A binary GraphDef: a float placeholder `x`, then `n` `Identity` nodes
+/// `n0`, `n1`, ..., each reading the one before (the import benchmark's
+/// and the import memory test's graph).
+pub fn identity_chain_graphdef(n: usize) -> Vec<u8> {
+    use op_graph::graphdef::proto;
+    use prost::Message;
+    let float = || {
+        let value = proto::attr_value::Value::Type(DType::F32.enum_value());
+        proto::AttrValue { value: Some(value) }
+    };
+    let node = |name: String, op: &str, input: Option<String>, attr: &str| proto::NodeDef {
+        name,
+        op: op.into(),
+        input: input.into_iter().collect(),
+        attr: [(attr.to_owned(), float())].into_iter().collect(),
+        ..Default::default()
+    };
+    let mut def = proto::GraphDef::default();
+    def.node
+        .push(node("x".into(), "Placeholder", None, "dtype"));
+    for i in 0..n {
+        let input = if i == 0 {
+            "x".into()
+        } else {
+            format!("n{}", i - 1)
+        };
+        def.node
+            .push(node(format!("n{i}"), "Identity", Some(input), "T"));
+    }
+    def.encode_to_vec()
 }
