@@ -102,6 +102,7 @@ pub use resource_handle::ResourceHandle;
 pub use runtime::{OpCall, PreparedOp, Runtime};
 pub use shape::TensorShape;
 pub use tensor::{Tensor, TensorIdentity};
+pub use unwind::contain_panic;
 
 pub use half::{bf16, f16};
 pub use ndarray;

@@ -44,8 +44,10 @@ use crate::tensor::Tensor;
 use crate::{Error, Result};
 
 mod linking;
+mod loaded;
 mod op_kernels_ops;
 pub use linking::{LINK_OP_KERNELS, LinkRequirement, MissingOp, UnlinkedCrate};
+pub use loaded::after_registrations;
 pub use op_kernels_ops::OP_KERNELS_OPS;
 
 /// An op submitted to the registry.

@@ -66,6 +66,27 @@ impl fmt::Display for CaughtPanic {
     }
 }
 
+/// Runs `f`, and makes a panic in it an `Internal` error: `{what}
+/// panicked at src/lib.rs:3:5: the message`, reported once (by the error,
+/// not also on stderr). What a host bridge wraps around every call it makes
+/// into our code from a host's thread (a kernel's constructor and run, a
+/// shape function), so that no panic crosses into the host's C or C++.
+///
+/// ```
+/// use op_core::{Code, Result};
+/// let ok: Result<i32> = op_core::contain_panic("the answer", || Ok(42));
+/// assert_eq!(ok?, 42);
+/// let err = op_core::contain_panic::<()>("the kernel", || panic!("bad input")).unwrap_err();
+/// assert_eq!(err.code(), Code::Internal);
+/// assert!(err.message().starts_with("the kernel panicked at "), "{err}");
+/// assert!(err.message().ends_with(": bad input"), "{err}");
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub fn contain_panic<T>(what: &str, f: impl FnOnce() -> crate::Result<T>) -> crate::Result<T> {
+    catch_panic(f)
+        .unwrap_or_else(|panic| Err(crate::Error::internal(format!("{what} panicked{panic}"))))
+}
+
 /// Runs `f`; a panic in it becomes `Err` with the panic's message and
 /// location, and is not printed (see the [module docs](self)).
 ///

@@ -832,6 +832,47 @@ impl Tensor {
             .map_err(|e| Error::internal(format!("viewing a tensor's elements: {e}")))
     }
 
+    /// The elements' bytes in row-major order, without copying: how another
+    /// runtime (TensorFlow, through its C API) takes a plain tensor's
+    /// elements without naming their type.
+    ///
+    /// Returns an `InvalidArgument` error for a `string`, `resource` or
+    /// `variant` tensor (their elements are Rust values, not bytes another
+    /// runtime can read), and a `FailedPrecondition` error if the tensor is
+    /// not in host memory.
+    ///
+    /// ```
+    /// use op_core::Tensor;
+    /// let x = Tensor::from_vec([2], vec![1i32, 256])?;
+    /// assert_eq!(x.plain_bytes()?, [1, 0, 0, 0, 0, 1, 0, 0]);
+    /// assert!(Tensor::string(b"a".to_vec()).plain_bytes().is_err());
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn plain_bytes(&self) -> Result<&[u8]> {
+        struct Bytes<'a>(&'a Tensor);
+        impl<'a> ElementVisitor for Bytes<'a> {
+            type Output = Result<&'a [u8]>;
+            fn visit<T: Element>(self) -> Result<&'a [u8]> {
+                let values = self.0.as_slice::<T>()?;
+                // SAFETY: the caller checked that `T` is a plain type
+                // (numbers, `bool`, halves, complexes): no padding, no
+                // pointers, every byte initialized; the bytes borrow the
+                // same elements for the same lifetime.
+                Ok(unsafe {
+                    std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), size_of_val(values))
+                })
+            }
+        }
+        if matches!(self.dtype, DType::String | DType::Resource | DType::Variant) {
+            return Err(Error::invalid_argument(format!(
+                "a {} tensor has no plain bytes",
+                self.dtype
+            )));
+        }
+        visit(self.dtype, Bytes(self))
+            .unwrap_or_else(|| Err(Error::internal("a variant tensor exists")))
+    }
+
     /// The elements in row-major order, without copying.
     ///
     /// Returns an `InvalidArgument` error if `T` is not the element type,

@@ -1,0 +1,8 @@
+//! op-kernels' ops (those TensorFlow does not have: `ZeroOut`, the
+//! guide's examples, the hash table...) as a library TensorFlow loads:
+//! `tf.load_op_library("target/debug/libopkit_ops.so")`.
+
+op_tf::export!();
+
+// Links op-kernels, whose ops and kernels are what the library exports.
+extern crate op_kernels;

@@ -1,0 +1,32 @@
+"""Runs the TensorFlow plugin's Python tests against a built library.
+
+    python op-tf/python/run_tests.py target/debug/libopkit_ops.so
+
+Prints one line per failure and a summary, "N passed, N failed, N skipped",
+and exits non-zero when any test failed.
+"""
+
+import os
+import sys
+import unittest
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: run_tests.py LIBRARY.so")
+    os.environ["OPKIT_TF_LIBRARY"] = os.path.abspath(sys.argv[1])
+    # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")
+    sys.path.insert(0, here)
+    suite = unittest.defaultTestLoader.discover(here, pattern="test_*.py")
+    result = unittest.TextTestRunner(verbosity=1).run(suite)
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    print(f"TensorFlow plugin tests: {passed} passed, {failed} failed, {skipped} skipped")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Loading the library: what it registers, and that TensorFlow's OpDefs are ours."""
+
+import os
+
+import tensorflow as tf
+from google.protobuf import text_format
+from tensorflow.core.framework import op_def_pb2
+from tensorflow.python.framework import op_def_registry
+
+from common import REPORT, TestCase, ops, report_lines
+
+OPS_PBTXT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "ops", "ops.pbtxt")
+
+
+def without_docs(op):
+    """The OpDef as TensorFlow's C op builder gives it: it has no call for docs."""
+    op = op_def_pb2.OpDef.FromString(op.SerializeToString())
+    op.summary = ""
+    op.description = ""
+    for arg in list(op.input_arg) + list(op.output_arg):
+        arg.description = ""
+    for attr in op.attr:
+        attr.description = ""
+    return op
+
+
+class LoadTest(TestCase):
+    def test_the_load_succeeded(self):
+        self.assertEqual(REPORT[0], "ok", "\n".join(REPORT))
+
+    def test_every_exported_op_is_in_tensorflow_as_we_define_it(self):
+        ours = op_def_pb2.OpList()
+        with open(OPS_PBTXT) as f:
+            text_format.Parse(f.read(), ours)
+        ours = {op.name: op for op in ours.op}
+        exported = report_lines("op")
+        self.assertIn("ZeroOut", exported)
+        for name in exported:
+            with self.subTest(op=name):
+                theirs = op_def_registry.get(name)
+                self.assertIsNotNone(theirs, f"{name} is not in TensorFlow's registry")
+                self.assertProtoEquals(without_docs(ours[name]), theirs)
+
+    def test_tensorflows_own_ops_and_keyword_args_are_left_out_with_a_reason(self):
+        skipped = dict(line.split(": ", 1) for line in report_lines("skipped"))
+        self.assertIn("TensorFlow has an op of this name", skipped["AddV2"])
+        self.assertIn("input 'in' is a Python keyword", skipped["PolymorphicListExample"])
+        # TensorFlow's own AddV2 still runs.
+        self.assertAllEqual(tf.raw_ops.AddV2(x=1, y=2), 3)
+
+    def test_every_cpu_kernel_is_registered(self):
+        kernels = report_lines("kernel")
+        self.assertIn("ZeroOut zero_out_int32", kernels)
+        polymorphic = [k for k in kernels if k.startswith("ZeroOutPolymorphic ")]
+        self.assertEqual(len(polymorphic), 3, polymorphic)
+
+
+if __name__ == "__main__":
+    tf.test.main()

@@ -1,0 +1,417 @@
+//! Our kernels as TensorFlow kernels: one constructor, run and delete for
+//! every op (TensorFlow's callbacks carry no op, so each reads its node).
+//!
+//! | TensorFlow | ours |
+//! | --- | --- |
+//! | create, from the node's `NodeDef` | the node's attrs read as a GraphDef's are, its input dtypes from them, and the kernel made once for them ([`Runtime::prepare_named`]) |
+//! | compute | the inputs lent without a copy (copied for a stateful op, whose kernel may keep them), the kernel run, each output handed to TensorFlow without a copy (`TF_NewTensor` over our buffer, freed when TensorFlow drops it) |
+//! | a failure | a status with our code and message; a panic is `Internal` |
+
+use std::ffi::{c_int, c_void};
+use std::sync::{Arc, OnceLock};
+
+use op_core::{
+    AttrValue, DType, Error, InputTypes, OpDef, PreparedOp, Result, Runtime, Tensor, contain_panic,
+};
+use op_graph::graphdef::convert::attr_from_proto;
+use op_graph::graphdef::proto::NodeDef;
+use prost::Message;
+
+use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor};
+use crate::status::{check, set_error, status};
+
+/// The C API, once the library is loaded ([`crate::load`]); kernels exist
+/// only after that.
+pub(crate) static API: OnceLock<Api> = OnceLock::new();
+
+fn api() -> &'static Api {
+    API.get()
+        .expect("kernels are registered only after the C API is found")
+}
+
+/// The runtime every TensorFlow kernel of this library is prepared on.
+fn runtime() -> &'static Runtime {
+    Runtime::global()
+}
+
+/// A kernel's state between create and delete.
+struct TfKernel {
+    prepared: Arc<PreparedOp>,
+    /// Whether inputs may be lent: a stateless kernel keeps nothing of a
+    /// call, a stateful one (a variable's assign) may keep an input.
+    lend_inputs: bool,
+}
+
+/// TensorFlow's kernel constructor: see the [module docs](self).
+///
+/// # Safety
+///
+/// TensorFlow calls it with a live construction.
+pub(crate) unsafe extern "C" fn create(ctx: *mut TF_OpKernelConstruction) -> *mut c_void {
+    let api = api();
+    // SAFETY: TensorFlow's live construction, for the call.
+    match contain_panic("creating the kernel", || unsafe { new_kernel(api, ctx) }) {
+        Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
+        Err(error) => {
+            let status = status(api);
+            set_error(api, status, &error);
+            // SAFETY: both live; TensorFlow copies the status.
+            unsafe { (api.TF_OpKernelConstruction_Failure)(ctx, status) };
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// TensorFlow's kernel run.
+///
+/// # Safety
+///
+/// `kernel` is what [`create`] returned (TensorFlow never runs a kernel
+/// whose creation failed), `ctx` a live context.
+pub(crate) unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut TF_OpKernelContext) {
+    let api = api();
+    // SAFETY: the caller's contract: `create` made it from a `TfKernel`.
+    let kernel = unsafe { &*kernel.cast::<TfKernel>() };
+    // SAFETY: TensorFlow's live context, for the call.
+    if let Err(error) = contain_panic("the kernel", || unsafe { kernel.compute(api, ctx) }) {
+        let status = status(api);
+        set_error(api, status, &error);
+        // SAFETY: both live; TensorFlow copies the status.
+        unsafe { (api.TF_OpKernelContext_Failure)(ctx, status) };
+    }
+}
+
+/// TensorFlow's kernel delete.
+///
+/// # Safety
+///
+/// `kernel` is what [`create`] returned, not yet deleted (or null).
+pub(crate) unsafe extern "C" fn delete(kernel: *mut c_void) {
+    if !kernel.is_null() {
+        // SAFETY: the caller's contract; dropping an `Arc` does not panic
+        // short of a kernel's own Drop, which is contained below.
+        let kernel = unsafe { Box::from_raw(kernel.cast::<TfKernel>()) };
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(kernel)));
+    }
+}
+
+/// The kernel for the node TensorFlow is constructing.
+///
+/// # Safety
+///
+/// `ctx` is live.
+unsafe fn new_kernel(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfKernel> {
+    let status = status(api);
+    // SAFETY: live construction and status; the buffer is ours to free.
+    let buffer = unsafe { (api.TF_OpKernelConstruction_GetNodeDef)(ctx, status) };
+    check(api, status, || "reading the kernel's NodeDef".into())?;
+    if buffer.is_null() {
+        return Err(Error::internal("TensorFlow gave no NodeDef for the kernel"));
+    }
+    let node = {
+        // SAFETY: TensorFlow's buffer holds `length` bytes at `data` until
+        // it is deleted, just below.
+        let bytes = unsafe {
+            let b = &*buffer;
+            if b.length == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(b.data.cast::<u8>(), b.length)
+            }
+        };
+        let node = NodeDef::decode(bytes);
+        // SAFETY: TensorFlow's buffer, freed once.
+        unsafe { (api.TF_DeleteBuffer)(buffer) };
+        node.map_err(|e| Error::internal(format!("TensorFlow's NodeDef does not decode: {e}")))?
+    };
+    let entry = runtime().registry().op(&node.op)?;
+    let def = entry.def();
+    let mut attrs: Vec<(&str, AttrValue)> = Vec::with_capacity(def.attrs.len());
+    for attr in &def.attrs {
+        if let Some(value) = node.attr.get(&attr.name) {
+            let value = attr_from_proto(value, Some(attr.ty)).map_err(|e| {
+                e.with_context(format!(
+                    "reading attr '{}' of node '{}'",
+                    attr.name, node.name
+                ))
+            })?;
+            attrs.push((attr.name.as_str(), value));
+        }
+    }
+    let inputs = input_types(def, &attrs)?;
+    let prepared = runtime().prepare_named(&node.op, &inputs, &attrs, &node.name)?;
+    Ok(TfKernel {
+        lend_inputs: !def.is_stateful,
+        prepared,
+    })
+}
+
+/// The dtypes of a node's inputs, from its attrs (TensorFlow creates a
+/// kernel from the node alone): each arg's fixed type, or its type attr's
+/// value, `N` times for `N * T`, or its `list(type)` attr's values.
+fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Vec<InputTypes>> {
+    let attr = |name: &str| {
+        attrs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .or_else(|| {
+                def.attrs
+                    .iter()
+                    .find(|a| a.name == name)
+                    .and_then(|a| a.default_value.as_ref())
+            })
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "op {} needs attr '{name}' to know its input dtypes",
+                    def.name
+                ))
+            })
+    };
+    def.inputs
+        .iter()
+        .map(|arg| {
+            let one = match (arg.fixed_type(), arg.type_attr()) {
+                (Some(dtype), _) => Some(dtype),
+                (None, Some(name)) => match attr(name)? {
+                    AttrValue::Type(dtype) => Some(*dtype),
+                    other => {
+                        return Err(Error::invalid_argument(format!(
+                            "attr '{name}' of op {} is {other}, not a type",
+                            def.name
+                        )));
+                    }
+                },
+                (None, None) => None,
+            };
+            if let Some(n) = &arg.number_attr {
+                let count = match attr(n)? {
+                    AttrValue::Int(count) => usize::try_from(*count).map_err(|_| {
+                        Error::invalid_argument(format!("attr '{n}' of op {} is {count}", def.name))
+                    })?,
+                    other => {
+                        return Err(Error::invalid_argument(format!(
+                            "attr '{n}' of op {} is {other}, not an int",
+                            def.name
+                        )));
+                    }
+                };
+                let dtype = one.unwrap_or(DType::F32);
+                return Ok(InputTypes::List(vec![dtype; count]));
+            }
+            if let Some(list) = arg.type_list_attr() {
+                return match attr(list)? {
+                    AttrValue::List(op_core::ListValue::Type(types)) => {
+                        Ok(InputTypes::List(types.clone()))
+                    }
+                    other => Err(Error::invalid_argument(format!(
+                        "attr '{list}' of op {} is {other}, not a list of types",
+                        def.name
+                    ))),
+                };
+            }
+            one.map(InputTypes::Single).ok_or_else(|| {
+                Error::internal(format!(
+                    "input '{}' of op {} has no type",
+                    arg.name, def.name
+                ))
+            })
+        })
+        .collect()
+}
+
+/// TensorFlow's input tensors, deleted (their handles, not the data) when
+/// the call ends.
+struct Inputs<'a> {
+    api: &'a Api,
+    handles: Vec<*mut TF_Tensor>,
+}
+
+impl Drop for Inputs<'_> {
+    fn drop(&mut self) {
+        for &handle in &self.handles {
+            // SAFETY: each handle came from TF_GetInput, deleted once.
+            unsafe { (self.api.TF_DeleteTensor)(handle) };
+        }
+    }
+}
+
+impl TfKernel {
+    /// # Safety
+    ///
+    /// `ctx` is live.
+    unsafe fn compute(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()> {
+        // SAFETY: live context.
+        let count = unsafe { (api.TF_NumInputs)(ctx) };
+        let mut handles = Inputs {
+            api,
+            handles: Vec::with_capacity(count.max(0) as usize),
+        };
+        let mut inputs = Vec::with_capacity(handles.handles.capacity());
+        for i in 0..count {
+            let status = status(api);
+            let mut handle = std::ptr::null_mut();
+            // SAFETY: live context and status; `handle` receives a new one.
+            unsafe { (api.TF_GetInput)(ctx, i, &mut handle, status) };
+            check(api, status, || format!("reading input {i}"))?;
+            handles.handles.push(handle);
+            // SAFETY: the handle is live until `handles` drops, after the
+            // kernel ran; a lent tensor does not outlive it (see below).
+            let tensor = unsafe { tensor_of(api, handle, i) }?;
+            inputs.push(if self.lend_inputs {
+                tensor
+            } else {
+                let mut owned = tensor;
+                owned.make_distinct()?;
+                owned
+            });
+        }
+        let mut outputs = vec![None; self.prepared.instance().output_types().len()];
+        let result = self
+            .prepared
+            .run_into(&mut inputs, &mut outputs)
+            .and_then(|()| {
+                // Each output in a buffer of its own, before the inputs go: an
+                // output may be a lent input (a kernel that forwards one), and
+                // TensorFlow may write into an output it forwards later, which
+                // must not be a buffer the kernel keeps (a cached constant).
+                outputs
+                    .iter_mut()
+                    .flatten()
+                    .try_for_each(Tensor::make_distinct)
+            });
+        // The lent inputs go before TensorFlow's handles do.
+        drop(inputs);
+        drop(handles);
+        result?;
+        // SAFETY: live context.
+        let expected = unsafe { (api.TF_NumOutputs)(ctx) };
+        if usize::try_from(expected).ok() != Some(outputs.len()) {
+            return Err(Error::internal(format!(
+                "TensorFlow's node has {expected} outputs, ours {}",
+                outputs.len()
+            )));
+        }
+        for (i, output) in outputs.into_iter().enumerate() {
+            let output =
+                output.ok_or_else(|| Error::internal("the kernel left an output unset"))?;
+            // SAFETY: live context; `i` is in range (checked above).
+            unsafe { set_output(api, ctx, i as c_int, output) }?;
+        }
+        Ok(())
+    }
+}
+
+/// A TensorFlow tensor as ours, lent (read-only) over its buffer.
+///
+/// # Safety
+///
+/// `handle` is live while the tensor (and any clone) is used.
+unsafe fn tensor_of(api: &Api, handle: *mut TF_Tensor, index: c_int) -> Result<Tensor> {
+    // SAFETY: live handle.
+    let (code, rank) = unsafe { ((api.TF_TensorType)(handle), (api.TF_NumDims)(handle)) };
+    let dtype = DType::from_enum_value(code).ok_or_else(|| {
+        Error::unimplemented(format!(
+            "input {index} has TensorFlow dtype {code}, which we do not know"
+        ))
+    })?;
+    let dims: Vec<usize> = (0..rank)
+        // SAFETY: live handle, `d` below its rank; TensorFlow's dims are
+        // never negative in a tensor.
+        .map(|d| unsafe { (api.TF_Dim)(handle, d) }.max(0) as usize)
+        .collect();
+    // SAFETY: live handle: TensorFlow's buffer of `len` bytes at `data`.
+    let (data, len) = unsafe { ((api.TF_TensorData)(handle), (api.TF_TensorByteSize)(handle)) };
+    let bytes: &[u8] = if len == 0 || data.is_null() {
+        &[]
+    } else {
+        // SAFETY: as above; nothing writes an input while a kernel runs.
+        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
+    };
+    match dtype {
+        DType::String | DType::Resource | DType::Variant => Err(Error::unimplemented(format!(
+            "input {index} is {dtype}: the TensorFlow plugin lends kernels tensors of plain dtypes only, for now"
+        ))),
+        DType::Bool => {
+            // Our bools must be 0 or 1, which TensorFlow's are: copied, checked.
+            let values = bytes
+                .iter()
+                .map(|&b| match b {
+                    0 => Ok(false),
+                    1 => Ok(true),
+                    _ => Err(Error::invalid_argument(format!(
+                        "input {index} holds a bool byte {b}"
+                    ))),
+                })
+                .collect::<Result<Vec<bool>>>()?;
+            Tensor::from_vec(dims, values)
+        }
+        // SAFETY: the caller's contract: TensorFlow's buffer outlives every
+        // use of the tensor.
+        _ => unsafe { Tensor::lend(dtype, &dims, bytes) },
+    }
+}
+
+/// Frees an output's buffer when TensorFlow drops its tensor.
+///
+/// # Safety
+///
+/// `arg` is the boxed tensor `set_output` leaked.
+unsafe extern "C" fn free_output(_data: *mut c_void, _len: usize, arg: *mut c_void) {
+    // SAFETY: the caller's contract; called once per TF_NewTensor.
+    let tensor = unsafe { Box::from_raw(arg.cast::<Tensor>()) };
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(tensor)));
+}
+
+/// Hands `output` to TensorFlow as output `index`, without a copy.
+///
+/// # Safety
+///
+/// `ctx` is live and `index` one of its outputs.
+unsafe fn set_output(
+    api: &Api,
+    ctx: *mut TF_OpKernelContext,
+    index: c_int,
+    output: Tensor,
+) -> Result<()> {
+    let dims: Vec<i64> = output.dims().iter().map(|&d| d as i64).collect();
+    let dtype = output.dtype().enum_value();
+    // Boxed before its bytes are taken: a small tensor keeps its elements
+    // inside itself, which must not move while TensorFlow reads them.
+    let boxed = Box::new(output);
+    let bytes = boxed
+        .plain_bytes()
+        .map_err(|e| e.with_context(format!("handing output {index} to TensorFlow")))?;
+    let (data, len) = (bytes.as_ptr().cast_mut().cast::<c_void>(), bytes.len());
+    let arg = Box::into_raw(boxed).cast::<c_void>();
+    // SAFETY: `data` is `len` bytes kept alive by `arg` until TensorFlow
+    // calls `free_output` (at once if it copies them). The buffer is the
+    // tensor's alone (`compute` made it distinct), so TensorFlow may write
+    // into it when it forwards it, as into a buffer of its own.
+    let tensor = unsafe {
+        (api.TF_NewTensor)(
+            dtype,
+            dims.as_ptr(),
+            dims.len() as c_int,
+            data,
+            len,
+            free_output,
+            arg,
+        )
+    };
+    if tensor.is_null() {
+        // SAFETY: TensorFlow did not take `arg`.
+        unsafe { free_output(data, len, arg) };
+        return Err(Error::internal(format!(
+            "TensorFlow made no tensor for output {index}"
+        )));
+    }
+    let status = status(api);
+    // SAFETY: live context, tensor and status; TensorFlow shares the
+    // buffer, and the handle is ours to delete.
+    unsafe {
+        (api.TF_SetOutput)(ctx, index, tensor, status);
+        (api.TF_DeleteTensor)(tensor);
+    }
+    check(api, status, || format!("setting output {index}"))
+}

@@ -1,0 +1,102 @@
+//! The framework's ops in TensorFlow: a shared library that
+//! `tf.load_op_library` loads, made from the same `#[register_op]` and
+//! `#[kernel]` source that our own runtimes run, with no C++ written.
+//!
+//! A crate of its own because it speaks TensorFlow's C ABI (raw pointers,
+//! load-time constructors, `extern "C"` callbacks) and is linked only into
+//! a library built for TensorFlow: no other crate's users pull it in.
+//! It needs nothing of TensorFlow to build: the C functions are looked up
+//! in the process when TensorFlow loads the library ([`api`]).
+//!
+//! A user's `cdylib` crate exports every op linked into it with one line:
+//!
+//! ```
+//! // lib.rs of a crate with `crate-type = ["cdylib"]`
+//! op_tf::export!();
+//! // Link the crates whose ops it exports:
+//! extern crate op_kernels;
+//! # fn main() {
+//! // Outside TensorFlow (this example runs as a program), the load says
+//! // what it lacks.
+//! // SAFETY: the report is a C string the library keeps.
+//! let report = unsafe { std::ffi::CStr::from_ptr(op_tf_load_report()) };
+//! let report = report.to_str().unwrap();
+//! assert!(report.starts_with("error: "), "{report}");
+//! assert!(report.contains("TF_NewStatus"), "{report}");
+//! # }
+//! ```
+//!
+//! and Python loads it:
+//!
+//! ```python
+//! import tensorflow as tf
+//! ops = tf.load_op_library("target/release/libmy_ops_tf.so")
+//! ops.zero_out([[1, 2], [3, 4]])   # [[1, 0], [0, 0]]
+//! ```
+//!
+//! What happens at load, in order:
+//!
+//! 1. `export!`'s constructor asks op-core to run [`load::on_load`] once
+//!    every crate's registrations are in
+//!    ([`op_core::registry::after_registrations`]);
+//! 2. that finds TensorFlow's C API ([`api::Api::load`]; a missing function
+//!    is named in the report), decides what to export ([`ExportPlan`]:
+//!    TensorFlow's own ops and ops with Python-keyword arg names stay out),
+//!    and registers each op through TensorFlow's op builder from the same
+//!    spec strings our parser checked, then each CPU kernel with its type
+//!    constraints and host-memory args ([`kernel`]).
+//!
+//! `op_tf_load_report()`, a C function the library exports, says what was
+//! registered and skipped, or why the load failed.
+//!
+//! Not yet done (TensorFlow plugin issue): shape functions (outputs are
+//! of unknown shape in graphs), string and resource tensors, gradients, GPU
+//! kernels, the Python package.
+
+pub mod api;
+pub mod kernel;
+pub mod load;
+pub mod plan;
+mod status;
+
+pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};
+
+/// Exports every op linked into this `cdylib` to TensorFlow: put it once
+/// at the root of the library's crate (see the [crate docs](crate)).
+///
+/// It adds a load-time constructor (which registers the ops when
+/// TensorFlow loads the library) and the C function
+/// `op_tf_load_report()`, which returns what the load did as text.
+#[macro_export]
+macro_rules! export {
+    () => {
+        const _: () = {
+            extern "C" fn op_tf_on_load() {
+                $crate::__private::after_registrations($crate::load::on_load);
+            }
+
+            #[used]
+            #[cfg_attr(
+                any(target_os = "linux", target_os = "android"),
+                unsafe(link_section = ".init_array")
+            )]
+            #[cfg_attr(
+                any(target_os = "macos", target_os = "ios"),
+                unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")
+            )]
+            static OP_TF_ON_LOAD: extern "C" fn() = op_tf_on_load;
+        };
+
+        /// What the load did: `ok` and a line per op and kernel registered
+        /// or skipped, or `error: ` and why. Owned by the library.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn op_tf_load_report() -> *const ::std::ffi::c_char {
+            $crate::load::report()
+        }
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use op_core::registry::after_registrations;
+}

@@ -1,0 +1,170 @@
+//! What runs when TensorFlow loads the library: find the C API, register
+//! every exported op (from the spec strings our parser checked) and its
+//! CPU kernels, and keep a report of what was done for the Python side.
+
+use std::ffi::{CString, c_char};
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use op_core::{Error, KernelRegistration, Registry, Result};
+
+use crate::api::{Api, TF_ShapeInferenceContext, TF_Status};
+use crate::kernel::{self, API};
+use crate::plan::ExportPlan;
+use crate::status::{check, status};
+
+/// What the load did, as text: `ok` and a line per op, or `error:` and why.
+static REPORT: OnceLock<CString> = OnceLock::new();
+
+/// Registers the library's ops with TensorFlow: the hook `export!`'s
+/// constructor queues for after every registration is in. Never panics
+/// (a constructor must not unwind); what went wrong is in the report.
+pub fn on_load() {
+    let report = match op_core::contain_panic("registering with TensorFlow", register) {
+        Ok(text) => format!("ok\n{text}"),
+        Err(error) => format!("error: {error}"),
+    };
+    let _ = REPORT.set(CString::new(report.replace('\0', "\\0")).unwrap_or_default());
+}
+
+/// The load's report, as a C string: what `export!`'s `op_tf_load_report`
+/// returns. Before the load, `error: the library was not loaded by TensorFlow`.
+pub fn report() -> *const c_char {
+    REPORT
+        .get()
+        .map(|r| r.as_ptr())
+        .unwrap_or(c"error: the library's ops were not registered (not loaded yet)".as_ptr())
+}
+
+fn register() -> Result<String> {
+    let api = Api::load().map_err(|missing| {
+        Error::failed_precondition(format!(
+            "this TensorFlow lacks C function(s) the plugin needs: {} (is TensorFlow loaded, \
+             and of version 2.21 or close?)",
+            op_core::error::listed(&missing, 8)
+        ))
+    })?;
+    let api = API.get_or_init(|| api);
+    let registry = Registry::global();
+    let plan = ExportPlan::new(registry);
+    let mut report = String::new();
+    for op in plan.exported() {
+        register_op(api, op.def())?;
+        let _ = writeln!(report, "op {}", op.def().name);
+    }
+    for kernel in plan.kernels() {
+        register_kernel(api, kernel)?;
+        let _ = writeln!(report, "kernel {} {}", kernel.op, kernel.name);
+    }
+    for (op, why) in plan.skipped() {
+        let _ = writeln!(report, "skipped {}: {why}", op.def().name);
+    }
+    Ok(report)
+}
+
+fn c_string(text: &str, what: &str) -> Result<CString> {
+    CString::new(text).map_err(|_| Error::invalid_argument(format!("{what} holds a NUL")))
+}
+
+fn register_op(api: &Api, def: &op_core::OpDef) -> Result<()> {
+    let name = c_string(&def.name, "an op's name")?;
+    // SAFETY: a C string TensorFlow copies; the builder is ours until it is
+    // registered below.
+    let builder = unsafe { (api.TF_NewOpDefinitionBuilder)(name.as_ptr()) };
+    for attr in &def.attrs {
+        let spec = c_string(&attr.to_spec(), "an attr's spec")?;
+        // SAFETY: live builder, C string copied.
+        unsafe { (api.TF_OpDefinitionBuilderAddAttr)(builder, spec.as_ptr()) };
+    }
+    for input in &def.inputs {
+        let spec = c_string(&input.to_spec(), "an input's spec")?;
+        // SAFETY: as above.
+        unsafe { (api.TF_OpDefinitionBuilderAddInput)(builder, spec.as_ptr()) };
+    }
+    for output in &def.outputs {
+        let spec = c_string(&output.to_spec(), "an output's spec")?;
+        // SAFETY: as above.
+        unsafe { (api.TF_OpDefinitionBuilderAddOutput)(builder, spec.as_ptr()) };
+    }
+    // TensorFlow 2.21's setters ignore their bool and set the flag: each is
+    // called only for a flag that is set. (Called for every op, they made
+    // ZeroOut "aggregate", and Grappler's arithmetic optimizer then replaced
+    // it, an aggregate of one input, by that input.)
+    let flags = [
+        (
+            def.is_commutative,
+            api.TF_OpDefinitionBuilderSetIsCommutative,
+        ),
+        (def.is_aggregate, api.TF_OpDefinitionBuilderSetIsAggregate),
+        (def.is_stateful, api.TF_OpDefinitionBuilderSetIsStateful),
+        (
+            def.allows_uninitialized_input,
+            api.TF_OpDefinitionBuilderSetAllowsUninitializedInput,
+        ),
+    ];
+    for (_, set) in flags.into_iter().filter(|(on, _)| *on) {
+        // SAFETY: live builder.
+        unsafe { set(builder, true) };
+    }
+    // SAFETY: live builder; the shape function is a plain C function.
+    unsafe { (api.TF_OpDefinitionBuilderSetShapeInferenceFunction)(builder, unknown_shape) };
+    let status = status(api);
+    // SAFETY: TensorFlow takes the builder (registered or not).
+    unsafe { (api.TF_RegisterOpDefinition)(builder, status) };
+    check(api, status, || format!("registering op {}", def.name))
+}
+
+/// The shape function every op gets for now: unknown output shapes, which
+/// TensorFlow accepts in graphs and checks at run time.
+unsafe extern "C" fn unknown_shape(ctx: *mut TF_ShapeInferenceContext, status: *mut TF_Status) {
+    if let Some(api) = API.get() {
+        // SAFETY: TensorFlow's live context and status.
+        unsafe { (api.TF_ShapeInferenceContextSetUnknownShape)(ctx, status) };
+    }
+}
+
+fn register_kernel(api: &Api, kernel: &'static KernelRegistration) -> Result<()> {
+    let op = c_string(kernel.op, "an op's name")?;
+    // SAFETY: C strings TensorFlow copies; the callbacks are ours.
+    let builder = unsafe {
+        (api.TF_NewKernelBuilder)(
+            op.as_ptr(),
+            c"CPU".as_ptr(),
+            kernel::create,
+            kernel::compute,
+            kernel::delete,
+        )
+    };
+    for constraint in kernel.constraints {
+        let attr = c_string(constraint.attr, "a type constraint's attr")?;
+        let status = status(api);
+        // SAFETY: live builder and status, C string copied.
+        unsafe {
+            (api.TF_KernelBuilder_TypeConstraint)(
+                builder,
+                attr.as_ptr(),
+                constraint.dtype.enum_value(),
+                status,
+            )
+        };
+        if let Err(error) = check(api, status, || {
+            format!("constraining kernel {}", kernel.name)
+        }) {
+            // SAFETY: the builder was not registered.
+            unsafe { (api.TF_DeleteKernelBuilder)(builder) };
+            return Err(error);
+        }
+    }
+    for arg in kernel.host_memory {
+        let arg = c_string(arg, "a host-memory arg")?;
+        // SAFETY: live builder, C string copied.
+        unsafe { (api.TF_KernelBuilder_HostMemory)(builder, arg.as_ptr()) };
+    }
+    let name = c_string(kernel.name, "a kernel's name")?;
+    let status = status(api);
+    // SAFETY: TensorFlow takes the builder.
+    unsafe { (api.TF_RegisterKernelBuilder)(name.as_ptr(), builder, status) };
+    check(api, status, || {
+        format!("registering kernel {}", kernel.name)
+    })
+}

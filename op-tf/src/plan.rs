@@ -1,0 +1,134 @@
+//! What a library exports to TensorFlow, decided from the registry alone
+//! (no TensorFlow needed): which ops, and which are left out and why.
+
+use op_core::registry::{OP_KERNELS_OPS, OpEntry};
+use op_core::{DeviceType, KernelRegistration, Registry};
+
+/// Python's keywords: TensorFlow 2.21 writes wrappers that do not compile
+/// for some args of these names (`len(in)`), and a wrapper that does not
+/// compile fails `tf.load_op_library` for the whole library.
+pub const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Why an op of the registry is not exported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Skipped {
+    /// TensorFlow has an op of this name (we register it under
+    /// TensorFlow's name), and silently drops a second one.
+    TensorFlowHasIt,
+    /// An arg or attr is named after a Python keyword (`kind` is `input`,
+    /// `output` or `attr`), for which TensorFlow may write a wrapper that
+    /// does not compile.
+    PythonKeyword {
+        /// `input`, `output` or `attr`.
+        kind: &'static str,
+        /// The arg's or attr's name.
+        name: String,
+    },
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skipped::TensorFlowHasIt => {
+                f.write_str("TensorFlow has an op of this name, and would drop ours")
+            }
+            Skipped::PythonKeyword { kind, name } => write!(
+                f,
+                "its {kind} '{name}' is a Python keyword, for which TensorFlow may write a \
+                 wrapper that does not compile (and then loads none of the library's ops)"
+            ),
+        }
+    }
+}
+
+/// The ops a library exports and those it leaves out.
+///
+/// ```
+/// op_kernels::link();
+/// let plan = op_tf::ExportPlan::new(op_core::Registry::global());
+/// assert!(plan.exported().any(|op| op.def().name == "ZeroOut"));
+/// // TensorFlow has its own AddV2.
+/// assert!(plan.skipped().any(|(op, _)| op.def().name == "AddV2"));
+/// ```
+pub struct ExportPlan<'r> {
+    exported: Vec<&'r OpEntry>,
+    skipped: Vec<(&'r OpEntry, Skipped)>,
+}
+
+impl<'r> ExportPlan<'r> {
+    /// The plan for every op of `registry`, by name.
+    pub fn new(registry: &'r Registry) -> ExportPlan<'r> {
+        let mut ops: Vec<&OpEntry> = registry.ops().collect();
+        ops.sort_by(|a, b| a.def().name.cmp(&b.def().name));
+        let mut plan = ExportPlan {
+            exported: Vec::new(),
+            skipped: Vec::new(),
+        };
+        for op in ops {
+            match skip_reason(op) {
+                Some(reason) => plan.skipped.push((op, reason)),
+                None => plan.exported.push(op),
+            }
+        }
+        plan
+    }
+
+    /// The ops exported, by name.
+    pub fn exported(&self) -> impl Iterator<Item = &'r OpEntry> + '_ {
+        self.exported.iter().copied()
+    }
+
+    /// The ops left out, by name, each with the reason.
+    pub fn skipped(&self) -> impl Iterator<Item = (&'r OpEntry, &Skipped)> + '_ {
+        self.skipped.iter().map(|(op, why)| (*op, why))
+    }
+
+    /// The CPU kernels of the exported ops: those TensorFlow gets.
+    pub fn kernels(&self) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
+        self.exported.iter().flat_map(|op| {
+            op.kernels()
+                .iter()
+                .copied()
+                .filter(|k| k.device == DeviceType::Cpu)
+        })
+    }
+}
+
+fn skip_reason(op: &OpEntry) -> Option<Skipped> {
+    let def = op.def();
+    if OP_KERNELS_OPS.binary_search(&def.name.as_str()).is_ok() {
+        return Some(Skipped::TensorFlowHasIt);
+    }
+    let args = (def.inputs.iter().map(|a| ("input", &a.name)))
+        .chain(def.outputs.iter().map(|a| ("output", &a.name)))
+        .chain(def.attrs.iter().map(|a| ("attr", &a.name)));
+    for (kind, name) in args {
+        if PYTHON_KEYWORDS.contains(&name.as_str()) {
+            return Some(Skipped::PythonKeyword {
+                kind,
+                name: name.clone(),
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keyword_list_is_sorted_as_python_lists_it() {
+        // Python's keyword.kwlist order: capitalized first, then a-z.
+        let mut sorted = PYTHON_KEYWORDS.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, PYTHON_KEYWORDS);
+        assert_eq!(PYTHON_KEYWORDS.len(), 35);
+    }
+}
