@@ -36,6 +36,10 @@ opaque!(
     TF_OpDefinitionBuilder,
     /// `TF_ShapeInferenceContext`: a node's shape inference.
     TF_ShapeInferenceContext,
+    /// `TF_ShapeHandle`: a shape of a shape inference context.
+    TF_ShapeHandle,
+    /// `TF_DimensionHandle`: a dimension of a shape inference context.
+    TF_DimensionHandle,
     /// `TF_KernelBuilder`: a kernel being declared.
     TF_KernelBuilder,
     /// `TF_OpKernelConstruction`: a kernel being created for a node.
@@ -151,6 +155,72 @@ c_api! {
         ctx: *mut TF_ShapeInferenceContext,
         status: *mut TF_Status,
     );
+    fn TF_ShapeInferenceContextNumInputs(ctx: *mut TF_ShapeInferenceContext) -> i64;
+    fn TF_NewShapeHandle() -> *mut TF_ShapeHandle;
+    fn TF_DeleteShapeHandle(handle: *mut TF_ShapeHandle);
+    fn TF_NewDimensionHandle() -> *mut TF_DimensionHandle;
+    fn TF_DeleteDimensionHandle(handle: *mut TF_DimensionHandle);
+    fn TF_ShapeInferenceContextGetInput(
+        ctx: *mut TF_ShapeInferenceContext,
+        index: c_int,
+        handle: *mut TF_ShapeHandle,
+        status: *mut TF_Status,
+    );
+    fn TF_ShapeInferenceContextSetOutput(
+        ctx: *mut TF_ShapeInferenceContext,
+        index: c_int,
+        handle: *mut TF_ShapeHandle,
+        status: *mut TF_Status,
+    );
+    fn TF_ShapeInferenceContextScalar(ctx: *mut TF_ShapeInferenceContext) -> *mut TF_ShapeHandle;
+    fn TF_ShapeInferenceContextVectorFromSize(
+        ctx: *mut TF_ShapeInferenceContext,
+        size: usize,
+    ) -> *mut TF_ShapeHandle;
+    fn TF_ShapeInferenceContext_GetAttrType(
+        ctx: *mut TF_ShapeInferenceContext,
+        attr: *const c_char,
+        value: *mut TF_DataType,
+        status: *mut TF_Status,
+    );
+    fn TF_ShapeInferenceContextRank(
+        ctx: *mut TF_ShapeInferenceContext,
+        handle: *mut TF_ShapeHandle,
+    ) -> i64;
+    fn TF_ShapeInferenceContextRankKnown(
+        ctx: *mut TF_ShapeInferenceContext,
+        handle: *mut TF_ShapeHandle,
+    ) -> c_int;
+    fn TF_ShapeInferenceContextWithRank(
+        ctx: *mut TF_ShapeInferenceContext,
+        handle: *mut TF_ShapeHandle,
+        rank: i64,
+        result: *mut TF_ShapeHandle,
+        status: *mut TF_Status,
+    );
+    fn TF_ShapeInferenceContextDim(
+        ctx: *mut TF_ShapeInferenceContext,
+        handle: *mut TF_ShapeHandle,
+        index: i64,
+        result: *mut TF_DimensionHandle,
+    );
+    fn TF_ShapeInferenceContextSubshape(
+        ctx: *mut TF_ShapeInferenceContext,
+        handle: *mut TF_ShapeHandle,
+        start: i64,
+        end: i64,
+        result: *mut TF_ShapeHandle,
+        status: *mut TF_Status,
+    );
+    fn TF_ShapeInferenceContextConcatenateShapes(
+        ctx: *mut TF_ShapeInferenceContext,
+        first: *mut TF_ShapeHandle,
+        second: *mut TF_ShapeHandle,
+        result: *mut TF_ShapeHandle,
+        status: *mut TF_Status,
+    );
+    fn TF_DimensionHandleValueKnown(handle: *mut TF_DimensionHandle) -> c_int;
+    fn TF_DimensionHandleValue(handle: *mut TF_DimensionHandle) -> i64;
 
     fn TF_NewKernelBuilder(
         op: *const c_char,

@@ -149,7 +149,7 @@ unsafe fn new_kernel(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfK
 /// The dtypes of a node's inputs, from its attrs (TensorFlow creates a
 /// kernel from the node alone): each arg's fixed type, or its type attr's
 /// value, `N` times for `N * T`, or its `list(type)` attr's values.
-fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Vec<InputTypes>> {
+pub(crate) fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Vec<InputTypes>> {
     let attr = |name: &str| {
         attrs
             .iter()

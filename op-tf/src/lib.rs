@@ -49,14 +49,15 @@
 //! `op_tf_load_report()`, a C function the library exports, says what was
 //! registered and skipped, or why the load failed.
 //!
-//! Not yet done (TensorFlow plugin issue): shape functions (outputs are
-//! of unknown shape in graphs), string and resource tensors, gradients, GPU
-//! kernels, the Python package.
+//! Shape functions run at graph construction where TensorFlow's C API lets
+//! them ([`shape`]). Not yet done (TensorFlow plugin issue): string and
+//! resource tensors, gradients, GPU kernels, the Python package.
 
 pub mod api;
 pub mod kernel;
 pub mod load;
 pub mod plan;
+pub mod shape;
 mod status;
 
 pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};

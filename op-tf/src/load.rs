@@ -8,9 +8,10 @@ use std::sync::OnceLock;
 
 use op_core::{Error, KernelRegistration, Registry, Result};
 
-use crate::api::{Api, TF_ShapeInferenceContext, TF_Status};
+use crate::api::{Api, ShapeFn};
 use crate::kernel::{self, API};
 use crate::plan::ExportPlan;
+use crate::shape::{self, ShapeSupport};
 use crate::status::{check, status};
 
 /// What the load did, as text: `ok` and a line per op, or `error:` and why.
@@ -48,9 +49,15 @@ fn register() -> Result<String> {
     let registry = Registry::global();
     let plan = ExportPlan::new(registry);
     let mut report = String::new();
-    for op in plan.exported() {
-        register_op(api, op.def())?;
-        let _ = writeln!(report, "op {}", op.def().name);
+    let ops: Vec<_> = plan.exported().collect();
+    for (op, (shape_fn, shapes)) in ops.iter().zip(shape::functions(&ops)) {
+        register_op(api, op.def(), shape_fn)?;
+        let _ = match shapes {
+            ShapeSupport::Ours => writeln!(report, "op {} (shapes: ours)", op.def().name),
+            ShapeSupport::Unknown(why) => {
+                writeln!(report, "op {} (shapes: unknown, {why})", op.def().name)
+            }
+        };
     }
     for kernel in plan.kernels() {
         register_kernel(api, kernel)?;
@@ -66,7 +73,7 @@ fn c_string(text: &str, what: &str) -> Result<CString> {
     CString::new(text).map_err(|_| Error::invalid_argument(format!("{what} holds a NUL")))
 }
 
-fn register_op(api: &Api, def: &op_core::OpDef) -> Result<()> {
+fn register_op(api: &Api, def: &op_core::OpDef, shape_fn: ShapeFn) -> Result<()> {
     let name = c_string(&def.name, "an op's name")?;
     // SAFETY: a C string TensorFlow copies; the builder is ours until it is
     // registered below.
@@ -107,20 +114,11 @@ fn register_op(api: &Api, def: &op_core::OpDef) -> Result<()> {
         unsafe { set(builder, true) };
     }
     // SAFETY: live builder; the shape function is a plain C function.
-    unsafe { (api.TF_OpDefinitionBuilderSetShapeInferenceFunction)(builder, unknown_shape) };
+    unsafe { (api.TF_OpDefinitionBuilderSetShapeInferenceFunction)(builder, shape_fn) };
     let status = status(api);
     // SAFETY: TensorFlow takes the builder (registered or not).
     unsafe { (api.TF_RegisterOpDefinition)(builder, status) };
     check(api, status, || format!("registering op {}", def.name))
-}
-
-/// The shape function every op gets for now: unknown output shapes, which
-/// TensorFlow accepts in graphs and checks at run time.
-unsafe extern "C" fn unknown_shape(ctx: *mut TF_ShapeInferenceContext, status: *mut TF_Status) {
-    if let Some(api) = API.get() {
-        // SAFETY: TensorFlow's live context and status.
-        unsafe { (api.TF_ShapeInferenceContextSetUnknownShape)(ctx, status) };
-    }
 }
 
 fn register_kernel(api: &Api, kernel: &'static KernelRegistration) -> Result<()> {

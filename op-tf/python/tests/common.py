@@ -21,6 +21,16 @@ _lib.op_tf_load_report.restype = ctypes.c_char_p
 REPORT = _lib.op_tf_load_report().decode().splitlines()
 
 
+def exported_ops():
+    """The ops the library registered, by name, each with what shapes it gets
+    ("ours", or "unknown, <why>")."""
+    ops = {}
+    for line in report_lines("op"):
+        name, shapes = line.split(" (shapes: ", 1)
+        ops[name] = shapes.rstrip(")")
+    return ops
+
+
 def report_lines(kind):
     """The report's lines of one kind ("op", "kernel", "skipped"), without it."""
     prefix = kind + " "

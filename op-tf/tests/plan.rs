@@ -1,0 +1,80 @@
+//! What a library of op-kernels' ops exports, decided without TensorFlow.
+
+use op_core::Registry;
+use op_tf::shape::ShapeSupport;
+use op_tf::{ExportPlan, Skipped};
+
+fn plan() -> ExportPlan<'static> {
+    op_kernels::link();
+    ExportPlan::new(Registry::global())
+}
+
+#[test]
+fn tensorflows_own_ops_stay_out_and_ours_go_in() {
+    let plan = plan();
+    let exported: Vec<&str> = plan.exported().map(|op| op.def().name.as_str()).collect();
+    assert!(exported.contains(&"ZeroOut"), "{exported:?}");
+    assert!(
+        exported.contains(&"Examples>MultiplexDense"),
+        "{exported:?}"
+    );
+    for name in ["AddV2", "Placeholder", "MatMul", "StringToNumber"] {
+        let skipped = plan.skipped().find(|(op, _)| op.def().name == name);
+        assert_eq!(
+            skipped.map(|(_, why)| why),
+            Some(&Skipped::TensorFlowHasIt),
+            "{name}"
+        );
+    }
+    assert!(exported.windows(2).all(|w| w[0] < w[1]), "sorted by name");
+}
+
+#[test]
+fn an_op_with_a_python_keyword_arg_is_left_out_naming_it() {
+    let plan = plan();
+    let (_, why) = plan
+        .skipped()
+        .find(|(op, _)| op.def().name == "PolymorphicListExample")
+        .expect("skipped");
+    assert_eq!(
+        why,
+        &Skipped::PythonKeyword {
+            kind: "input",
+            name: "in".into()
+        }
+    );
+    assert!(
+        why.to_string().contains("input 'in' is a Python keyword"),
+        "{why}"
+    );
+}
+
+#[test]
+fn every_cpu_kernel_of_an_exported_op_goes_in() {
+    let plan = plan();
+    let kernels: Vec<(&str, &str)> = plan.kernels().map(|k| (k.op, k.name)).collect();
+    assert!(
+        kernels.contains(&("ZeroOut", "zero_out_int32")),
+        "{kernels:?}"
+    );
+    assert_eq!(
+        kernels
+            .iter()
+            .filter(|(op, _)| *op == "ZeroOutPolymorphic")
+            .count(),
+        3
+    );
+    assert!(kernels.iter().all(|(op, _)| *op != "AddV2"));
+}
+
+#[test]
+fn shapes_are_ours_only_where_tensorflow_gives_every_attr_the_function_may_read() {
+    let registry = Registry::global();
+    op_kernels::link();
+    let support = |name: &str| ShapeSupport::of(registry.get(name).expect(name));
+    assert_eq!(support("ZeroOut"), ShapeSupport::Ours);
+    assert_eq!(support("Example"), ShapeSupport::Ours);
+    assert!(
+        matches!(support("ZeroOutPreserveIndex"), ShapeSupport::Unknown(why) if why.contains("attr other than a type"))
+    );
+}
