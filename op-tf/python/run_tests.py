@@ -1,6 +1,8 @@
-"""Runs the TensorFlow plugin's Python tests against a built library.
+"""Runs the TensorFlow plugin's Python tests against the installed package.
 
-    python op-tf/python/run_tests.py target/debug/libopkit_ops.so
+    cargo xtask package --crate opkit-ops --out target/python
+    pip install target/python/opkit_ops      # into a venv with tensorflow-cpu
+    python op-tf/python/run_tests.py
 
 Prints one line per failure and a summary, "N passed, N failed, N skipped",
 and exits non-zero when any test failed.
@@ -12,9 +14,8 @@ import unittest
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py LIBRARY.so")
-    os.environ["OPKIT_TF_LIBRARY"] = os.path.abspath(sys.argv[1])
+    if len(sys.argv) != 1:
+        sys.exit("usage: run_tests.py (with the package opkit_ops installed)")
     # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")

@@ -56,6 +56,7 @@
 pub mod api;
 pub mod kernel;
 pub mod load;
+pub mod manifest;
 pub mod plan;
 pub mod shape;
 mod status;
@@ -66,8 +67,10 @@ pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};
 /// at the root of the library's crate (see the [crate docs](crate)).
 ///
 /// It adds a load-time constructor (which registers the ops when
-/// TensorFlow loads the library) and the C function
-/// `op_tf_load_report()`, which returns what the load did as text.
+/// TensorFlow loads the library) and two C functions:
+/// `op_tf_load_report()`, which returns what the load did as text, and
+/// `op_tf_manifest()`, what the library exports as JSON
+/// ([`manifest`]).
 #[macro_export]
 macro_rules! export {
     () => {
@@ -93,6 +96,14 @@ macro_rules! export {
         #[unsafe(no_mangle)]
         pub extern "C" fn op_tf_load_report() -> *const ::std::ffi::c_char {
             $crate::load::report()
+        }
+
+        /// What the library exports, as JSON (see `op_tf::manifest`), for
+        /// `cargo xtask package`; it needs no TensorFlow. Owned by the
+        /// library.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn op_tf_manifest() -> *const ::std::ffi::c_char {
+            $crate::load::manifest()
         }
     };
 }

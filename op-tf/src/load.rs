@@ -37,6 +37,23 @@ pub fn report() -> *const c_char {
         .unwrap_or(c"error: the library's ops were not registered (not loaded yet)".as_ptr())
 }
 
+/// The library's manifest ([`crate::manifest`]) as a C string, made on
+/// first call: what `export!`'s `op_tf_manifest` returns.
+pub fn manifest() -> *const c_char {
+    static MANIFEST: OnceLock<CString> = OnceLock::new();
+    MANIFEST
+        .get_or_init(|| {
+            let text = op_core::contain_panic("writing the manifest", || {
+                Ok(crate::manifest::to_json(&ExportPlan::new(
+                    Registry::global(),
+                )))
+            })
+            .unwrap_or_else(|e| serde_json::json!({"error": e.to_string()}).to_string());
+            CString::new(text).unwrap_or_default()
+        })
+        .as_ptr()
+}
+
 fn register() -> Result<String> {
     let api = Api::load().map_err(|missing| {
         Error::failed_precondition(format!(

@@ -8,4 +8,5 @@ pub mod compat;
 pub mod lite_resolver;
 pub mod opcheck;
 pub mod opdef;
+pub mod package;
 pub mod tensorflow;

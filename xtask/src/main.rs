@@ -45,6 +45,14 @@ Examples:
   cargo xtask lite-resolver a.tflite b.tflite --out src/resolver.rs
   cargo xtask lite-resolver cnn.tflite --out src/resolver.rs --check")]
     LiteResolver(xtask::lite_resolver::Args),
+    /// Builds a crate's op library (a cdylib with `op_tf::export!()`) and a
+    /// Python package around it: `pip install DIR/<package>`, then
+    /// `import <package>.tensorflow`.
+    #[command(after_help = "\
+Examples:
+  cargo xtask package --crate opkit-ops --out target/python
+  cargo xtask package --crate opkit-ops --list")]
+    Package(xtask::package::Args),
 }
 
 #[derive(Subcommand)]
@@ -128,6 +136,10 @@ fn main() -> ExitCode {
         }
         Command::Codegen(args) => xtask::codegen::main(&args),
         Command::LiteResolver(args) => xtask::lite_resolver::main(&args),
+        Command::Package(args) => {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+            xtask::package::main(root.expect("xtask lives in the workspace"), &args)
+        }
         Command::Compat(args) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
             xtask::compat::main(root.expect("xtask lives in the workspace"), &args)

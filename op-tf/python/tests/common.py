@@ -1,34 +1,27 @@
-"""What every test of the TensorFlow plugin shares: the library, loaded once.
+"""What every test of the TensorFlow plugin shares: the package, imported once.
 
-The library is the path in OPKIT_TF_LIBRARY (run_tests.py sets it), the
-shared library `cargo build -p opkit-ops` makes: op-kernels' ops, exported
-by op_tf::export!().
+The package is `opkit_ops`, op-kernels' ops as `cargo xtask package --crate
+opkit-ops` writes them, installed in the venv that runs the tests (see
+run_tests.py). Importing `opkit_ops.tensorflow` loads its library into
+TensorFlow.
 """
-
-import ctypes
-import os
 
 import tensorflow as tf
 
-LIBRARY = os.environ["OPKIT_TF_LIBRARY"]
+import opkit_ops.tensorflow as ops
 
-# tf.load_op_library returns the generated wrappers of the ops the library
-# registered while it loaded.
-ops = tf.load_op_library(LIBRARY)
-
-_lib = ctypes.CDLL(LIBRARY)
-_lib.op_tf_load_report.restype = ctypes.c_char_p
-REPORT = _lib.op_tf_load_report().decode().splitlines()
+LIBRARY = ops.library_path()
+REPORT = ops.LOAD_REPORT.splitlines()
 
 
 def exported_ops():
     """The ops the library registered, by name, each with what shapes it gets
     ("ours", or "unknown, <why>")."""
-    ops = {}
+    found = {}
     for line in report_lines("op"):
         name, shapes = line.split(" (shapes: ", 1)
-        ops[name] = shapes.rstrip(")")
-    return ops
+        found[name] = shapes.rstrip(")")
+    return found
 
 
 def report_lines(kind):

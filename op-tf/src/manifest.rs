@@ -1,0 +1,153 @@
+//! What a built library holds, as JSON, for the tools around it: `cargo
+//! xtask package` reads it (through the library's `op_tf_manifest()`,
+//! without TensorFlow) to write the Python package, whose wrappers get
+//! their docstrings from it (TensorFlow's C op builder drops docs).
+//!
+//! ```
+//! op_kernels::link();
+//! let plan = op_tf::ExportPlan::new(op_core::Registry::global());
+//! let manifest: serde_json::Value = serde_json::from_str(&op_tf::manifest::to_json(&plan)).unwrap();
+//! let zero_out = manifest["ops"].as_array().unwrap().iter().find(|op| op["name"] == "ZeroOut").unwrap();
+//! assert_eq!(zero_out["python_name"], "zero_out");
+//! assert!(zero_out["doc"].as_str().unwrap().starts_with("Zeroes every element but the first."));
+//! ```
+
+use op_core::OpDef;
+use serde_json::json;
+
+use crate::plan::ExportPlan;
+use crate::shape::ShapeSupport;
+
+/// The manifest of `plan`: `{"ops": [{"name", "python_name", "doc",
+/// "shapes"}], "skipped": [{"name", "why"}], "kernels": [{"op", "name"}]}`.
+pub fn to_json(plan: &ExportPlan<'_>) -> String {
+    let ops: Vec<_> = plan
+        .exported()
+        .map(|op| {
+            let def = op.def();
+            json!({
+                "name": def.name,
+                "python_name": python_name(&def.name),
+                "doc": docstring(def),
+                "shapes": match ShapeSupport::of(op) {
+                    ShapeSupport::Ours => "ours".to_string(),
+                    ShapeSupport::Unknown(why) => format!("unknown, {why}"),
+                },
+            })
+        })
+        .collect();
+    let skipped: Vec<_> = plan
+        .skipped()
+        .map(|(op, why)| json!({"name": op.def().name, "why": why.to_string()}))
+        .collect();
+    let kernels: Vec<_> = plan
+        .kernels()
+        .map(|k| json!({"op": k.op, "name": k.name}))
+        .collect();
+    json!({"ops": ops, "skipped": skipped, "kernels": kernels}).to_string()
+}
+
+/// The name of TensorFlow's Python wrapper for op `name`: its generator's
+/// rule (`GenerateLowerCaseOpName`): `>` becomes `_`, and `_` goes before
+/// an upper-case letter that follows a lower-case one or precedes one.
+///
+/// ```
+/// use op_tf::manifest::python_name;
+/// assert_eq!(python_name("ZeroOut"), "zero_out");
+/// assert_eq!(python_name("Examples>MultiplexDense"), "examples_multiplex_dense");
+/// assert_eq!(python_name("MatMulV2"), "mat_mul_v2");
+/// assert_eq!(python_name("CTCLoss"), "ctc_loss");
+/// ```
+pub fn python_name(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '>' {
+            out.push('_');
+            continue;
+        }
+        if c.is_ascii_uppercase() && i > 0 {
+            let after_lower = chars[i - 1].is_ascii_lowercase();
+            let before_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+            if (after_lower || before_lower) && chars[i - 1] != '>' {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The op's docs as a Python docstring, in the layout of TensorFlow's own
+/// wrappers: summary, description, `Args:` (inputs, then attrs without a
+/// value to infer), `Returns:`.
+pub fn docstring(def: &OpDef) -> String {
+    let mut doc = String::new();
+    doc.push_str(if def.summary.is_empty() {
+        &def.name
+    } else {
+        &def.summary
+    });
+    doc.push('\n');
+    if !def.description.is_empty() {
+        doc.push('\n');
+        doc.push_str(&def.description);
+        doc.push('\n');
+    }
+    let inferred: Vec<&str> = def
+        .inputs
+        .iter()
+        .flat_map(|a| [a.type_attr(), a.type_list_attr(), a.number_attr.as_deref()])
+        .flatten()
+        .collect();
+    let args: Vec<(String, &str)> = def
+        .inputs
+        .iter()
+        .map(|a| (format!("{}: A `Tensor`", a.name), a.description.as_str()))
+        .chain(
+            def.attrs
+                .iter()
+                .filter(|a| !inferred.contains(&a.name.as_str()))
+                .map(|a| {
+                    let optional = if a.default_value.is_some() {
+                        ", optional"
+                    } else {
+                        ""
+                    };
+                    (
+                        format!("{}: `{}`{optional}", a.name, a.ty),
+                        a.description.as_str(),
+                    )
+                }),
+        )
+        .collect();
+    if !args.is_empty() {
+        doc.push_str("\nArgs:\n");
+        for (head, description) in args {
+            push_item(&mut doc, &head, description);
+        }
+    }
+    if !def.outputs.is_empty() {
+        doc.push_str("\nReturns:\n");
+        for output in &def.outputs {
+            push_item(
+                &mut doc,
+                &format!("{}: A `Tensor`", output.name),
+                &output.description,
+            );
+        }
+    }
+    doc
+}
+
+fn push_item(doc: &mut String, head: &str, description: &str) {
+    doc.push_str("  ");
+    doc.push_str(head);
+    if !description.is_empty() {
+        doc.push_str(". ");
+        doc.push_str(&description.replace('\n', "\n    "));
+    } else {
+        doc.push('.');
+    }
+    doc.push('\n');
+}

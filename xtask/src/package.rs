@@ -1,0 +1,207 @@
+//! `cargo xtask package --crate NAME --out DIR`: builds a crate's op
+//! library (a `cdylib` with `op_tf::export!()`) and a Python package
+//! around it, which `pip install DIR/<package>` installs.
+//!
+//! ```text
+//! DIR/<package>/pyproject.toml
+//! DIR/<package>/<package>/__init__.py
+//! DIR/<package>/<package>/tensorflow.py    import <package>.tensorflow as ops
+//! DIR/<package>/<package>/lib<package>.so
+//! DIR/<package>/<package>/manifest.json    what the library exports (from the library)
+//! ```
+//!
+//! The package is named after the crate's library (`opkit-ops` gives
+//! `opkit_ops`). What goes in comes from the built library itself: its
+//! `op_tf_manifest()` (loaded here without TensorFlow) lists the ops, their
+//! docstrings and what was left out; `--list` prints that and writes
+//! nothing.
+
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+/// The arguments of `cargo xtask package`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The crate (a `cdylib` with `op_tf::export!()`), e.g. `opkit-ops`.
+    #[arg(long = "crate", value_name = "NAME")]
+    krate: String,
+    /// Where to write the package (made if missing).
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    out: Option<PathBuf>,
+    /// Build without optimizations (faster to build; kernels run slower).
+    #[arg(long)]
+    dev: bool,
+    /// Print what the library exports and leaves out; write nothing.
+    #[arg(long)]
+    list: bool,
+}
+
+const TENSORFLOW_PY: &str = include_str!("../../op-tf/python/package/tensorflow.py");
+const INIT_PY: &str = include_str!("../../op-tf/python/package/__init__.py");
+const PYPROJECT: &str = include_str!("../../op-tf/python/package/pyproject.toml");
+
+/// Runs the command; prints its errors as `cargo xtask package: ...`.
+pub fn main(root: &Path, args: &Args) -> ExitCode {
+    match package(root, args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cargo xtask package: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn package(root: &Path, args: &Args) -> io::Result<()> {
+    let library = build(root, &args.krate, args.dev)?;
+    let manifest = read_manifest(&library)?;
+    let package = library
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .and_then(|s| s.strip_prefix("lib"))
+        .ok_or_else(|| {
+            io::Error::other(format!("{} is not named lib<name>.so", library.display()))
+        })?
+        .to_string();
+    let ops = manifest["ops"].as_array().cloned().unwrap_or_default();
+    let skipped = manifest["skipped"].as_array().cloned().unwrap_or_default();
+    let kernels = manifest["kernels"].as_array().map_or(0, Vec::len);
+    if args.list {
+        for op in &ops {
+            println!(
+                "op {} -> {}.tensorflow.{} (shapes: {})",
+                op["name"].as_str().unwrap_or("?"),
+                package,
+                op["python_name"].as_str().unwrap_or("?"),
+                op["shapes"].as_str().unwrap_or("?")
+            );
+        }
+        for op in &skipped {
+            println!(
+                "skipped {}: {}",
+                op["name"].as_str().unwrap_or("?"),
+                op["why"].as_str().unwrap_or("?")
+            );
+        }
+        println!(
+            "{} ops, {kernels} kernels exported; {} ops left out",
+            ops.len(),
+            skipped.len()
+        );
+        return Ok(());
+    }
+    let out = args
+        .out
+        .as_ref()
+        .expect("clap requires --out without --list");
+    let top = out.join(&package);
+    let inner = top.join(&package);
+    std::fs::create_dir_all(&inner)?;
+    let library_name = library.file_name().expect("a file").to_owned();
+    std::fs::copy(&library, inner.join(&library_name))?;
+    let mut manifest = manifest;
+    manifest["library"] = serde_json::Value::String(library_name.to_string_lossy().into_owned());
+    std::fs::write(
+        inner.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest)?,
+    )?;
+    std::fs::write(
+        inner.join("tensorflow.py"),
+        TENSORFLOW_PY.replace("PACKAGE", &package),
+    )?;
+    std::fs::write(
+        inner.join("__init__.py"),
+        INIT_PY.replace("PACKAGE", &package),
+    )?;
+    let pyproject = PYPROJECT
+        .replace("DISTRIBUTION", &package.replace('_', "-"))
+        .replace("VERSION", env!("CARGO_PKG_VERSION"))
+        .replace("PACKAGE", &package);
+    std::fs::write(top.join("pyproject.toml"), pyproject)?;
+    eprintln!(
+        "wrote {}: {} ops, {kernels} kernels ({} ops left out: `--list` says why); \
+         install it with `pip install {}`",
+        top.display(),
+        ops.len(),
+        skipped.len(),
+        top.display()
+    );
+    Ok(())
+}
+
+/// Builds `krate` and returns its `cdylib`.
+fn build(root: &Path, krate: &str, dev: bool) -> io::Result<PathBuf> {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(root).args([
+        "build",
+        "-p",
+        krate,
+        "--message-format=json-render-diagnostics",
+    ]);
+    if !dev {
+        command.arg("--release");
+    }
+    eprintln!("+ {command:?}");
+    let mut child = command.stdout(Stdio::piped()).spawn()?;
+    let mut library = None;
+    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+        let message: serde_json::Value = match serde_json::from_str(&line?) {
+            Ok(message) => message,
+            Err(_) => continue,
+        };
+        let is_cdylib = message["reason"] == "compiler-artifact"
+            && message["target"]["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.iter().any(|k| k == "cdylib"));
+        if is_cdylib {
+            library = message["filenames"]
+                .as_array()
+                .and_then(|files| {
+                    files
+                        .iter()
+                        .filter_map(|f| f.as_str())
+                        .find(|f| f.ends_with(".so"))
+                })
+                .map(PathBuf::from);
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        return Err(io::Error::other(format!(
+            "building {krate} failed: {status}"
+        )));
+    }
+    library.ok_or_else(|| {
+        io::Error::other(format!(
+            "crate {krate} builds no shared library: give it `[lib] crate-type = [\"cdylib\"]` \
+             and `op_tf::export!();` in its lib.rs"
+        ))
+    })
+}
+
+/// The library's manifest, from its `op_tf_manifest()`.
+fn read_manifest(library: &Path) -> io::Result<serde_json::Value> {
+    // SAFETY: loading runs the library's constructors: op-core's and
+    // `op_tf::export!`'s, which find no TensorFlow in this process and
+    // only record that. The library stays loaded until the process ends.
+    let lib = unsafe { libloading::Library::new(library) }
+        .map_err(|e| io::Error::other(format!("loading {}: {e}", library.display())))?;
+    // SAFETY: `export!` defines `op_tf_manifest` with this signature.
+    let manifest: libloading::Symbol<'_, unsafe extern "C" fn() -> *const std::ffi::c_char> =
+        unsafe { lib.get(b"op_tf_manifest\0") }.map_err(|e| {
+            io::Error::other(format!(
+                "{} has no op_tf_manifest(): is `op_tf::export!();` in its lib.rs? ({e})",
+                library.display()
+            ))
+        })?;
+    // SAFETY: it returns a C string the library keeps.
+    let text = unsafe { std::ffi::CStr::from_ptr(manifest()) }
+        .to_string_lossy()
+        .into_owned();
+    std::mem::forget(lib);
+    let value: serde_json::Value = serde_json::from_str(&text)?;
+    if let Some(error) = value.get("error") {
+        return Err(io::Error::other(format!("the library's manifest: {error}")));
+    }
+    Ok(value)
+}
