@@ -18,6 +18,7 @@ use op_graph::graphdef::proto::NodeDef;
 use prost::Message;
 
 use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor};
+use crate::gradient::GradientKernel;
 use crate::status::{check, set_error, status};
 
 /// The C API, once the library is loaded ([`crate::load`]); kernels exist
@@ -35,11 +36,16 @@ fn runtime() -> &'static Runtime {
 }
 
 /// A kernel's state between create and delete.
-struct TfKernel {
-    prepared: Arc<PreparedOp>,
-    /// Whether inputs may be lent: a stateless kernel keeps nothing of a
-    /// call, a stateful one (a variable's assign) may keep an input.
-    lend_inputs: bool,
+enum TfKernel {
+    /// One of our kernels.
+    Op {
+        prepared: Arc<PreparedOp>,
+        /// Whether inputs may be lent: a stateless kernel keeps nothing of
+        /// a call, a stateful one (a variable's assign) may keep an input.
+        lend_inputs: bool,
+    },
+    /// Our gradient of an op ([`crate::gradient`]).
+    Gradient(GradientKernel),
 }
 
 /// TensorFlow's kernel constructor: see the [module docs](self).
@@ -124,7 +130,8 @@ unsafe fn new_kernel(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfK
         unsafe { (api.TF_DeleteBuffer)(buffer) };
         node.map_err(|e| Error::internal(format!("TensorFlow's NodeDef does not decode: {e}")))?
     };
-    let entry = runtime().registry().op(&node.op)?;
+    let forward = node.op.strip_prefix(crate::gradient::PREFIX);
+    let entry = runtime().registry().op(forward.unwrap_or(&node.op))?;
     let def = entry.def();
     let mut attrs: Vec<(&str, AttrValue)> = Vec::with_capacity(def.attrs.len());
     for attr in &def.attrs {
@@ -138,9 +145,12 @@ unsafe fn new_kernel(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfK
             attrs.push((attr.name.as_str(), value));
         }
     }
+    if forward.is_some() {
+        return Ok(TfKernel::Gradient(GradientKernel::new(entry, &attrs)?));
+    }
     let inputs = input_types(def, &attrs)?;
     let prepared = runtime().prepare_named(&node.op, &inputs, &attrs, &node.name)?;
-    Ok(TfKernel {
+    Ok(TfKernel::Op {
         lend_inputs: !def.is_stateful,
         prepared,
     })
@@ -247,6 +257,11 @@ impl TfKernel {
             api,
             handles: Vec::with_capacity(count.max(0) as usize),
         };
+        let lend = match self {
+            TfKernel::Op { lend_inputs, .. } => *lend_inputs,
+            // A gradient runs stateless ops of ours on its inputs.
+            TfKernel::Gradient(_) => true,
+        };
         let mut inputs = Vec::with_capacity(handles.handles.capacity());
         for i in 0..count {
             let status = status(api);
@@ -257,33 +272,38 @@ impl TfKernel {
             handles.handles.push(handle);
             // SAFETY: the handle is live until `handles` drops, after the
             // kernel ran; a lent tensor does not outlive it (see below).
-            let tensor = unsafe { tensor_of(api, handle, i) }?;
-            inputs.push(if self.lend_inputs {
-                tensor
-            } else {
-                let mut owned = tensor;
-                owned.make_distinct()?;
-                owned
-            });
+            let mut tensor = unsafe { tensor_of(api, handle, i) }?;
+            if !lend {
+                tensor.make_distinct()?;
+            }
+            inputs.push(tensor);
         }
-        let mut outputs = vec![None; self.prepared.instance().output_types().len()];
-        let result = self
-            .prepared
-            .run_into(&mut inputs, &mut outputs)
-            .and_then(|()| {
-                // Each output in a buffer of its own, before the inputs go: an
-                // output may be a lent input (a kernel that forwards one), and
-                // TensorFlow may write into an output it forwards later, which
-                // must not be a buffer the kernel keeps (a cached constant).
-                outputs
-                    .iter_mut()
-                    .flatten()
-                    .try_for_each(Tensor::make_distinct)
-            });
+        let result = match self {
+            TfKernel::Op { prepared, .. } => {
+                let mut outputs = vec![None; prepared.instance().output_types().len()];
+                prepared.run_into(&mut inputs, &mut outputs).and_then(|()| {
+                    outputs
+                        .into_iter()
+                        .map(|o| {
+                            o.ok_or_else(|| Error::internal("the kernel left an output unset"))
+                        })
+                        .collect::<Result<Vec<Tensor>>>()
+                })
+            }
+            TfKernel::Gradient(gradient) => gradient.run(&inputs),
+        };
+        // Each output in a buffer of its own, before the inputs go: an
+        // output may be a lent input (a kernel that forwards one), and
+        // TensorFlow may write into an output it forwards later, which must
+        // not be a buffer the kernel keeps (a cached constant).
+        let outputs = result.and_then(|mut outputs| {
+            outputs.iter_mut().try_for_each(Tensor::make_distinct)?;
+            Ok(outputs)
+        });
         // The lent inputs go before TensorFlow's handles do.
         drop(inputs);
         drop(handles);
-        result?;
+        let outputs = outputs?;
         // SAFETY: live context.
         let expected = unsafe { (api.TF_NumOutputs)(ctx) };
         if usize::try_from(expected).ok() != Some(outputs.len()) {
@@ -293,8 +313,6 @@ impl TfKernel {
             )));
         }
         for (i, output) in outputs.into_iter().enumerate() {
-            let output =
-                output.ok_or_else(|| Error::internal("the kernel left an output unset"))?;
             // SAFETY: live context; `i` is in range (checked above).
             unsafe { set_output(api, ctx, i as c_int, output) }?;
         }

@@ -54,6 +54,7 @@
 //! resource tensors, gradients, GPU kernels, the Python package.
 
 pub mod api;
+pub mod gradient;
 pub mod kernel;
 pub mod load;
 pub mod manifest;

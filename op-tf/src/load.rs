@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use op_core::{Error, KernelRegistration, Registry, Result};
 
 use crate::api::{Api, ShapeFn};
+use crate::gradient;
 use crate::kernel::{self, API};
 use crate::plan::ExportPlan;
 use crate::shape::{self, ShapeSupport};
@@ -35,6 +36,66 @@ pub fn report() -> *const c_char {
         .get()
         .map(|r| r.as_ptr())
         .unwrap_or(c"error: the library's ops were not registered (not loaded yet)".as_ptr())
+}
+
+/// A new op builder for `name` with these spec strings: TensorFlow parses
+/// them again (ours checked them already).
+fn new_builder(
+    api: &Api,
+    name: &str,
+    attrs: &[String],
+    inputs: &[String],
+    outputs: &[String],
+) -> Result<*mut crate::api::TF_OpDefinitionBuilder> {
+    let name = c_string(name, "an op's name")?;
+    let (attrs, inputs, outputs) = (c_strings(attrs)?, c_strings(inputs)?, c_strings(outputs)?);
+    // SAFETY: a C string TensorFlow copies; the builder is the caller's
+    // until it registers it.
+    let builder = unsafe { (api.TF_NewOpDefinitionBuilder)(name.as_ptr()) };
+    // SAFETY: live builder, C strings TensorFlow copies.
+    unsafe {
+        for spec in &attrs {
+            (api.TF_OpDefinitionBuilderAddAttr)(builder, spec.as_ptr());
+        }
+        for spec in &inputs {
+            (api.TF_OpDefinitionBuilderAddInput)(builder, spec.as_ptr());
+        }
+        for spec in &outputs {
+            (api.TF_OpDefinitionBuilderAddOutput)(builder, spec.as_ptr());
+        }
+    }
+    Ok(builder)
+}
+
+fn c_strings(specs: &[String]) -> Result<Vec<CString>> {
+    specs.iter().map(|s| c_string(s, "a spec")).collect()
+}
+
+/// Registers the gradient op of `def` ([`gradient`]) and its kernel.
+fn register_gradient(api: &Api, def: &op_core::OpDef, name: &str) -> Result<()> {
+    let (attrs, inputs, outputs) = gradient::specs(def);
+    let builder = new_builder(api, name, &attrs, &inputs, &outputs)?;
+    // SAFETY: live builder; a plain C function.
+    unsafe { (api.TF_OpDefinitionBuilderSetShapeInferenceFunction)(builder, shape::unknown_shape) };
+    let registered = status(api);
+    // SAFETY: TensorFlow takes the builder.
+    unsafe { (api.TF_RegisterOpDefinition)(builder, registered) };
+    check(api, registered, || format!("registering op {name}"))?;
+    let op = c_string(name, "an op's name")?;
+    // SAFETY: C strings TensorFlow copies; the callbacks are ours.
+    let builder = unsafe {
+        (api.TF_NewKernelBuilder)(
+            op.as_ptr(),
+            c"CPU".as_ptr(),
+            kernel::create,
+            kernel::compute,
+            kernel::delete,
+        )
+    };
+    let status = status(api);
+    // SAFETY: TensorFlow takes the builder.
+    unsafe { (api.TF_RegisterKernelBuilder)(op.as_ptr(), builder, status) };
+    check(api, status, || format!("registering the kernel of {name}"))
 }
 
 /// The library's manifest ([`crate::manifest`]) as a C string, made on
@@ -76,6 +137,12 @@ fn register() -> Result<String> {
             }
         };
     }
+    for op in &ops {
+        if let Some(name) = gradient::gradient_op_name(op) {
+            register_gradient(api, op.def(), &name)?;
+            let _ = writeln!(report, "gradient {} {name}", op.def().name);
+        }
+    }
     for kernel in plan.kernels() {
         register_kernel(api, kernel)?;
         let _ = writeln!(report, "kernel {} {}", kernel.op, kernel.name);
@@ -91,25 +158,15 @@ fn c_string(text: &str, what: &str) -> Result<CString> {
 }
 
 fn register_op(api: &Api, def: &op_core::OpDef, shape_fn: ShapeFn) -> Result<()> {
-    let name = c_string(&def.name, "an op's name")?;
-    // SAFETY: a C string TensorFlow copies; the builder is ours until it is
-    // registered below.
-    let builder = unsafe { (api.TF_NewOpDefinitionBuilder)(name.as_ptr()) };
-    for attr in &def.attrs {
-        let spec = c_string(&attr.to_spec(), "an attr's spec")?;
-        // SAFETY: live builder, C string copied.
-        unsafe { (api.TF_OpDefinitionBuilderAddAttr)(builder, spec.as_ptr()) };
-    }
-    for input in &def.inputs {
-        let spec = c_string(&input.to_spec(), "an input's spec")?;
-        // SAFETY: as above.
-        unsafe { (api.TF_OpDefinitionBuilderAddInput)(builder, spec.as_ptr()) };
-    }
-    for output in &def.outputs {
-        let spec = c_string(&output.to_spec(), "an output's spec")?;
-        // SAFETY: as above.
-        unsafe { (api.TF_OpDefinitionBuilderAddOutput)(builder, spec.as_ptr()) };
-    }
+    let specs = |args: &[op_core::ArgDef]| args.iter().map(|a| a.to_spec()).collect::<Vec<_>>();
+    let attrs: Vec<String> = def.attrs.iter().map(|a| a.to_spec()).collect();
+    let builder = new_builder(
+        api,
+        &def.name,
+        &attrs,
+        &specs(&def.inputs),
+        &specs(&def.outputs),
+    )?;
     // TensorFlow 2.21's setters ignore their bool and set the flag: each is
     // called only for a flag that is set. (Called for every op, they made
     // ZeroOut "aggregate", and Grappler's arithmetic optimizer then replaced

@@ -29,6 +29,8 @@ pub fn to_json(plan: &ExportPlan<'_>) -> String {
                 "name": def.name,
                 "python_name": python_name(&def.name),
                 "doc": docstring(def),
+                "gradient": crate::gradient::manifest_entry(op),
+                "not_differentiable": crate::gradient::is_not_differentiable(op),
                 "shapes": match ShapeSupport::of(op) {
                     ShapeSupport::Ours => "ours".to_string(),
                     ShapeSupport::Unknown(why) => format!("unknown, {why}"),

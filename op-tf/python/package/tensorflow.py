@@ -5,7 +5,10 @@
 
 Importing this module loads the library into TensorFlow
 (`tf.load_op_library`): its ops, kernels and shape functions register, and
-each op's wrapper is a function here, with its docstring.
+each op's wrapper is a function here, with its docstring. Each op with a
+gradient in Rust (`#[gradient]`) gets it in TensorFlow (`tf.GradientTape`,
+`tf.gradients`): a Python gradient that calls the library's gradient op,
+`OpkitGradient>{op}`; ops marked `not_differentiable` get `tf.no_gradient`.
 `library_path()` gives the library for a direct `tf.load_op_library`.
 
 Written by `cargo xtask package` (op-tf/python/package/tensorflow.py).
@@ -46,3 +49,67 @@ for _op in _MANIFEST["ops"]:
     _wrapper.__doc__ = _op["doc"]
     globals()[_name] = _wrapper
     __all__.append(_name)
+
+
+def _groups(args, tensors, op):
+    """`tensors` (flat, as `op.inputs` lists them) grouped by arg: a list
+    for a list arg, the tensor itself otherwise."""
+    grouped, k = [], 0
+    for arg in args:
+        if arg["number_attr"]:
+            n = op.get_attr(arg["number_attr"])
+        elif arg["type_list_attr"]:
+            n = len(op.get_attr(arg["type_list_attr"]))
+        else:
+            grouped.append(tensors[k])
+            k += 1
+            continue
+        grouped.append(list(tensors[k : k + n]))
+        k += n
+    return grouped
+
+
+def _flat(values):
+    if not isinstance(values, (list, tuple)):
+        return [values]
+    flat = []
+    for value in values:
+        flat.extend(value if isinstance(value, list) else [value])
+    return flat
+
+
+def _gradient_of(entry):
+    gradient = entry["gradient"]
+    wrapper = getattr(_module, gradient["python_name"])
+
+    def grad(op, *grads):
+        dys = [d if d is not None else _tf.zeros_like(y) for d, y in zip(grads, op.outputs)]
+        kwargs = {}
+        for prefix, args, tensors in (
+            ("x_", gradient["inputs"], list(op.inputs)),
+            ("y_", gradient["outputs"], list(op.outputs)),
+            ("dy_", gradient["outputs"], dys),
+        ):
+            for arg, value in zip(args, _groups(args, tensors, op)):
+                kwargs[prefix + arg["name"]] = value
+        for name in gradient["attrs"]:
+            kwargs[name] = op.get_attr(name)
+        dxs = _flat(wrapper(**kwargs))
+        # Integer (and other non-float) inputs take no gradient.
+        return [
+            dx if (x.dtype.is_floating or x.dtype.is_complex) else None
+            for dx, x in zip(dxs, op.inputs)
+        ]
+
+    return grad
+
+
+for _op in _MANIFEST["ops"]:
+    try:
+        if _op["gradient"] is not None:
+            _tf.RegisterGradient(_op["name"])(_gradient_of(_op))
+        elif _op["not_differentiable"]:
+            _tf.no_gradient(_op["name"])
+    except KeyError:
+        # Registered already: the library was loaded by another path first.
+        pass

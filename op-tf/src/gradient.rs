@@ -1,0 +1,171 @@
+//! Our gradients in TensorFlow, with no Python written by the op's author.
+//!
+//! For each exported op with a `#[gradient]`, the library registers a
+//! gradient op, `OpkitGradient>{op}`, whose kernel evaluates our gradient
+//! function on our runtime (its eager form, on tensors); the package's
+//! `tensorflow.py` registers a Python gradient for the op
+//! (`tf.RegisterGradient`) that calls it. Ops marked `not_differentiable`
+//! get `tf.no_gradient`.
+//!
+//! Why a gradient op rather than replaying our gradient's ops as
+//! TensorFlow ops: a gradient function may use any of our ops, including
+//! those TensorFlow lacks or has with other semantics, and its exact code
+//! runs either way; TensorFlow's tape and `tf.gradients` see one op, whose
+//! own gradient (a second derivative) is not there yet.
+//!
+//! The gradient op of an op with inputs `x`, outputs `y` and attrs `A`:
+//!
+//! ```text
+//! OpkitGradient>Op[A](x_<input>..., y_<output>..., dy_<output>...) -> (dx_<input>...)
+//! ```
+//!
+//! each arg of the type of the forward arg it stands for. An input our
+//! gradient gives no gradient for gets zeros (the Python side turns those
+//! of integer inputs into `None`).
+
+use op_core::gradient::{Gradient, GradientFunctions};
+use op_core::registry::OpEntry;
+use op_core::{ArgDef, OpDef, OpInstance, Registry, Result, Runtime, Tensor};
+use serde_json::{Value, json};
+
+/// The prefix of gradient ops' names.
+pub const PREFIX: &str = "OpkitGradient>";
+
+/// The gradient op of `op`, when it has a gradient function.
+pub fn gradient_op_name(op: &OpEntry) -> Option<String> {
+    functions(&op.def().name).map(|_| format!("{PREFIX}{}", op.def().name))
+}
+
+/// Whether `op` is marked `not_differentiable`.
+pub fn is_not_differentiable(op: &OpEntry) -> bool {
+    matches!(
+        Registry::global().gradient(&op.def().name),
+        Ok(Some(registration)) if registration.functions.is_none()
+    )
+}
+
+fn functions(op: &str) -> Option<GradientFunctions> {
+    Registry::global()
+        .gradient(op)
+        .ok()
+        .flatten()
+        .and_then(|g| g.functions)
+}
+
+/// The spec strings of the gradient op of `def`: attrs, inputs, outputs.
+///
+/// ```
+/// op_kernels::link();
+/// let def = op_core::Registry::global().op("ZeroOutPolymorphic")?.def();
+/// let (attrs, inputs, outputs) = op_tf::gradient::specs(def);
+/// assert_eq!(attrs, ["T: {float, double, int32} = DT_INT32"]);
+/// assert_eq!(inputs, ["x_to_zero: T", "y_zeroed: T", "dy_zeroed: T"]);
+/// assert_eq!(outputs, ["dx_to_zero: T"]);
+/// # Ok::<(), op_core::Error>(())
+/// ```
+pub fn specs(def: &OpDef) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let arg = |prefix: &str, a: &ArgDef| {
+        let spec = a.to_spec();
+        let ty = spec.split_once(':').map_or("", |(_, ty)| ty.trim());
+        let ty = ty
+            .strip_prefix("Ref(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(ty);
+        format!("{prefix}{}: {ty}", a.name)
+    };
+    let attrs = def.attrs.iter().map(|a| a.to_spec()).collect();
+    let inputs = (def.inputs.iter().map(|a| arg("x_", a)))
+        .chain(def.outputs.iter().map(|a| arg("y_", a)))
+        .chain(def.outputs.iter().map(|a| arg("dy_", a)))
+        .collect();
+    let outputs = def.inputs.iter().map(|a| arg("dx_", a)).collect();
+    (attrs, inputs, outputs)
+}
+
+/// What the Python side needs to call the gradient op: its wrapper's name,
+/// each forward arg's grouping (`number_attr` or `type_list_attr` for a
+/// list), and the attrs to pass (those no input gives).
+pub(crate) fn manifest_entry(op: &OpEntry) -> Value {
+    let def = op.def();
+    let Some(name) = gradient_op_name(op) else {
+        return json!(null);
+    };
+    let group = |a: &ArgDef| {
+        json!({
+            "name": a.name,
+            "number_attr": a.number_attr,
+            "type_list_attr": a.type_list_attr(),
+        })
+    };
+    let inferred: Vec<&str> = def
+        .inputs
+        .iter()
+        .flat_map(|a| [a.type_attr(), a.type_list_attr(), a.number_attr.as_deref()])
+        .flatten()
+        .collect();
+    json!({
+        "op": name,
+        "python_name": crate::manifest::python_name(&name),
+        "inputs": def.inputs.iter().map(group).collect::<Vec<_>>(),
+        "outputs": def.outputs.iter().map(group).collect::<Vec<_>>(),
+        "attrs": def.attrs.iter().map(|a| a.name.as_str()).filter(|a| !inferred.contains(a)).collect::<Vec<_>>(),
+    })
+}
+
+/// A gradient op's kernel state: the forward node, and our gradient.
+pub(crate) struct GradientKernel {
+    op: std::sync::Arc<OpDef>,
+    node: OpInstance,
+    functions: GradientFunctions,
+}
+
+impl GradientKernel {
+    /// The kernel for a node of the gradient op of `forward` with these attrs.
+    pub(crate) fn new(
+        forward: &OpEntry,
+        attrs: &[(&str, op_core::AttrValue)],
+    ) -> Result<GradientKernel> {
+        let def = forward.def();
+        let functions = functions(&def.name).ok_or_else(|| {
+            op_core::Error::internal(format!("op {} lost its gradient", def.name))
+        })?;
+        let node = forward.instance(&crate::kernel::input_types(def, attrs)?, attrs)?;
+        Ok(GradientKernel {
+            op: def.clone(),
+            node,
+            functions,
+        })
+    }
+
+    /// Our gradient on `tensors` (the forward inputs, outputs and incoming
+    /// gradients, flattened): one gradient per forward input, zeros where
+    /// ours gives none.
+    pub(crate) fn run(&self, tensors: &[Tensor]) -> Result<Vec<Tensor>> {
+        let (n_in, n_out) = (
+            self.node.input_types().len(),
+            self.node.output_types().len(),
+        );
+        if tensors.len() != n_in + 2 * n_out {
+            return Err(op_core::Error::invalid_argument(format!(
+                "the gradient of {} takes {} tensors, but got {}",
+                self.op.name,
+                n_in + 2 * n_out,
+                tensors.len()
+            )));
+        }
+        let (inputs, rest) = tensors.split_at(n_in);
+        let (outputs, grads) = rest.split_at(n_out);
+        let grads: Vec<Option<Tensor>> = grads.iter().cloned().map(Some).collect();
+        let runtime = Runtime::global();
+        let gradient = Gradient::new(runtime, &self.op, &self.node, inputs, outputs, &grads)?;
+        let result = (self.functions.eager)(&gradient)?;
+        inputs
+            .iter()
+            .zip(result.into_iter().chain(std::iter::repeat(None)))
+            .map(|(input, grad)| match grad {
+                Some(grad) => Ok(grad),
+                None => Tensor::zeros(input.dtype(), input.dims()),
+            })
+            .collect()
+    }
+}
