@@ -265,6 +265,15 @@ c_api! {
         status: *mut TF_Status,
     );
     fn TF_OpKernelContext_Failure(ctx: *mut TF_OpKernelContext, status: *mut TF_Status);
+    fn TF_AllocateOutput(
+        ctx: *mut TF_OpKernelContext,
+        index: c_int,
+        dtype: TF_DataType,
+        dims: *const i64,
+        num_dims: c_int,
+        len: usize,
+        status: *mut TF_Status,
+    ) -> *mut TF_Tensor;
 
     fn TF_NewTensor(
         dtype: TF_DataType,

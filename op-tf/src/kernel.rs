@@ -20,6 +20,7 @@ use prost::Message;
 use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor};
 use crate::gradient::GradientKernel;
 use crate::status::{check, set_error, status};
+use crate::tstring::{self, TSTRING_SIZE};
 
 /// The C API, once the library is loaded ([`crate::load`]); kernels exist
 /// only after that.
@@ -347,8 +348,23 @@ unsafe fn tensor_of(api: &Api, handle: *mut TF_Tensor, index: c_int) -> Result<T
         unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
     };
     match dtype {
-        DType::String | DType::Resource | DType::Variant => Err(Error::unimplemented(format!(
-            "input {index} is {dtype}: the TensorFlow plugin lends kernels tensors of plain dtypes only, for now"
+        DType::String => {
+            let count = dims.iter().product::<usize>();
+            if count.checked_mul(TSTRING_SIZE) != Some(bytes.len()) {
+                return Err(Error::internal(format!(
+                    "input {index}: {} bytes for {count} strings",
+                    bytes.len()
+                )));
+            }
+            let elements = bytes.as_ptr().cast::<[u8; TSTRING_SIZE]>();
+            // SAFETY: TensorFlow's string tensor: `count` initialized
+            // tstrings, live (the caller's contract); the characters are
+            // copied out.
+            let values = (0..count).map(|i| unsafe { tstring::read(elements.add(i)) });
+            Tensor::strings(dims, values)
+        }
+        DType::Resource | DType::Variant => Err(Error::unimplemented(format!(
+            "input {index} is {dtype}: the TensorFlow plugin does not take {dtype} tensors yet"
         ))),
         DType::Bool => {
             // Our bools must be 0 or 1, which TensorFlow's are: copied, checked.
@@ -393,6 +409,10 @@ unsafe fn set_output(
     output: Tensor,
 ) -> Result<()> {
     let dims: Vec<i64> = output.dims().iter().map(|&d| d as i64).collect();
+    if output.dtype() == DType::String {
+        // SAFETY: the caller's contract.
+        return unsafe { set_string_output(api, ctx, index, &dims, &output) };
+    }
     let dtype = output.dtype().enum_value();
     // Boxed before its bytes are taken: a small tensor keeps its elements
     // inside itself, which must not move while TensorFlow reads them.
@@ -432,4 +452,45 @@ unsafe fn set_output(
         (api.TF_DeleteTensor)(tensor);
     }
     check(api, status, || format!("setting output {index}"))
+}
+
+/// Writes a string output into a string tensor TensorFlow allocates (its
+/// elements are `tstring`s, which only TensorFlow's layout can hold).
+///
+/// # Safety
+///
+/// `ctx` is live and `index` one of its outputs.
+unsafe fn set_string_output(
+    api: &Api,
+    ctx: *mut TF_OpKernelContext,
+    index: c_int,
+    dims: &[i64],
+    output: &Tensor,
+) -> Result<()> {
+    let values = output.as_slice::<Vec<u8>>()?;
+    let status = status(api);
+    // SAFETY: live context and status; TensorFlow allocates `values.len()`
+    // empty tstrings and gives a handle that is ours to delete.
+    let handle = unsafe {
+        (api.TF_AllocateOutput)(
+            ctx,
+            index,
+            DType::String.enum_value(),
+            dims.as_ptr(),
+            dims.len() as c_int,
+            values.len() * TSTRING_SIZE,
+            status,
+        )
+    };
+    check(api, status, || format!("allocating string output {index}"))?;
+    // SAFETY: the handle is live; its buffer holds one tstring per value.
+    let elements = unsafe { (api.TF_TensorData)(handle) }.cast::<[u8; TSTRING_SIZE]>();
+    let written = values.iter().enumerate().try_for_each(|(i, value)| {
+        // SAFETY: element `i` of the new output, an empty tstring only this
+        // kernel writes.
+        unsafe { tstring::write(elements.add(i), value) }
+    });
+    // SAFETY: ours to delete, once; TensorFlow keeps the output.
+    unsafe { (api.TF_DeleteTensor)(handle) };
+    written
 }

@@ -50,8 +50,9 @@
 //! registered and skipped, or why the load failed.
 //!
 //! Shape functions run at graph construction where TensorFlow's C API lets
-//! them ([`shape`]). Not yet done (TensorFlow plugin issue): string and
-//! resource tensors, gradients, GPU kernels, the Python package.
+//! them ([`shape`]); strings cross as TensorFlow's `tstring`s ([`tstring`]);
+//! gradients are ours ([`gradient`]). Not yet done (TensorFlow plugin
+//! issue): resource tensors, GPU kernels.
 
 pub mod api;
 pub mod gradient;
@@ -61,6 +62,7 @@ pub mod manifest;
 pub mod plan;
 pub mod shape;
 mod status;
+pub mod tstring;
 
 pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};
 

@@ -1,0 +1,44 @@
+"""Tensors crossing between TensorFlow and our kernels: strings, several
+outputs, bools, every dtype an op allows; errors keep their code and message."""
+
+import numpy as np
+import tensorflow as tf
+
+from common import TestCase, ops
+
+
+class ValuesTest(TestCase):
+    def test_string_outputs_and_several_outputs(self):
+        a, b = ops.multiple_ins_and_outs(y=[1, 2, 3], z=[1.5, -2.0])
+        self.assertEqual(a.dtype, tf.string)
+        self.assertAllEqual(a, [b"1.5", b"-2"])
+        self.assertAllEqual(b, [1, 2, 3])
+
+    def test_bool_inputs(self):
+        y = ops.examples_multiplex_dense(cond=[True, False, True], a_values=[1, 2, 3], b_values=[10, 20, 30])
+        self.assertAllEqual(y, [1, 20, 3])
+
+    def test_every_dtype_the_op_allows(self):
+        for dtype in (tf.float32, tf.float64, tf.int32, tf.uint8, tf.int16, tf.int8, tf.int64,
+                      tf.bfloat16, tf.uint16, tf.half, tf.uint32, tf.uint64, tf.complex64, tf.complex128):
+            with self.subTest(dtype=dtype):
+                y = ops.example(tf.constant([1, 2, 3], dtype))
+                self.assertEqual(y.dtype, dtype)
+                self.assertAllEqual(tf.cast(y, tf.float64) if not dtype.is_complex else tf.math.real(y), [2, 4, 6])
+
+    def test_large_and_empty_tensors(self):
+        x = tf.constant(np.arange(1_000_000, dtype=np.float32))
+        self.assertAllEqual(ops.example(x), np.arange(1_000_000, dtype=np.float32) * 2)
+        self.assertAllEqual(ops.example(tf.zeros([0, 3])).shape, [0, 3])
+        self.assertAllEqual(ops.zero_out(tf.zeros([0], tf.int32)), [])
+
+    def test_a_kernel_error_keeps_its_code_and_message_and_the_process_goes_on(self):
+        with self.assertRaises(tf.errors.InvalidArgumentError) as caught:
+            ops.examples_multiplex_dense(cond=[True, False], a_values=[1.0, 2.0, 3.0], b_values=[1.0, 2.0, 3.0])
+        self.assertIn("Examples>MultiplexDense", str(caught.exception))
+        # The next call works.
+        self.assertAllEqual(ops.zero_out([1, 2]), [1, 0])
+
+
+if __name__ == "__main__":
+    tf.test.main()
