@@ -16,11 +16,15 @@ use op_core::{
 use op_graph::graphdef::convert::attr_from_proto;
 use op_graph::graphdef::proto::NodeDef;
 use prost::Message;
+use smallvec::SmallVec;
 
 use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor};
 use crate::gradient::GradientKernel;
 use crate::status::{check, set_error, status};
 use crate::tstring::{self, TSTRING_SIZE};
+
+/// A call's outputs, on the stack for up to 4.
+type Outputs = SmallVec<[Option<Tensor>; 4]>;
 
 /// The C API, once the library is loaded ([`crate::load`]); kernels exist
 /// only after that.
@@ -235,7 +239,7 @@ pub(crate) fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Ve
 /// the call ends.
 struct Inputs<'a> {
     api: &'a Api,
-    handles: Vec<*mut TF_Tensor>,
+    handles: SmallVec<[*mut TF_Tensor; 8]>,
 }
 
 impl Drop for Inputs<'_> {
@@ -256,14 +260,16 @@ impl TfKernel {
         let count = unsafe { (api.TF_NumInputs)(ctx) };
         let mut handles = Inputs {
             api,
-            handles: Vec::with_capacity(count.max(0) as usize),
+            handles: SmallVec::new(),
         };
         let lend = match self {
             TfKernel::Op { lend_inputs, .. } => *lend_inputs,
             // A gradient runs stateless ops of ours on its inputs.
             TfKernel::Gradient(_) => true,
         };
-        let mut inputs = Vec::with_capacity(handles.handles.capacity());
+        // Up to 8 inputs and outputs, the call allocates nothing of its own
+        // but the boxes that keep each output alive for TensorFlow.
+        let mut inputs: SmallVec<[Tensor; 8]> = SmallVec::new();
         for i in 0..count {
             let status = status(api);
             let mut handle = std::ptr::null_mut();
@@ -281,24 +287,27 @@ impl TfKernel {
         }
         let result = match self {
             TfKernel::Op { prepared, .. } => {
-                let mut outputs = vec![None; prepared.instance().output_types().len()];
-                prepared.run_into(&mut inputs, &mut outputs).and_then(|()| {
-                    outputs
-                        .into_iter()
-                        .map(|o| {
-                            o.ok_or_else(|| Error::internal("the kernel left an output unset"))
-                        })
-                        .collect::<Result<Vec<Tensor>>>()
-                })
+                let mut outputs: Outputs =
+                    smallvec::smallvec![None; prepared.instance().output_types().len()];
+                prepared
+                    .run_into(&mut inputs, &mut outputs)
+                    .map(|()| outputs)
             }
-            TfKernel::Gradient(gradient) => gradient.run(&inputs),
+            TfKernel::Gradient(gradient) => gradient
+                .run(&inputs)
+                .map(|outputs| outputs.into_iter().map(Some).collect()),
         };
         // Each output in a buffer of its own, before the inputs go: an
         // output may be a lent input (a kernel that forwards one), and
         // TensorFlow may write into an output it forwards later, which must
         // not be a buffer the kernel keeps (a cached constant).
         let outputs = result.and_then(|mut outputs| {
-            outputs.iter_mut().try_for_each(Tensor::make_distinct)?;
+            for output in &mut outputs {
+                output
+                    .as_mut()
+                    .ok_or_else(|| Error::internal("the kernel left an output unset"))?
+                    .make_distinct()?;
+            }
             Ok(outputs)
         });
         // The lent inputs go before TensorFlow's handles do.
@@ -313,7 +322,7 @@ impl TfKernel {
                 outputs.len()
             )));
         }
-        for (i, output) in outputs.into_iter().enumerate() {
+        for (i, output) in outputs.into_iter().flatten().enumerate() {
             // SAFETY: live context; `i` is in range (checked above).
             unsafe { set_output(api, ctx, i as c_int, output) }?;
         }
@@ -334,7 +343,7 @@ unsafe fn tensor_of(api: &Api, handle: *mut TF_Tensor, index: c_int) -> Result<T
             "input {index} has TensorFlow dtype {code}, which we do not know"
         ))
     })?;
-    let dims: Vec<usize> = (0..rank)
+    let dims: SmallVec<[usize; 8]> = (0..rank)
         // SAFETY: live handle, `d` below its rank; TensorFlow's dims are
         // never negative in a tensor.
         .map(|d| unsafe { (api.TF_Dim)(handle, d) }.max(0) as usize)
@@ -408,7 +417,7 @@ unsafe fn set_output(
     index: c_int,
     output: Tensor,
 ) -> Result<()> {
-    let dims: Vec<i64> = output.dims().iter().map(|&d| d as i64).collect();
+    let dims: SmallVec<[i64; 8]> = output.dims().iter().map(|&d| d as i64).collect();
     if output.dtype() == DType::String {
         // SAFETY: the caller's contract.
         return unsafe { set_string_output(api, ctx, index, &dims, &output) };

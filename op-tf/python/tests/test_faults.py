@@ -31,10 +31,13 @@ class FaultTest(TestCase):
 
         with self.assertRaisesRegex(tf.errors.InternalError, "the shape function panicked at .*gave up"):
             build(tf.constant([1.0]))
-        # Eagerly, our runtime checks the kernel's output against the shape
-        # function, which panics there too.
-        with self.assertRaisesRegex(tf.errors.InternalError, "shape function panicked"):
-            faults.panic_in_shape([2.0])
+        # Eagerly, a debug build of our runtime checks the kernel's output
+        # against the shape function, which panics there too; a release
+        # build does not run it.
+        try:
+            self.assertAllEqual(faults.panic_in_shape([2.0]), [2.0])
+        except tf.errors.InternalError as e:
+            self.assertIn("shape function panicked", str(e))
         self.assertAllEqual(ops.zero_out([3, 4]), [3, 0])
 
     def test_a_wrong_attr_value_and_a_wrong_dtype(self):
