@@ -265,6 +265,16 @@ c_api! {
         status: *mut TF_Status,
     );
     fn TF_OpKernelContext_Failure(ctx: *mut TF_OpKernelContext, status: *mut TF_Status);
+    fn TF_ForwardInputOrAllocateOutput(
+        ctx: *mut TF_OpKernelContext,
+        candidates: *const c_int,
+        num_candidates: c_int,
+        output_index: c_int,
+        dims: *const i64,
+        num_dims: c_int,
+        forwarded_input: *mut c_int,
+        status: *mut TF_Status,
+    ) -> *mut TF_Tensor;
     fn TF_AllocateOutput(
         ctx: *mut TF_OpKernelContext,
         index: c_int,

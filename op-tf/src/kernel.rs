@@ -10,6 +10,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
+use op_core::shape_inference::{InferenceContext, PartialShape};
 use op_core::{
     AttrValue, DType, Error, InputTypes, OpDef, PreparedOp, Result, Runtime, Tensor, contain_panic,
 };
@@ -235,19 +236,16 @@ pub(crate) fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Ve
         .collect()
 }
 
-/// TensorFlow's input tensors, deleted (their handles, not the data) when
-/// the call ends.
-struct Inputs<'a> {
-    api: &'a Api,
-    handles: SmallVec<[*mut TF_Tensor; 8]>,
-}
+/// A handle of a TensorFlow input, deleted when dropped. TensorFlow's
+/// context holds the input itself until the call ends, so the buffer a
+/// handle shows outlives the handle; holding the handle longer would keep
+/// TensorFlow from forwarding that buffer to an output.
+struct InputHandle<'a>(&'a Api, *mut TF_Tensor);
 
-impl Drop for Inputs<'_> {
+impl Drop for InputHandle<'_> {
     fn drop(&mut self) {
-        for &handle in &self.handles {
-            // SAFETY: each handle came from TF_GetInput, deleted once.
-            unsafe { (self.api.TF_DeleteTensor)(handle) };
-        }
+        // SAFETY: the handle came from TF_GetInput, deleted once.
+        unsafe { (self.0.TF_DeleteTensor)(self.1) };
     }
 }
 
@@ -258,10 +256,6 @@ impl TfKernel {
     unsafe fn compute(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()> {
         // SAFETY: live context.
         let count = unsafe { (api.TF_NumInputs)(ctx) };
-        let mut handles = Inputs {
-            api,
-            handles: SmallVec::new(),
-        };
         let lend = match self {
             TfKernel::Op { lend_inputs, .. } => *lend_inputs,
             // A gradient runs stateless ops of ours on its inputs.
@@ -276,14 +270,25 @@ impl TfKernel {
             // SAFETY: live context and status; `handle` receives a new one.
             unsafe { (api.TF_GetInput)(ctx, i, &mut handle, status) };
             check(api, status, || format!("reading input {i}"))?;
-            handles.handles.push(handle);
-            // SAFETY: the handle is live until `handles` drops, after the
-            // kernel ran; a lent tensor does not outlive it (see below).
-            let mut tensor = unsafe { tensor_of(api, handle, i) }?;
+            let handle = InputHandle(api, handle);
+            // SAFETY: the handle is live; the buffer it shows is the
+            // context's input, live until the call ends, which no lent
+            // tensor outlives (see below).
+            let mut tensor = unsafe { tensor_of(api, handle.1, i) }?;
             if !lend {
                 tensor.make_distinct()?;
             }
             inputs.push(tensor);
+        }
+        if let TfKernel::Op {
+            prepared,
+            lend_inputs: true,
+        } = self
+            // SAFETY: live context; `inputs` are lent from its inputs.
+            && let Some(placed) = unsafe { place_outputs(api, ctx, prepared, &mut inputs) }?
+        {
+            // SAFETY: `placed` is for these inputs, in this call.
+            return unsafe { run_placed(prepared, &mut inputs, placed) };
         }
         let result = match self {
             TfKernel::Op { prepared, .. } => {
@@ -310,9 +315,8 @@ impl TfKernel {
             }
             Ok(outputs)
         });
-        // The lent inputs go before TensorFlow's handles do.
+        // The lent inputs go before the call ends.
         drop(inputs);
-        drop(handles);
         let outputs = outputs?;
         // SAFETY: live context.
         let expected = unsafe { (api.TF_NumOutputs)(ctx) };
@@ -328,6 +332,224 @@ impl TfKernel {
         }
         Ok(())
     }
+}
+
+/// Inputs of at least this many bytes in all have their kernel's outputs
+/// placed in buffers TensorFlow allocates (forwarding an input where it
+/// can); smaller calls skip the shape function this costs.
+const PLACED_BYTES: usize = 64 * 1024;
+
+/// One output TensorFlow allocated before the kernel ran.
+struct PlacedOutput {
+    /// TensorFlow's handle of it, ours to delete.
+    handle: *mut TF_Tensor,
+    /// Its buffer.
+    data: *mut u8,
+    len: usize,
+    /// The input whose buffer it is, when TensorFlow forwarded one.
+    forwarded: Option<usize>,
+}
+
+/// The outputs set before the kernel runs: the handles, deleted on drop.
+struct Placed<'a> {
+    api: &'a Api,
+    outputs: SmallVec<[PlacedOutput; 4]>,
+}
+
+impl Drop for Placed<'_> {
+    fn drop(&mut self) {
+        for output in &self.outputs {
+            // SAFETY: each handle came from TF_ForwardInputOrAllocateOutput,
+            // deleted once; TensorFlow keeps the output itself.
+            unsafe { (self.api.TF_DeleteTensor)(output.handle) };
+        }
+    }
+}
+
+/// For a large call whose output shapes our shape function knows from the
+/// inputs, every output allocated by TensorFlow now (an input of its dtype
+/// and shape forwarded where TensorFlow allows), so that the kernel writes
+/// into TensorFlow's memory. A forwarded input is lent writable in
+/// `inputs`, so that a kernel that forwards it writes in place. `None` when
+/// the call does not qualify (small, a shape not fully known, a dtype that
+/// cannot be lent).
+///
+/// # Safety
+///
+/// `ctx` is live; `inputs` are lent from its inputs.
+unsafe fn place_outputs<'a>(
+    api: &'a Api,
+    ctx: *mut TF_OpKernelContext,
+    prepared: &PreparedOp,
+    inputs: &mut [Tensor],
+) -> Result<Option<Placed<'a>>> {
+    let plain = |d: DType| {
+        !matches!(
+            d,
+            DType::String | DType::Bool | DType::Resource | DType::Variant
+        )
+    };
+    let bytes: usize = inputs
+        .iter()
+        .map(|t| t.num_elements() * t.dtype().size_of().unwrap_or(0))
+        .sum();
+    let node = prepared.instance();
+    if bytes < PLACED_BYTES
+        || !inputs.iter().all(|t| plain(t.dtype()))
+        || !node.output_types().iter().all(|d| plain(*d))
+    {
+        return Ok(None);
+    }
+    let Some(shape_fn) = runtime().registry().op(node.op())?.shape_fn() else {
+        return Ok(None);
+    };
+    let shapes: SmallVec<[PartialShape; 8]> = inputs
+        .iter()
+        .map(|t| PartialShape::known(t.dims()))
+        .collect();
+    let values: SmallVec<[Option<&Tensor>; 8]> = inputs.iter().map(Some).collect();
+    let mut inference = InferenceContext::new(prepared.op_def(), node, &shapes, &values)?;
+    shape_fn(&mut inference)?;
+    let mut dims: SmallVec<[SmallVec<[usize; 8]>; 4]> = SmallVec::new();
+    for shape in inference.output_shapes() {
+        match shape
+            .0
+            .and_then(|d| d.into_iter().collect::<Option<SmallVec<[usize; 8]>>>())
+        {
+            Some(known) => dims.push(known),
+            None => return Ok(None),
+        }
+    }
+    drop(values);
+    let mut placed = Placed {
+        api,
+        outputs: SmallVec::new(),
+    };
+    for (j, (dtype, out_dims)) in node.output_types().iter().zip(&dims).enumerate() {
+        // Inputs of the output's dtype and shape, not already forwarded.
+        let candidates: SmallVec<[c_int; 8]> = (0..inputs.len())
+            .filter(|&k| inputs[k].dtype() == *dtype && inputs[k].dims() == out_dims.as_slice())
+            .filter(|&k| placed.outputs.iter().all(|o| o.forwarded != Some(k)))
+            .map(|k| k as c_int)
+            .collect();
+        let tf_dims: SmallVec<[i64; 8]> = out_dims.iter().map(|&d| d as i64).collect();
+        let mut forwarded: c_int = -1;
+        let status = status(api);
+        // SAFETY: live context and status; TensorFlow sets output `j` and
+        // gives a handle of it that is ours to delete.
+        let handle = unsafe {
+            (api.TF_ForwardInputOrAllocateOutput)(
+                ctx,
+                candidates.as_ptr(),
+                candidates.len() as c_int,
+                j as c_int,
+                tf_dims.as_ptr(),
+                tf_dims.len() as c_int,
+                &mut forwarded,
+                status,
+            )
+        };
+        check(api, status, || format!("allocating output {j}"))?;
+        // SAFETY: a live handle.
+        let (data, len) = unsafe {
+            (
+                (api.TF_TensorData)(handle).cast::<u8>(),
+                (api.TF_TensorByteSize)(handle),
+            )
+        };
+        let forwarded = usize::try_from(forwarded).ok();
+        placed.outputs.push(PlacedOutput {
+            handle,
+            data,
+            len,
+            forwarded,
+        });
+        if let Some(k) = forwarded {
+            // SAFETY: TensorFlow gave input k's buffer to output j: nothing
+            // else reads or writes it while the kernel runs, which reaches it
+            // only through this tensor.
+            inputs[k] = unsafe { Tensor::lend_mut(*dtype, out_dims, raw_mut(data, len)) }?;
+        }
+    }
+    Ok(Some(placed))
+}
+
+/// `len` bytes at `data` (none when `len` is 0).
+///
+/// # Safety
+///
+/// `data` holds `len` bytes that nothing else uses while the slice lives.
+unsafe fn raw_mut<'a>(data: *mut u8, len: usize) -> &'a mut [u8] {
+    if len == 0 || data.is_null() {
+        return &mut [];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts_mut(data, len) }
+}
+
+/// Runs the kernel with its outputs in TensorFlow's buffers; an output the
+/// kernel made elsewhere is copied into its buffer.
+///
+/// # Safety
+///
+/// `placed` came from [`place_outputs`] for these inputs, in this call.
+unsafe fn run_placed(
+    prepared: &PreparedOp,
+    inputs: &mut [Tensor],
+    placed: Placed<'_>,
+) -> Result<()> {
+    let mut buffers: SmallVec<[Option<Tensor>; 4]> = SmallVec::new();
+    for (output, dtype) in placed
+        .outputs
+        .iter()
+        .zip(prepared.instance().output_types())
+    {
+        buffers.push(match output.forwarded {
+            // The kernel finds it as its input.
+            Some(_) => None,
+            None => {
+                let dims = output_dims(output)?;
+                // SAFETY: TensorFlow's new buffer for this output, used only
+                // through this tensor while the kernel runs.
+                Some(unsafe { Tensor::lend_mut(*dtype, &dims, raw_mut(output.data, output.len)) }?)
+            }
+        });
+    }
+    let mut outputs: Outputs = smallvec::smallvec![None; placed.outputs.len()];
+    prepared.run_placed(inputs, &mut buffers, &mut outputs)?;
+    for (j, (made, output)) in outputs.iter().zip(&placed.outputs).enumerate() {
+        let made = made
+            .as_ref()
+            .ok_or_else(|| Error::internal("the kernel left an output unset"))?;
+        if made.buffer_address() == Some(output.data as usize) || output.len == 0 {
+            continue;
+        }
+        // Made elsewhere (a tensor of the kernel's own): copied into
+        // TensorFlow's buffer, which the kernel no longer reads.
+        let bytes = made.plain_bytes()?;
+        if bytes.len() != output.len {
+            return Err(Error::internal(format!(
+                "the kernel made output {j} of {} bytes, but its shape function gave {}",
+                bytes.len(),
+                output.len
+            )));
+        }
+        // SAFETY: TensorFlow's buffer of `len` bytes for this output; the
+        // kernel's own tensor is elsewhere.
+        unsafe { raw_mut(output.data, output.len) }.copy_from_slice(bytes);
+    }
+    Ok(())
+}
+
+/// The dims TensorFlow gave a placed output.
+fn output_dims(output: &PlacedOutput) -> Result<SmallVec<[usize; 8]>> {
+    let api = api();
+    // SAFETY: a live handle.
+    let rank = unsafe { (api.TF_NumDims)(output.handle) };
+    // SAFETY: as above, `d` below the rank.
+    Ok((0..rank)
+        .map(|d| unsafe { (api.TF_Dim)(output.handle, d) }.max(0) as usize)
+        .collect())
 }
 
 /// A TensorFlow tensor as ours, lent (read-only) over its buffer.

@@ -32,6 +32,27 @@ class ValuesTest(TestCase):
         self.assertAllEqual(ops.example(tf.zeros([0, 3])).shape, [0, 3])
         self.assertAllEqual(ops.zero_out(tf.zeros([0], tf.int32)), [])
 
+    def test_large_outputs_go_in_tensorflows_buffers_and_inputs_stay_intact(self):
+        # Past 64 KiB the outputs are TensorFlow's buffers, forwarded from an
+        # input TensorFlow holds nowhere else; `x` is held here, so it must
+        # come out as it went in.
+        x = tf.constant(np.arange(100_000, dtype=np.int32))
+        y = ops.zero_out(x)
+        self.assertAllEqual(y[:3], [0, 0, 0])
+        self.assertAllEqual(x[:3], [0, 1, 2])
+        self.assertAllEqual(ops.example(x)[:3], [0, 2, 4])
+        self.assertAllEqual(x[-1], 99_999)
+
+        @tf.function
+        def chain(v):
+            # Intermediate results are TensorFlow's alone: forwarded.
+            return ops.example(ops.example(ops.zero_out_polymorphic(v + 1.0)))
+
+        v = tf.fill([200_000], 3.0)
+        out = chain(v)
+        self.assertAllEqual(out[:2], [16.0, 0.0])
+        self.assertAllEqual(v[:2], [3.0, 3.0])
+
     def test_a_kernel_error_keeps_its_code_and_message_and_the_process_goes_on(self):
         with self.assertRaises(tf.errors.InvalidArgumentError) as caught:
             ops.examples_multiplex_dense(cond=[True, False], a_values=[1.0, 2.0, 3.0], b_values=[1.0, 2.0, 3.0])
