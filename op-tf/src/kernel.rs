@@ -645,6 +645,10 @@ unsafe fn set_output(
         return unsafe { set_string_output(api, ctx, index, &dims, &output) };
     }
     let dtype = output.dtype().enum_value();
+    if output.num_elements() * output.dtype().size_of().unwrap_or(0) <= COPIED_BYTES {
+        // SAFETY: the caller's contract.
+        return unsafe { copy_output(api, ctx, index, &dims, &output) };
+    }
     // Boxed before its bytes are taken: a small tensor keeps its elements
     // inside itself, which must not move while TensorFlow reads them.
     let boxed = Box::new(output);
@@ -683,6 +687,50 @@ unsafe fn set_output(
         (api.TF_DeleteTensor)(tensor);
     }
     check(api, status, || format!("setting output {index}"))
+}
+
+/// Outputs of at most this many bytes are copied into a buffer TensorFlow
+/// allocates: cheaper than lending ours (a box, TensorFlow's wrapper of
+/// foreign memory, and a copy anyway when our buffer is not aligned as
+/// TensorFlow wants, as a tensor that keeps its elements inline is not).
+const COPIED_BYTES: usize = 4096;
+
+/// Copies a small plain output into a tensor TensorFlow allocates.
+///
+/// # Safety
+///
+/// `ctx` is live and `index` one of its outputs.
+unsafe fn copy_output(
+    api: &Api,
+    ctx: *mut TF_OpKernelContext,
+    index: c_int,
+    dims: &[i64],
+    output: &Tensor,
+) -> Result<()> {
+    let bytes = output
+        .plain_bytes()
+        .map_err(|e| e.with_context(format!("handing output {index} to TensorFlow")))?;
+    let status = status(api);
+    // SAFETY: live context and status; the handle is ours to delete.
+    let handle = unsafe {
+        (api.TF_AllocateOutput)(
+            ctx,
+            index,
+            output.dtype().enum_value(),
+            dims.as_ptr(),
+            dims.len() as c_int,
+            bytes.len(),
+            status,
+        )
+    };
+    check(api, status, || format!("allocating output {index}"))?;
+    // SAFETY: the new output's buffer holds `bytes.len()` bytes (its dtype
+    // and shape are the tensor's); only this kernel writes it now.
+    unsafe {
+        raw_mut((api.TF_TensorData)(handle).cast::<u8>(), bytes.len()).copy_from_slice(bytes);
+        (api.TF_DeleteTensor)(handle);
+    }
+    Ok(())
 }
 
 /// Writes a string output into a string tensor TensorFlow allocates (its
