@@ -25,7 +25,7 @@
 
 use op_core::gradient::{Gradient, GradientFunctions};
 use op_core::registry::OpEntry;
-use op_core::{ArgDef, OpDef, OpInstance, Registry, Result, Runtime, Tensor};
+use op_core::{ArgDef, OpDef, OpInstance, Registry, Result, Tensor};
 use serde_json::{Value, json};
 
 /// The prefix of gradient ops' names.
@@ -156,7 +156,7 @@ impl GradientKernel {
         let (inputs, rest) = tensors.split_at(n_in);
         let (outputs, grads) = rest.split_at(n_out);
         let grads: Vec<Option<Tensor>> = grads.iter().cloned().map(Some).collect();
-        let runtime = Runtime::global();
+        let runtime = crate::kernel::runtime();
         let gradient = Gradient::new(runtime, &self.op, &self.node, inputs, outputs, &grads)?;
         let result = (self.functions.eager)(&gradient)?;
         inputs

@@ -36,9 +36,34 @@ fn api() -> &'static Api {
         .expect("kernels are registered only after the C API is found")
 }
 
+/// The environment variable that sets how many threads our kernels split
+/// their work over inside TensorFlow (see [`runtime`]).
+pub const THREADS_VARIABLE: &str = "OPKIT_TF_THREADS";
+
 /// The runtime every TensorFlow kernel of this library is prepared on.
-fn runtime() -> &'static Runtime {
-    Runtime::global()
+///
+/// Its intra-op pool (what `Shard` and the elementwise helpers split work
+/// over) is its own, not TensorFlow's: `OPKIT_TF_THREADS` threads when that
+/// variable holds a positive number at load, else one per core. TensorFlow
+/// runs independent ops at once on its inter-op threads, so under a busy
+/// graph our pool and TensorFlow's share the cores; `OPKIT_TF_THREADS=1`
+/// makes each of our kernels run on the TensorFlow thread that calls it.
+pub(crate) fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| match threads_from_env() {
+        Some(threads) => op_core::threads::ThreadPool::new(threads)
+            .map(|pool| Runtime::new().with_threads(Arc::new(pool)))
+            .unwrap_or_else(|_| Runtime::new()),
+        None => Runtime::new(),
+    })
+}
+
+/// `OPKIT_TF_THREADS`, when it holds a positive number.
+pub(crate) fn threads_from_env() -> Option<usize> {
+    std::env::var(THREADS_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
 }
 
 /// A kernel's state between create and delete.

@@ -147,6 +147,12 @@ fn register() -> Result<String> {
         register_kernel(api, kernel)?;
         let _ = writeln!(report, "kernel {} {}", kernel.op, kernel.name);
     }
+    let threads = crate::kernel::runtime().threads().num_threads();
+    let _ = writeln!(
+        report,
+        "threads {threads} (our kernels' own pool; {} sets it)",
+        crate::kernel::THREADS_VARIABLE
+    );
     for (op, why) in plan.skipped() {
         let _ = writeln!(report, "skipped {}: {why}", op.def().name);
     }

@@ -48,6 +48,18 @@ class LoadTest(TestCase):
         # TensorFlow's own AddV2 still runs.
         self.assertAllEqual(tf.raw_ops.AddV2(x=1, y=2), 3)
 
+    def test_our_pool_size_is_reported_and_set_by_opkit_tf_threads(self):
+        import os
+        import subprocess
+        import sys
+
+        (line,) = report_lines("threads")
+        self.assertEqual(int(line.split()[0]), int(os.environ.get("OPKIT_TF_THREADS", os.cpu_count())))
+        script = "import opkit_ops.tensorflow as ops; print(ops.LOAD_REPORT)"
+        env = dict(os.environ, OPKIT_TF_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3")
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        self.assertIn("threads 1 (our kernels' own pool; OPKIT_TF_THREADS sets it)", out.stdout)
+
     def test_every_cpu_kernel_is_registered(self):
         kernels = report_lines("kernel")
         self.assertIn("ZeroOut zero_out_int32", kernels)
