@@ -7,7 +7,7 @@ from google.protobuf import text_format
 from tensorflow.core.framework import op_def_pb2
 from tensorflow.python.framework import op_def_registry
 
-from common import REPORT, TestCase, exported_ops, report_lines
+from common import LIBRARY, REPORT, TestCase, exported_ops, report_lines
 
 OPS_PBTXT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "ops", "ops.pbtxt")
 
@@ -59,6 +59,22 @@ class LoadTest(TestCase):
         env = dict(os.environ, OPKIT_TF_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3")
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
         self.assertIn("threads 1 (our kernels' own pool; OPKIT_TF_THREADS sets it)", out.stdout)
+
+    def test_outside_tensorflow_the_load_names_the_c_functions_it_lacks(self):
+        import subprocess
+        import sys
+
+        # A process without TensorFlow: the library loads, registers
+        # nothing, and its report says why (the package raises it as an
+        # ImportError).
+        script = (
+            "import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); "
+            "lib.op_tf_load_report.restype = ctypes.c_char_p; "
+            "print(lib.op_tf_load_report().decode())"
+        )
+        out = subprocess.run([sys.executable, "-c", script, LIBRARY], capture_output=True, text=True, check=True)
+        self.assertTrue(out.stdout.startswith("error: "), out.stdout)
+        self.assertIn("lacks C function(s) the plugin needs: TF_NewStatus", out.stdout)
 
     def test_every_cpu_kernel_is_registered(self):
         kernels = report_lines("kernel")
