@@ -59,6 +59,8 @@ pub mod gradient;
 pub mod kernel;
 pub mod load;
 pub mod manifest;
+#[cfg(feature = "package")]
+pub mod package;
 pub mod plan;
 pub mod shape;
 mod status;

@@ -8,5 +8,4 @@ pub mod compat;
 pub mod lite_resolver;
 pub mod opcheck;
 pub mod opdef;
-pub mod package;
 pub mod tensorflow;

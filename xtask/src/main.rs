@@ -52,7 +52,7 @@ Examples:
 Examples:
   cargo xtask package --crate opkit-ops --out target/python
   cargo xtask package --crate opkit-ops --list")]
-    Package(xtask::package::Args),
+    Package(op_tf::package::Args),
 }
 
 #[derive(Subcommand)]
@@ -138,7 +138,7 @@ fn main() -> ExitCode {
         Command::LiteResolver(args) => xtask::lite_resolver::main(&args),
         Command::Package(args) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();
-            xtask::package::main(root.expect("xtask lives in the workspace"), &args)
+            op_tf::package::main(root.expect("xtask lives in the workspace"), &args)
         }
         Command::Compat(args) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent();

@@ -1,6 +1,34 @@
 //! `cargo xtask package --crate NAME --out DIR`: builds a crate's op
 //! library (a `cdylib` with `op_tf::export!()`) and a Python package
-//! around it, which `pip install DIR/<package>` installs.
+//! around it, which `pip install DIR/<package>` installs. (Feature
+//! `package`.)
+//!
+//! This workspace's `cargo xtask package` calls [`main`]; a downstream
+//! workspace gets the same command from an `xtask` crate of its own:
+//!
+//! ```toml
+//! # xtask/Cargo.toml
+//! [dependencies]
+//! op-tf = { version = "0.1", features = ["package"] }
+//! ```
+//!
+//! ```no_run
+//! // xtask/src/main.rs
+//! use clap::Parser;
+//!
+//! #[derive(Parser)]
+//! enum Command {
+//!     /// Builds an op library and its Python package.
+//!     Package(op_tf::package::Args),
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     let Command::Package(args) = Command::parse();
+//!     op_tf::package::main(std::path::Path::new("."), &args)
+//! }
+//! ```
+//!
+//! with `.cargo/config.toml` holding `[alias] xtask = "run -p xtask --"`.
 //!
 //! ```text
 //! DIR/<package>/pyproject.toml
@@ -37,11 +65,12 @@ pub struct Args {
     list: bool,
 }
 
-const TENSORFLOW_PY: &str = include_str!("../../op-tf/python/package/tensorflow.py");
-const INIT_PY: &str = include_str!("../../op-tf/python/package/__init__.py");
-const PYPROJECT: &str = include_str!("../../op-tf/python/package/pyproject.toml");
+const TENSORFLOW_PY: &str = include_str!("../python/package/tensorflow.py");
+const INIT_PY: &str = include_str!("../python/package/__init__.py");
+const PYPROJECT: &str = include_str!("../python/package/pyproject.toml");
 
-/// Runs the command; prints its errors as `cargo xtask package: ...`.
+/// Runs the command in the workspace at `root`; prints its errors as
+/// `cargo xtask package: ...`.
 pub fn main(root: &Path, args: &Args) -> ExitCode {
     match package(root, args) {
         Ok(()) => ExitCode::SUCCESS,
