@@ -47,7 +47,7 @@ mod linking;
 mod loaded;
 mod op_kernels_ops;
 pub use linking::{LINK_OP_KERNELS, LinkRequirement, MissingOp, UnlinkedCrate};
-pub use loaded::after_registrations;
+pub use loaded::LoadHook;
 pub use op_kernels_ops::OP_KERNELS_OPS;
 
 /// An op submitted to the registry.

@@ -36,9 +36,9 @@
 //!
 //! What happens at load, in order:
 //!
-//! 1. `export!`'s constructor asks op-core to run [`load::on_load`] once
-//!    every crate's registrations are in
-//!    ([`op_core::registry::after_registrations`]);
+//! 1. `export!` submits [`load::on_load`] as a
+//!    [`LoadHook`](op_core::registry::LoadHook), which op-core runs at load
+//!    once every crate's registrations are in;
 //! 2. that finds TensorFlow's C API ([`api::Api::load`]; a missing function
 //!    is named in the report), decides what to export ([`ExportPlan`]:
 //!    TensorFlow's own ops and ops with Python-keyword arg names stay out),
@@ -71,30 +71,17 @@ pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};
 /// Exports every op linked into this `cdylib` to TensorFlow: put it once
 /// at the root of the library's crate (see the [crate docs](crate)).
 ///
-/// It adds a load-time constructor (which registers the ops when
-/// TensorFlow loads the library) and two C functions:
+/// It adds a load hook (which registers the ops when TensorFlow loads the
+/// library) and two C functions:
 /// `op_tf_load_report()`, which returns what the load did as text, and
 /// `op_tf_manifest()`, what the library exports as JSON
 /// ([`manifest`]).
 #[macro_export]
 macro_rules! export {
     () => {
-        const _: () = {
-            extern "C" fn op_tf_on_load() {
-                $crate::__private::after_registrations($crate::load::on_load);
-            }
-
-            #[used]
-            #[cfg_attr(
-                any(target_os = "linux", target_os = "android"),
-                unsafe(link_section = ".init_array")
-            )]
-            #[cfg_attr(
-                any(target_os = "macos", target_os = "ios"),
-                unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")
-            )]
-            static OP_TF_ON_LOAD: extern "C" fn() = op_tf_on_load;
-        };
+        $crate::__private::inventory::submit! {
+            $crate::__private::LoadHook::new($crate::load::on_load)
+        }
 
         /// What the load did: `ok` and a line per op and kernel registered
         /// or skipped, or `error: ` and why. Owned by the library.
@@ -115,5 +102,6 @@ macro_rules! export {
 
 #[doc(hidden)]
 pub mod __private {
-    pub use op_core::registry::after_registrations;
+    pub use op_core::inventory;
+    pub use op_core::registry::LoadHook;
 }

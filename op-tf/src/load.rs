@@ -82,16 +82,7 @@ fn register_gradient(api: &Api, def: &op_core::OpDef, name: &str) -> Result<()> 
     unsafe { (api.TF_RegisterOpDefinition)(builder, registered) };
     check(api, registered, || format!("registering op {name}"))?;
     let op = c_string(name, "an op's name")?;
-    // SAFETY: C strings TensorFlow copies; the callbacks are ours.
-    let builder = unsafe {
-        (api.TF_NewKernelBuilder)(
-            op.as_ptr(),
-            c"CPU".as_ptr(),
-            kernel::create,
-            kernel::compute,
-            kernel::delete,
-        )
-    };
+    let builder = cpu_kernel_builder(api, &op);
     let status = status(api);
     // SAFETY: TensorFlow takes the builder.
     unsafe { (api.TF_RegisterKernelBuilder)(op.as_ptr(), builder, status) };
@@ -201,10 +192,11 @@ fn register_op(api: &Api, def: &op_core::OpDef, shape_fn: ShapeFn) -> Result<()>
     check(api, status, || format!("registering op {}", def.name))
 }
 
-fn register_kernel(api: &Api, kernel: &'static KernelRegistration) -> Result<()> {
-    let op = c_string(kernel.op, "an op's name")?;
+/// A builder of a CPU kernel of `op` with our callbacks ([`kernel`]),
+/// which read the op from the node they are made for.
+fn cpu_kernel_builder(api: &Api, op: &CString) -> *mut crate::api::TF_KernelBuilder {
     // SAFETY: C strings TensorFlow copies; the callbacks are ours.
-    let builder = unsafe {
+    unsafe {
         (api.TF_NewKernelBuilder)(
             op.as_ptr(),
             c"CPU".as_ptr(),
@@ -212,7 +204,12 @@ fn register_kernel(api: &Api, kernel: &'static KernelRegistration) -> Result<()>
             kernel::compute,
             kernel::delete,
         )
-    };
+    }
+}
+
+fn register_kernel(api: &Api, kernel: &'static KernelRegistration) -> Result<()> {
+    let op = c_string(kernel.op, "an op's name")?;
+    let builder = cpu_kernel_builder(api, &op);
     for constraint in kernel.constraints {
         let attr = c_string(constraint.attr, "a type constraint's attr")?;
         let status = status(api);

@@ -4,81 +4,53 @@
 //! registered during its `dlopen`, PyTorch's `torch.ops.load_library` the
 //! same).
 //!
-//! Such a bridge registers our ops with the host from a load-time
-//! constructor. Registrations are collected by constructors too
-//! (`inventory`), and constructors run in link order, in which a crate
-//! comes before the crates it depends on: a constructor in the user's
-//! library, where the bridge's `export!` puts it, runs before those of
-//! the kernel crates it links, and would see none of their ops. Every
-//! crate that registers depends on this one, so a constructor here runs
-//! after all of theirs: [`after_registrations`] queues its hook for it.
+//! Such a bridge registers our ops with the host at load time. Registrations
+//! are collected by load-time constructors (`inventory`), which run in link
+//! order, in which a crate comes before the crates it depends on: code in
+//! the user's library, where the bridge's `export!` puts it, would run
+//! before the kernel crates' registrations and see none of their ops. So
+//! the bridge submits a [`LoadHook`] (itself collected by a constructor),
+//! and a constructor of op-core, which every registering crate depends on
+//! and so runs after all of theirs, runs the hooks.
 
-use std::sync::{Mutex, PoisonError};
-
-/// The hooks waiting for the constructor, and whether it ran.
-struct Pending {
-    ran: bool,
-    hooks: Vec<fn()>,
-}
-
-static PENDING: Mutex<Pending> = Mutex::new(Pending {
-    // Where no constructor runs at load (no platform support below), the
-    // registrations are as complete as they will be: hooks run at once.
-    ran: !cfg!(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "macos",
-        target_os = "ios",
-        windows
-    )),
-    hooks: Vec::new(),
-});
-
-/// Runs `hook` once every registration linked into this binary (executable
-/// or library) has been collected: at load time, from a constructor of
-/// op-core, which runs after those of every crate that registers ops and
-/// kernels (they depend on op-core). When that constructor has already run,
-/// `hook` runs now.
-///
-/// A host bridge calls it from its own load-time constructor; `hook` must
-/// not panic (a panic is caught and dropped: nothing may unwind out of a
-/// constructor).
+/// A function to run at load time once every registration of the binary is
+/// in (see the [module docs](self)); submitted with `inventory::submit!`.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicBool, Ordering};
 /// static RAN: AtomicBool = AtomicBool::new(false);
-/// // In a test, op-core's constructor ran when the test binary loaded.
-/// op_core::registry::after_registrations(|| RAN.store(true, Ordering::SeqCst));
+/// fn on_load() {
+///     // Every op of the binary is in the registry by now.
+///     RAN.store(true, Ordering::SeqCst);
+/// }
+/// op_core::inventory::submit! { op_core::registry::LoadHook::new(on_load) }
+/// # fn main() {
 /// assert!(RAN.load(Ordering::SeqCst));
+/// # }
 /// ```
-pub fn after_registrations(hook: fn()) {
-    let mut pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
-    if pending.ran {
-        drop(pending);
-        run(hook);
-    } else {
-        pending.hooks.push(hook);
+pub struct LoadHook {
+    run: fn(),
+}
+
+impl LoadHook {
+    /// A hook that runs `run`, which must not panic (a panic is caught and
+    /// dropped: nothing may unwind out of a constructor).
+    pub const fn new(run: fn()) -> LoadHook {
+        LoadHook { run }
     }
 }
 
-fn run(hook: fn()) {
-    let _ = std::panic::catch_unwind(hook);
-}
+inventory::collect!(LoadHook);
 
-/// The constructor: in the same module as [`after_registrations`], so that
-/// a program that calls it links this too (a static alone would be left
-/// out with its unreferenced object).
-extern "C" fn run_pending() {
-    let hooks = {
-        let mut pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
-        pending.ran = true;
-        std::mem::take(&mut pending.hooks)
-    };
-    for hook in hooks {
-        run(hook);
+/// The constructor that runs the hooks.
+extern "C" fn run_hooks() {
+    for hook in inventory::iter::<LoadHook> {
+        let _ = std::panic::catch_unwind(hook.run);
     }
 }
 
+// In the same module as `LoadHook`'s collection, which a binary with a hook
+// links, so that the constructor is linked with it.
 #[used]
 #[cfg_attr(
     any(target_os = "linux", target_os = "android"),
@@ -89,4 +61,4 @@ extern "C" fn run_pending() {
     unsafe(link_section = "__DATA,__mod_init_func,mod_init_funcs")
 )]
 #[cfg_attr(windows, unsafe(link_section = ".CRT$XCU"))]
-static RUN_PENDING: extern "C" fn() = run_pending;
+static RUN_HOOKS: extern "C" fn() = run_hooks;
