@@ -14,7 +14,14 @@
 //! and so runs after all of theirs, runs the hooks.
 
 /// A function to run at load time once every registration of the binary is
-/// in (see the [module docs](self)); submitted with `inventory::submit!`.
+/// in; submitted with `inventory::submit!`.
+///
+/// For a host bridge whose host watches its registry only while our library
+/// loads (`tf.load_op_library`): load-time constructors run in link order,
+/// a crate before the crates it depends on, so code in the user's library
+/// would run before the kernel crates' registrations. op-core's constructor
+/// runs the hooks after them all (every registering crate depends on
+/// op-core).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicBool, Ordering};
