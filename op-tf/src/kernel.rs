@@ -37,7 +37,10 @@ fn api() -> &'static Api {
 }
 
 /// The environment variable that sets how many threads our kernels split
-/// their work over inside TensorFlow (see [`runtime`]).
+/// their work over inside TensorFlow: a positive number, read at load;
+/// unset, one per core. The pool is the plugin's own, not TensorFlow's, so
+/// under a busy graph the two share the cores; `1` runs each of our kernels
+/// on the TensorFlow thread that calls it.
 pub const THREADS_VARIABLE: &str = "OPKIT_TF_THREADS";
 
 /// The runtime every TensorFlow kernel of this library is prepared on.
