@@ -97,12 +97,7 @@ pub(crate) fn manifest_entry(op: &OpEntry) -> Value {
             "type_list_attr": a.type_list_attr(),
         })
     };
-    let inferred: Vec<&str> = def
-        .inputs
-        .iter()
-        .flat_map(|a| [a.type_attr(), a.type_list_attr(), a.number_attr.as_deref()])
-        .flatten()
-        .collect();
+    let inferred = crate::manifest::inferred_attrs(def);
     json!({
         "op": name,
         "python_name": crate::manifest::python_name(&name),

@@ -96,12 +96,7 @@ pub fn docstring(def: &OpDef) -> String {
         doc.push_str(&def.description);
         doc.push('\n');
     }
-    let inferred: Vec<&str> = def
-        .inputs
-        .iter()
-        .flat_map(|a| [a.type_attr(), a.type_list_attr(), a.number_attr.as_deref()])
-        .flatten()
-        .collect();
+    let inferred = crate::manifest::inferred_attrs(def);
     let args: Vec<(String, &str)> = def
         .inputs
         .iter()
@@ -140,6 +135,17 @@ pub fn docstring(def: &OpDef) -> String {
         }
     }
     doc
+}
+
+/// The attrs TensorFlow's wrapper infers from the inputs (their type
+/// attrs, list lengths and `list(type)` attrs): a Python caller passes the
+/// others.
+pub(crate) fn inferred_attrs(def: &OpDef) -> Vec<&str> {
+    def.inputs
+        .iter()
+        .flat_map(|a| [a.type_attr(), a.type_list_attr(), a.number_attr.as_deref()])
+        .flatten()
+        .collect()
 }
 
 fn push_item(doc: &mut String, head: &str, description: &str) {
