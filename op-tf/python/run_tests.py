@@ -1,9 +1,9 @@
 """Runs the TensorFlow plugin's Python tests against the installed package.
 
-    cargo xtask package --crate opkit-ops --out target/python
-    pip install target/python/opkit_ops      # into a venv with tensorflow-cpu
-    cargo build -p op-tf-faults
-    python op-tf/python/run_tests.py target/debug/libop_tf_faults.so
+    cargo xtask package --crate opkit-ops --out target/python --python VENV/bin/python
+    pip install target/python/opkit_ops      # into that venv, which has tensorflow-cpu
+    OPKIT_TF_PYTHON=VENV/bin/python cargo build -p op-tf-test-ops
+    python op-tf/python/run_tests.py target/debug/libop_tf_test_ops.so
 
 Prints one line per failure and a summary, "N passed, N failed, N skipped",
 and exits non-zero when any test failed.
@@ -16,9 +16,9 @@ import unittest
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py FAULTS.so (with the package opkit_ops installed)")
-    # The library of ops that fail on purpose (op-tf/faults).
-    os.environ["OPKIT_TF_FAULTS"] = os.path.abspath(sys.argv[1])
+        sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
+    # The library of test ops: some fail on purpose, one has a named resource (op-tf/test-ops).
+    os.environ["OPKIT_TF_TEST_OPS"] = os.path.abspath(sys.argv[1])
     # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")

@@ -79,25 +79,34 @@ pub type DeleteFn = unsafe extern "C" fn(kernel: *mut c_void);
 /// Frees the data of a tensor made by `TF_NewTensor`.
 pub type DeallocatorFn = unsafe extern "C" fn(data: *mut c_void, len: usize, arg: *mut c_void);
 
-/// Declares the table of C functions, one field per function, and its
-/// lookup by name.
+/// Declares a table of C functions, one field per function, and its
+/// lookup by name (`resolve`): TensorFlow's ([`Api`]) and the resource
+/// shim's (`resources::Shim`).
 macro_rules! c_api {
-    ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
-        /// TensorFlow's C functions, found in the process ([`Api::load`]).
-        pub struct Api {
+    (
+        $(#[$doc:meta])*
+        $vis:vis struct $table:ident {
+            $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*
+        }
+    ) => {
+        $(#[$doc])*
+        $vis struct $table {
             $(
                 #[doc = concat!("`", stringify!($name), "`.")]
-                pub $name: unsafe extern "C" fn($($ty),*) $(-> $ret)?,
+                $vis $name: unsafe extern "C" fn($($ty),*) $(-> $ret)?,
             )*
         }
 
-        impl Api {
+        impl $table {
             /// The names of every function the table holds.
+            #[allow(dead_code, reason = "not every table's names are listed outside tests")]
             pub const NAMES: &[&str] = &[$(stringify!($name)),*];
 
             /// The table, each function looked up with `lookup`; the names
             /// of those it does not find otherwise.
-            fn resolve(lookup: impl Fn(&CStr) -> *mut c_void) -> Result<Api, Vec<&'static str>> {
+            pub(crate) fn resolve(
+                lookup: impl Fn(&CStr) -> *mut c_void,
+            ) -> Result<$table, Vec<&'static str>> {
                 let mut missing = Vec::new();
                 $(
                     let $name = lookup(
@@ -112,11 +121,12 @@ macro_rules! c_api {
                 if !missing.is_empty() {
                     return Err(missing);
                 }
-                Ok(Api {
+                Ok($table {
                     $(
                         // SAFETY: `dlsym` found a function of this name in
-                        // TensorFlow's library, whose C signature the field
-                        // declares (from TensorFlow's headers); a data
+                        // TensorFlow's library or the shim, whose C
+                        // signature the field declares (from the library's
+                        // header or source); a data
                         // pointer and a function pointer have one size here.
                         $name: unsafe {
                             std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>($name)
@@ -128,178 +138,183 @@ macro_rules! c_api {
     };
 }
 
+pub(crate) use c_api;
+
 c_api! {
-    fn TF_NewStatus() -> *mut TF_Status;
-    fn TF_DeleteStatus(status: *mut TF_Status);
-    fn TF_SetStatus(status: *mut TF_Status, code: TF_Code, message: *const c_char);
-    fn TF_GetCode(status: *const TF_Status) -> TF_Code;
-    fn TF_Message(status: *const TF_Status) -> *const c_char;
+    /// TensorFlow's C functions, found in the process ([`Api::load`]).
+    pub struct Api {
+        fn TF_NewStatus() -> *mut TF_Status;
+        fn TF_DeleteStatus(status: *mut TF_Status);
+        fn TF_SetStatus(status: *mut TF_Status, code: TF_Code, message: *const c_char);
+        fn TF_GetCode(status: *const TF_Status) -> TF_Code;
+        fn TF_Message(status: *const TF_Status) -> *const c_char;
 
-    fn TF_NewOpDefinitionBuilder(name: *const c_char) -> *mut TF_OpDefinitionBuilder;
-    fn TF_RegisterOpDefinition(builder: *mut TF_OpDefinitionBuilder, status: *mut TF_Status);
-    fn TF_OpDefinitionBuilderAddAttr(builder: *mut TF_OpDefinitionBuilder, spec: *const c_char);
-    fn TF_OpDefinitionBuilderAddInput(builder: *mut TF_OpDefinitionBuilder, spec: *const c_char);
-    fn TF_OpDefinitionBuilderAddOutput(builder: *mut TF_OpDefinitionBuilder, spec: *const c_char);
-    fn TF_OpDefinitionBuilderSetIsCommutative(builder: *mut TF_OpDefinitionBuilder, value: bool);
-    fn TF_OpDefinitionBuilderSetIsAggregate(builder: *mut TF_OpDefinitionBuilder, value: bool);
-    fn TF_OpDefinitionBuilderSetIsStateful(builder: *mut TF_OpDefinitionBuilder, value: bool);
-    fn TF_OpDefinitionBuilderSetAllowsUninitializedInput(
-        builder: *mut TF_OpDefinitionBuilder,
-        value: bool,
-    );
-    fn TF_OpDefinitionBuilderSetShapeInferenceFunction(
-        builder: *mut TF_OpDefinitionBuilder,
-        function: ShapeFn,
-    );
-    fn TF_ShapeInferenceContextSetUnknownShape(
-        ctx: *mut TF_ShapeInferenceContext,
-        status: *mut TF_Status,
-    );
-    fn TF_ShapeInferenceContextNumInputs(ctx: *mut TF_ShapeInferenceContext) -> i64;
-    fn TF_NewShapeHandle() -> *mut TF_ShapeHandle;
-    fn TF_DeleteShapeHandle(handle: *mut TF_ShapeHandle);
-    fn TF_NewDimensionHandle() -> *mut TF_DimensionHandle;
-    fn TF_DeleteDimensionHandle(handle: *mut TF_DimensionHandle);
-    fn TF_ShapeInferenceContextGetInput(
-        ctx: *mut TF_ShapeInferenceContext,
-        index: c_int,
-        handle: *mut TF_ShapeHandle,
-        status: *mut TF_Status,
-    );
-    fn TF_ShapeInferenceContextSetOutput(
-        ctx: *mut TF_ShapeInferenceContext,
-        index: c_int,
-        handle: *mut TF_ShapeHandle,
-        status: *mut TF_Status,
-    );
-    fn TF_ShapeInferenceContextScalar(ctx: *mut TF_ShapeInferenceContext) -> *mut TF_ShapeHandle;
-    fn TF_ShapeInferenceContextVectorFromSize(
-        ctx: *mut TF_ShapeInferenceContext,
-        size: usize,
-    ) -> *mut TF_ShapeHandle;
-    fn TF_ShapeInferenceContext_GetAttrType(
-        ctx: *mut TF_ShapeInferenceContext,
-        attr: *const c_char,
-        value: *mut TF_DataType,
-        status: *mut TF_Status,
-    );
-    fn TF_ShapeInferenceContextRank(
-        ctx: *mut TF_ShapeInferenceContext,
-        handle: *mut TF_ShapeHandle,
-    ) -> i64;
-    fn TF_ShapeInferenceContextRankKnown(
-        ctx: *mut TF_ShapeInferenceContext,
-        handle: *mut TF_ShapeHandle,
-    ) -> c_int;
-    fn TF_ShapeInferenceContextWithRank(
-        ctx: *mut TF_ShapeInferenceContext,
-        handle: *mut TF_ShapeHandle,
-        rank: i64,
-        result: *mut TF_ShapeHandle,
-        status: *mut TF_Status,
-    );
-    fn TF_ShapeInferenceContextDim(
-        ctx: *mut TF_ShapeInferenceContext,
-        handle: *mut TF_ShapeHandle,
-        index: i64,
-        result: *mut TF_DimensionHandle,
-    );
-    fn TF_ShapeInferenceContextSubshape(
-        ctx: *mut TF_ShapeInferenceContext,
-        handle: *mut TF_ShapeHandle,
-        start: i64,
-        end: i64,
-        result: *mut TF_ShapeHandle,
-        status: *mut TF_Status,
-    );
-    fn TF_ShapeInferenceContextConcatenateShapes(
-        ctx: *mut TF_ShapeInferenceContext,
-        first: *mut TF_ShapeHandle,
-        second: *mut TF_ShapeHandle,
-        result: *mut TF_ShapeHandle,
-        status: *mut TF_Status,
-    );
-    fn TF_DimensionHandleValueKnown(handle: *mut TF_DimensionHandle) -> c_int;
-    fn TF_DimensionHandleValue(handle: *mut TF_DimensionHandle) -> i64;
+        fn TF_NewOpDefinitionBuilder(name: *const c_char) -> *mut TF_OpDefinitionBuilder;
+        fn TF_RegisterOpDefinition(builder: *mut TF_OpDefinitionBuilder, status: *mut TF_Status);
+        fn TF_OpDefinitionBuilderAddAttr(builder: *mut TF_OpDefinitionBuilder, spec: *const c_char);
+        fn TF_OpDefinitionBuilderAddInput(builder: *mut TF_OpDefinitionBuilder, spec: *const c_char);
+        fn TF_OpDefinitionBuilderAddOutput(builder: *mut TF_OpDefinitionBuilder, spec: *const c_char);
+        fn TF_OpDefinitionBuilderSetIsCommutative(builder: *mut TF_OpDefinitionBuilder, value: bool);
+        fn TF_OpDefinitionBuilderSetIsAggregate(builder: *mut TF_OpDefinitionBuilder, value: bool);
+        fn TF_OpDefinitionBuilderSetIsStateful(builder: *mut TF_OpDefinitionBuilder, value: bool);
+        fn TF_OpDefinitionBuilderSetAllowsUninitializedInput(
+            builder: *mut TF_OpDefinitionBuilder,
+            value: bool,
+        );
+        fn TF_OpDefinitionBuilderSetShapeInferenceFunction(
+            builder: *mut TF_OpDefinitionBuilder,
+            function: ShapeFn,
+        );
+        fn TF_ShapeInferenceContextSetUnknownShape(
+            ctx: *mut TF_ShapeInferenceContext,
+            status: *mut TF_Status,
+        );
+        fn TF_ShapeInferenceContextNumInputs(ctx: *mut TF_ShapeInferenceContext) -> i64;
+        fn TF_NewShapeHandle() -> *mut TF_ShapeHandle;
+        fn TF_DeleteShapeHandle(handle: *mut TF_ShapeHandle);
+        fn TF_NewDimensionHandle() -> *mut TF_DimensionHandle;
+        fn TF_DeleteDimensionHandle(handle: *mut TF_DimensionHandle);
+        fn TF_ShapeInferenceContextGetInput(
+            ctx: *mut TF_ShapeInferenceContext,
+            index: c_int,
+            handle: *mut TF_ShapeHandle,
+            status: *mut TF_Status,
+        );
+        fn TF_ShapeInferenceContextSetOutput(
+            ctx: *mut TF_ShapeInferenceContext,
+            index: c_int,
+            handle: *mut TF_ShapeHandle,
+            status: *mut TF_Status,
+        );
+        fn TF_ShapeInferenceContextScalar(ctx: *mut TF_ShapeInferenceContext) -> *mut TF_ShapeHandle;
+        fn TF_ShapeInferenceContextVectorFromSize(
+            ctx: *mut TF_ShapeInferenceContext,
+            size: usize,
+        ) -> *mut TF_ShapeHandle;
+        fn TF_ShapeInferenceContext_GetAttrType(
+            ctx: *mut TF_ShapeInferenceContext,
+            attr: *const c_char,
+            value: *mut TF_DataType,
+            status: *mut TF_Status,
+        );
+        fn TF_ShapeInferenceContextRank(
+            ctx: *mut TF_ShapeInferenceContext,
+            handle: *mut TF_ShapeHandle,
+        ) -> i64;
+        fn TF_ShapeInferenceContextRankKnown(
+            ctx: *mut TF_ShapeInferenceContext,
+            handle: *mut TF_ShapeHandle,
+        ) -> c_int;
+        fn TF_ShapeInferenceContextWithRank(
+            ctx: *mut TF_ShapeInferenceContext,
+            handle: *mut TF_ShapeHandle,
+            rank: i64,
+            result: *mut TF_ShapeHandle,
+            status: *mut TF_Status,
+        );
+        fn TF_ShapeInferenceContextDim(
+            ctx: *mut TF_ShapeInferenceContext,
+            handle: *mut TF_ShapeHandle,
+            index: i64,
+            result: *mut TF_DimensionHandle,
+        );
+        fn TF_ShapeInferenceContextSubshape(
+            ctx: *mut TF_ShapeInferenceContext,
+            handle: *mut TF_ShapeHandle,
+            start: i64,
+            end: i64,
+            result: *mut TF_ShapeHandle,
+            status: *mut TF_Status,
+        );
+        fn TF_ShapeInferenceContextConcatenateShapes(
+            ctx: *mut TF_ShapeInferenceContext,
+            first: *mut TF_ShapeHandle,
+            second: *mut TF_ShapeHandle,
+            result: *mut TF_ShapeHandle,
+            status: *mut TF_Status,
+        );
+        fn TF_DimensionHandleValueKnown(handle: *mut TF_DimensionHandle) -> c_int;
+        fn TF_DimensionHandleValue(handle: *mut TF_DimensionHandle) -> i64;
 
-    fn TF_NewKernelBuilder(
-        op: *const c_char,
-        device: *const c_char,
-        create: CreateFn,
-        compute: ComputeFn,
-        delete: DeleteFn,
-    ) -> *mut TF_KernelBuilder;
-    fn TF_KernelBuilder_TypeConstraint(
-        builder: *mut TF_KernelBuilder,
-        attr: *const c_char,
-        dtype: TF_DataType,
-        status: *mut TF_Status,
-    );
-    fn TF_KernelBuilder_HostMemory(builder: *mut TF_KernelBuilder, arg: *const c_char);
-    fn TF_RegisterKernelBuilder(
-        name: *const c_char,
-        builder: *mut TF_KernelBuilder,
-        status: *mut TF_Status,
-    );
-    fn TF_DeleteKernelBuilder(builder: *mut TF_KernelBuilder);
+        fn TF_NewKernelBuilder(
+            op: *const c_char,
+            device: *const c_char,
+            create: CreateFn,
+            compute: ComputeFn,
+            delete: DeleteFn,
+        ) -> *mut TF_KernelBuilder;
+        fn TF_KernelBuilder_TypeConstraint(
+            builder: *mut TF_KernelBuilder,
+            attr: *const c_char,
+            dtype: TF_DataType,
+            status: *mut TF_Status,
+        );
+        fn TF_KernelBuilder_HostMemory(builder: *mut TF_KernelBuilder, arg: *const c_char);
+        fn TF_RegisterKernelBuilder(
+            name: *const c_char,
+            builder: *mut TF_KernelBuilder,
+            status: *mut TF_Status,
+        );
+        fn TF_DeleteKernelBuilder(builder: *mut TF_KernelBuilder);
 
-    fn TF_OpKernelConstruction_GetNodeDef(
-        ctx: *mut TF_OpKernelConstruction,
-        status: *mut TF_Status,
-    ) -> *mut TF_Buffer;
-    fn TF_OpKernelConstruction_Failure(ctx: *mut TF_OpKernelConstruction, status: *mut TF_Status);
-    fn TF_DeleteBuffer(buffer: *mut TF_Buffer);
+        fn TF_OpKernelConstruction_GetNodeDef(
+            ctx: *mut TF_OpKernelConstruction,
+            status: *mut TF_Status,
+        ) -> *mut TF_Buffer;
+        fn TF_OpKernelConstruction_Failure(ctx: *mut TF_OpKernelConstruction, status: *mut TF_Status);
+        fn TF_DeleteBuffer(buffer: *mut TF_Buffer);
 
-    fn TF_NumInputs(ctx: *mut TF_OpKernelContext) -> c_int;
-    fn TF_NumOutputs(ctx: *mut TF_OpKernelContext) -> c_int;
-    fn TF_GetInput(
-        ctx: *mut TF_OpKernelContext,
-        index: c_int,
-        tensor: *mut *mut TF_Tensor,
-        status: *mut TF_Status,
-    );
-    fn TF_SetOutput(
-        ctx: *mut TF_OpKernelContext,
-        index: c_int,
-        tensor: *const TF_Tensor,
-        status: *mut TF_Status,
-    );
-    fn TF_OpKernelContext_Failure(ctx: *mut TF_OpKernelContext, status: *mut TF_Status);
-    fn TF_ForwardInputOrAllocateOutput(
-        ctx: *mut TF_OpKernelContext,
-        candidates: *const c_int,
-        num_candidates: c_int,
-        output_index: c_int,
-        dims: *const i64,
-        num_dims: c_int,
-        forwarded_input: *mut c_int,
-        status: *mut TF_Status,
-    ) -> *mut TF_Tensor;
-    fn TF_AllocateOutput(
-        ctx: *mut TF_OpKernelContext,
-        index: c_int,
-        dtype: TF_DataType,
-        dims: *const i64,
-        num_dims: c_int,
-        len: usize,
-        status: *mut TF_Status,
-    ) -> *mut TF_Tensor;
+        fn TF_NumInputs(ctx: *mut TF_OpKernelContext) -> c_int;
+        fn TF_NumOutputs(ctx: *mut TF_OpKernelContext) -> c_int;
+        fn TF_GetInput(
+            ctx: *mut TF_OpKernelContext,
+            index: c_int,
+            tensor: *mut *mut TF_Tensor,
+            status: *mut TF_Status,
+        );
+        fn TF_SetOutput(
+            ctx: *mut TF_OpKernelContext,
+            index: c_int,
+            tensor: *const TF_Tensor,
+            status: *mut TF_Status,
+        );
+        fn TF_OpKernelContext_Failure(ctx: *mut TF_OpKernelContext, status: *mut TF_Status);
+        fn TF_ForwardInputOrAllocateOutput(
+            ctx: *mut TF_OpKernelContext,
+            candidates: *const c_int,
+            num_candidates: c_int,
+            output_index: c_int,
+            dims: *const i64,
+            num_dims: c_int,
+            forwarded_input: *mut c_int,
+            status: *mut TF_Status,
+        ) -> *mut TF_Tensor;
+        fn TF_AllocateOutput(
+            ctx: *mut TF_OpKernelContext,
+            index: c_int,
+            dtype: TF_DataType,
+            dims: *const i64,
+            num_dims: c_int,
+            len: usize,
+            status: *mut TF_Status,
+        ) -> *mut TF_Tensor;
 
-    fn TF_NewTensor(
-        dtype: TF_DataType,
-        dims: *const i64,
-        num_dims: c_int,
-        data: *mut c_void,
-        len: usize,
-        deallocator: DeallocatorFn,
-        deallocator_arg: *mut c_void,
-    ) -> *mut TF_Tensor;
-    fn TF_DeleteTensor(tensor: *mut TF_Tensor);
-    fn TF_TensorType(tensor: *const TF_Tensor) -> TF_DataType;
-    fn TF_NumDims(tensor: *const TF_Tensor) -> c_int;
-    fn TF_Dim(tensor: *const TF_Tensor, index: c_int) -> i64;
-    fn TF_TensorByteSize(tensor: *const TF_Tensor) -> usize;
-    fn TF_TensorData(tensor: *const TF_Tensor) -> *mut c_void;
+        fn TF_NewTensor(
+            dtype: TF_DataType,
+            dims: *const i64,
+            num_dims: c_int,
+            data: *mut c_void,
+            len: usize,
+            deallocator: DeallocatorFn,
+            deallocator_arg: *mut c_void,
+        ) -> *mut TF_Tensor;
+        fn TF_DeleteTensor(tensor: *mut TF_Tensor);
+        fn TF_TensorType(tensor: *const TF_Tensor) -> TF_DataType;
+        fn TF_NumDims(tensor: *const TF_Tensor) -> c_int;
+        fn TF_Dim(tensor: *const TF_Tensor, index: c_int) -> i64;
+        fn TF_TensorByteSize(tensor: *const TF_Tensor) -> usize;
+        fn TF_TensorData(tensor: *const TF_Tensor) -> *mut c_void;
+    }
 }
 
 /// The library TensorFlow's C API lives in, for hosts that did not make

@@ -21,6 +21,7 @@ use smallvec::SmallVec;
 
 use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor};
 use crate::gradient::GradientKernel;
+use crate::resources;
 use crate::status::{check, set_error, status};
 use crate::tstring::{self, TSTRING_SIZE};
 
@@ -31,7 +32,7 @@ type Outputs = SmallVec<[Option<Tensor>; 4]>;
 /// only after that.
 pub(crate) static API: OnceLock<Api> = OnceLock::new();
 
-fn api() -> &'static Api {
+pub(crate) fn api() -> &'static Api {
     API.get()
         .expect("kernels are registered only after the C API is found")
 }
@@ -278,6 +279,23 @@ impl Drop for InputHandle<'_> {
 }
 
 impl TfKernel {
+    /// `error` of reading input `index`, naming the op, node and input as
+    /// our runtime's kernel context does.
+    fn input_error(&self, index: usize, error: Error) -> Error {
+        let TfKernel::Op { prepared, .. } = self else {
+            return error;
+        };
+        let node = prepared.instance();
+        let arg = node
+            .input_arg_of(index)
+            .and_then(|(arg, _)| prepared.op_def().inputs.get(arg))
+            .map_or("?", |arg| arg.name.as_str());
+        Error::new(
+            error.code(),
+            format!("{node}: input {index} ('{arg}'): {}", error.message()),
+        )
+    }
+
     /// # Safety
     ///
     /// `ctx` is live.
@@ -292,7 +310,18 @@ impl TfKernel {
         // Up to 8 inputs and outputs, the call allocates nothing of its own
         // but the boxes that keep each output alive for TensorFlow.
         let mut inputs: SmallVec<[Tensor; 8]> = SmallVec::new();
+        let input_types = match self {
+            TfKernel::Op { prepared, .. } => prepared.instance().input_types(),
+            TfKernel::Gradient(_) => &[],
+        };
         for i in 0..count {
+            if input_types.get(i as usize) == Some(&DType::Resource) {
+                // SAFETY: live context; input `i` is a resource tensor.
+                let handles = unsafe { resources::input(ctx, i) }
+                    .map_err(|e| self.input_error(i as usize, e))?;
+                inputs.push(handles);
+                continue;
+            }
             let status = status(api);
             let mut handle = std::ptr::null_mut();
             // SAFETY: live context and status; `handle` receives a new one.
@@ -667,6 +696,10 @@ unsafe fn set_output(
     index: c_int,
     output: Tensor,
 ) -> Result<()> {
+    if output.dtype() == DType::Resource {
+        // SAFETY: the caller's contract.
+        return unsafe { resources::set_output(ctx, index, &output) };
+    }
     let dims: SmallVec<[i64; 8]> = output.dims().iter().map(|&d| d as i64).collect();
     if output.dtype() == DType::String {
         // SAFETY: the caller's contract.

@@ -6,7 +6,10 @@
 //! load-time constructors, `extern "C"` callbacks) and is linked only into
 //! a library built for TensorFlow: no other crate's users pull it in.
 //! It needs nothing of TensorFlow to build: the C functions are looked up
-//! in the process when TensorFlow loads the library ([`api`]).
+//! in the process when TensorFlow loads the library ([`api`]). Only ops
+//! with `resource` args need TensorFlow's headers and a C++ compiler, for
+//! the resource shim that `build.rs` makes when `OPKIT_TF_PYTHON` names a
+//! Python with TensorFlow (`cargo xtask package` sets it).
 //!
 //! A user's `cdylib` crate exports every op linked into it with one line:
 //!
@@ -51,8 +54,11 @@
 //!
 //! Shape functions run at graph construction where TensorFlow's C API lets
 //! them ([`shape`]); strings cross as TensorFlow's `tstring`s ([`tstring`]);
-//! gradients are ours ([`gradient`]). Not yet done (TensorFlow plugin
-//! issue): resource tensors, GPU kernels.
+//! gradients are ours ([`gradient`]); resource handles cross as
+//! TensorFlow's ref-counted or named handles through a small C++ shim,
+//! built only when a TensorFlow is at hand ([`resources`]; without it,
+//! resource ops are left out and the export says why). Not yet done: GPU
+//! kernels.
 
 pub mod api;
 pub mod gradient;
@@ -62,6 +68,7 @@ pub mod manifest;
 #[cfg(feature = "package")]
 pub mod package;
 pub mod plan;
+pub mod resources;
 pub mod shape;
 mod status;
 pub mod tstring;
@@ -88,6 +95,13 @@ macro_rules! export {
         #[unsafe(no_mangle)]
         pub extern "C" fn op_tf_load_report() -> *const ::std::ffi::c_char {
             $crate::load::report()
+        }
+
+        /// How many of the library's resources TensorFlow's handles keep
+        /// alive now (see `op_tf::resources::live_resources`).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn op_tf_live_resources() -> usize {
+            $crate::resources::live_resources()
         }
 
         /// What the library exports, as JSON (see `op_tf::manifest`), for

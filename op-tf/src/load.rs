@@ -118,6 +118,12 @@ fn register() -> Result<String> {
     let registry = Registry::global();
     let plan = ExportPlan::new(registry);
     let mut report = String::new();
+    if plan.needs_resources() {
+        // Before any op: a shim that does not fit this TensorFlow fails
+        // the whole load, with the reason, as a missing C function does.
+        let line = crate::resources::load_shim()?;
+        let _ = writeln!(report, "{line}");
+    }
     let ops: Vec<_> = plan.exported().collect();
     for (op, (shape_fn, shapes)) in ops.iter().zip(shape::functions(&ops)) {
         register_op(api, op.def(), shape_fn)?;

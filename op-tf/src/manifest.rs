@@ -19,7 +19,9 @@ use crate::plan::ExportPlan;
 use crate::shape::ShapeSupport;
 
 /// The manifest of `plan`: `{"ops": [{"name", "python_name", "doc",
-/// "shapes"}], "skipped": [{"name", "why"}], "kernels": [{"op", "name"}]}`.
+/// "shapes", ...}], "skipped": [{"name", "why"}], "kernels": [{"op",
+/// "name"}], "resource_shim": {"path", "build"}}` (the shim's path is
+/// null when the build skipped it; `build` says what it did).
 pub fn to_json(plan: &ExportPlan<'_>) -> String {
     let ops: Vec<_> = plan
         .exported()
@@ -46,7 +48,14 @@ pub fn to_json(plan: &ExportPlan<'_>) -> String {
         .kernels()
         .map(|k| json!({"op": k.op, "name": k.name}))
         .collect();
-    json!({"ops": ops, "skipped": skipped, "kernels": kernels}).to_string()
+    let shim = crate::resources::built_shim().map(|path| path.display().to_string());
+    json!({
+        "ops": ops,
+        "skipped": skipped,
+        "kernels": kernels,
+        "resource_shim": {"path": shim, "build": crate::resources::SHIM_BUILD},
+    })
+    .to_string()
 }
 
 /// The name of TensorFlow's Python wrapper for op `name`: its generator's

@@ -35,7 +35,9 @@
 //! DIR/<package>/<package>/__init__.py
 //! DIR/<package>/<package>/tensorflow.py    import <package>.tensorflow as ops
 //! DIR/<package>/<package>/lib<package>.so
+//! DIR/<package>/<package>/libop_tf_resources.so  the resource shim, when built
 //! DIR/<package>/<package>/manifest.json    what the library exports (from the library)
+//! DIR/<package>/<package>/*.py             the crate's own Python, from its python/ folder
 //! ```
 //!
 //! The package is named after the crate's library (`opkit-ops` gives
@@ -63,6 +65,30 @@ pub struct Args {
     /// Print what the library exports and leaves out; write nothing.
     #[arg(long)]
     list: bool,
+    /// The Python whose TensorFlow the resource shim is built against
+    /// (ops with `resource` args need it). Default: `OPKIT_TF_PYTHON`, else
+    /// `python3` if it has TensorFlow; without one, resource ops are left
+    /// out, and `--list` says so.
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+}
+
+/// The Python the resource shim is built against: `--python`, else
+/// `OPKIT_TF_PYTHON`, else `python3` if it imports TensorFlow.
+fn tensorflow_python(args: &Args) -> Option<PathBuf> {
+    if let Some(python) = args.python.clone() {
+        return Some(python);
+    }
+    if let Some(python) = std::env::var_os("OPKIT_TF_PYTHON") {
+        return Some(python.into());
+    }
+    let has_tensorflow = Command::new("python3")
+        .args(["-c", "import tensorflow"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    has_tensorflow.then(|| "python3".into())
 }
 
 const TENSORFLOW_PY: &str = include_str!("../python/package/tensorflow.py");
@@ -82,8 +108,11 @@ pub fn main(root: &Path, args: &Args) -> ExitCode {
 }
 
 fn package(root: &Path, args: &Args) -> io::Result<()> {
-    let library = build(root, &args.krate, args.dev)?;
+    let python = tensorflow_python(args);
+    let Built { library, crate_dir } = build(root, &args.krate, args.dev, python.as_deref())?;
     let manifest = read_manifest(&library)?;
+    let shim_build = manifest["resource_shim"]["build"].as_str().unwrap_or("?");
+    eprintln!("resource shim: {shim_build}");
     let package = library
         .file_stem()
         .and_then(|s| s.to_str())
@@ -128,6 +157,13 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
     std::fs::create_dir_all(&inner)?;
     let library_name = library.file_name().expect("a file").to_owned();
     std::fs::copy(&library, inner.join(&library_name))?;
+    let shim = inner.join(crate::resources::SHIM_FILE);
+    match manifest["resource_shim"]["path"].as_str() {
+        // Beside the library, where its load looks first.
+        Some(built) => std::fs::copy(built, &shim).map(drop)?,
+        None if shim.exists() => std::fs::remove_file(&shim)?,
+        None => {}
+    }
     let mut manifest = manifest;
     manifest["library"] = serde_json::Value::String(library_name.to_string_lossy().into_owned());
     std::fs::write(
@@ -147,20 +183,73 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
         .replace("VERSION", env!("CARGO_PKG_VERSION"))
         .replace("PACKAGE", &package);
     std::fs::write(top.join("pyproject.toml"), pyproject)?;
+    let extras = copy_python_of_its_own(&crate_dir, &inner)?;
     eprintln!(
-        "wrote {}: {} ops, {kernels} kernels ({} ops left out: `--list` says why); \
+        "wrote {}: {} ops, {kernels} kernels ({} ops left out: `--list` says why){}; \
          install it with `pip install {}`",
         top.display(),
         ops.len(),
         skipped.len(),
+        if extras.is_empty() {
+            String::new()
+        } else {
+            format!("; the crate's own Python: {}", extras.join(", "))
+        },
         top.display()
     );
     Ok(())
 }
 
-/// Builds `krate` and returns its `cdylib`.
-fn build(root: &Path, krate: &str, dev: bool) -> io::Result<PathBuf> {
+/// The `.py` files of the crate's `python/` folder, copied into the
+/// package beside the generated modules (wrappers of the crate's own, such
+/// as a `tf.saved_model.experimental.TrackableResource` class over its
+/// resource ops); returns their names. A file named as a generated module
+/// is refused.
+fn copy_python_of_its_own(crate_dir: &Path, package: &Path) -> io::Result<Vec<String>> {
+    let dir = crate_dir.join("python");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(Vec::new());
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "py") || !path.is_file() {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
+        if name == "__init__.py" || name == "tensorflow.py" {
+            return Err(io::Error::other(format!(
+                "{}: {name} is a module the package generates; give yours another name",
+                path.display()
+            )));
+        }
+        std::fs::copy(&path, package.join(&name))?;
+        names.push(name);
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// What `build` made.
+struct Built {
+    /// The `cdylib`.
+    library: PathBuf,
+    /// The folder of the crate's `Cargo.toml`.
+    crate_dir: PathBuf,
+}
+
+/// Builds `krate` (its resource shim against `python`'s TensorFlow, if
+/// any) and returns its `cdylib`.
+fn build(root: &Path, krate: &str, dev: bool, python: Option<&Path>) -> io::Result<Built> {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    match python {
+        Some(python) => command.env("OPKIT_TF_PYTHON", python),
+        None => command.env_remove("OPKIT_TF_PYTHON"),
+    };
     command.current_dir(root).args([
         "build",
         "-p",
@@ -172,7 +261,7 @@ fn build(root: &Path, krate: &str, dev: bool) -> io::Result<PathBuf> {
     }
     eprintln!("+ {command:?}");
     let mut child = command.stdout(Stdio::piped()).spawn()?;
-    let mut library = None;
+    let mut built = None;
     for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
         let message: serde_json::Value = match serde_json::from_str(&line?) {
             Ok(message) => message,
@@ -183,15 +272,21 @@ fn build(root: &Path, krate: &str, dev: bool) -> io::Result<PathBuf> {
                 .as_array()
                 .is_some_and(|kinds| kinds.iter().any(|k| k == "cdylib"));
         if is_cdylib {
-            library = message["filenames"]
-                .as_array()
-                .and_then(|files| {
-                    files
-                        .iter()
-                        .filter_map(|f| f.as_str())
-                        .find(|f| f.ends_with(".so"))
-                })
-                .map(PathBuf::from);
+            let library = message["filenames"].as_array().and_then(|files| {
+                files
+                    .iter()
+                    .filter_map(|f| f.as_str())
+                    .find(|f| f.ends_with(".so"))
+            });
+            let crate_dir = message["manifest_path"]
+                .as_str()
+                .and_then(|manifest| Path::new(manifest).parent());
+            if let (Some(library), Some(crate_dir)) = (library, crate_dir) {
+                built = Some(Built {
+                    library: library.into(),
+                    crate_dir: crate_dir.into(),
+                });
+            }
         }
     }
     let status = child.wait()?;
@@ -200,7 +295,7 @@ fn build(root: &Path, krate: &str, dev: bool) -> io::Result<PathBuf> {
             "building {krate} failed: {status}"
         )));
     }
-    library.ok_or_else(|| {
+    built.ok_or_else(|| {
         io::Error::other(format!(
             "crate {krate} builds no shared library: give it `[lib] crate-type = [\"cdylib\"]` \
              and `op_tf::export!();` in its lib.rs"

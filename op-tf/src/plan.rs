@@ -2,7 +2,7 @@
 //! (no TensorFlow needed): which ops, and which are left out and why.
 
 use op_core::registry::{OP_KERNELS_OPS, OpEntry};
-use op_core::{DeviceType, KernelRegistration, Registry};
+use op_core::{ArgType, DType, DeviceType, KernelRegistration, Registry};
 
 /// Python's keywords: TensorFlow 2.21 writes wrappers that do not compile
 /// for some args of these names (`len(in)`), and a wrapper that does not
@@ -30,6 +30,9 @@ pub enum Skipped {
         /// The arg's or attr's name.
         name: String,
     },
+    /// An arg is a `resource`, and this build has no resource shim
+    /// ([`crate::resources`]), which resource handles need.
+    NeedsResourceShim,
 }
 
 impl std::fmt::Display for Skipped {
@@ -42,6 +45,11 @@ impl std::fmt::Display for Skipped {
                 f,
                 "its {kind} '{name}' is a Python keyword, for which TensorFlow may write a \
                  wrapper that does not compile (and then loads none of the library's ops)"
+            ),
+            Skipped::NeedsResourceShim => write!(
+                f,
+                "it has a resource arg, and this build has no resource shim ({})",
+                crate::resources::SHIM_BUILD
             ),
         }
     }
@@ -77,6 +85,12 @@ impl<'r> ExportPlan<'r> {
             }
         }
         plan
+    }
+
+    /// Whether an exported op has a `resource` arg (the library then
+    /// needs its resource shim at load).
+    pub fn needs_resources(&self) -> bool {
+        self.exported.iter().any(|op| has_resource_arg(op.def()))
     }
 
     /// The ops exported, by name.
@@ -116,7 +130,18 @@ fn skip_reason(op: &OpEntry) -> Option<Skipped> {
             });
         }
     }
+    if !crate::resources::shim_built() && has_resource_arg(def) {
+        return Some(Skipped::NeedsResourceShim);
+    }
     None
+}
+
+/// Whether an input or output of `def` is a `resource` tensor.
+fn has_resource_arg(def: &op_core::OpDef) -> bool {
+    def.inputs
+        .iter()
+        .chain(&def.outputs)
+        .any(|arg| arg.ty == ArgType::Fixed(DType::Resource))
 }
 
 #[cfg(test)]

@@ -15,10 +15,9 @@
 //! | has another attr (an `int`, a list length `N`...) | unknown: our function might read that attr, which TensorFlow does not show it |
 //! | has no shape function | unknown |
 //!
-//! An output dim ours leaves unknown is written unknown, never guessed; when
-//! TensorFlow's C API cannot make an unknown dim (no input has one), that
-//! output is left wholly unknown. A shape function's error (an input of the
-//! wrong rank) fails graph construction with our message.
+//! An output dim ours leaves unknown is written unknown, never guessed; an
+//! output of unknown rank is left unknown. A shape function's error (an
+//! input of the wrong rank) fails graph construction with our message.
 
 use std::ffi::{CString, c_int};
 use std::sync::OnceLock;
@@ -149,8 +148,7 @@ unsafe fn infer(api: &Api, op: &OpEntry, ctx: *mut TF_ShapeInferenceContext) -> 
     let def = op.def();
     // SAFETY: live context.
     let count = unsafe { (api.TF_ShapeInferenceContextNumInputs)(ctx) };
-    let mut inputs = Vec::with_capacity(count.max(0) as usize);
-    let mut shapes = Vec::with_capacity(inputs.capacity());
+    let mut shapes = Vec::with_capacity(count.max(0) as usize);
     for i in 0..count as c_int {
         let handle = Shape::new(api);
         let status = status(api);
@@ -159,7 +157,6 @@ unsafe fn infer(api: &Api, op: &OpEntry, ctx: *mut TF_ShapeInferenceContext) -> 
         check(api, status, || format!("reading the shape of input {i}"))?;
         // SAFETY: live handle.
         shapes.push(unsafe { partial_shape(api, ctx, &handle) });
-        inputs.push(handle);
     }
     let mut attrs: Vec<(&str, AttrValue)> = Vec::with_capacity(def.attrs.len());
     for attr in &def.attrs {
@@ -189,10 +186,9 @@ unsafe fn infer(api: &Api, op: &OpEntry, ctx: *mut TF_ShapeInferenceContext) -> 
     // that can be written exactly.
     unsafe { (api.TF_ShapeInferenceContextSetUnknownShape)(ctx, unknown) };
     check(api, unknown, || "setting unknown output shapes".into())?;
-    let unknown_dim = UnknownDim::find(&shapes);
     for (j, shape) in inference.output_shapes().iter().enumerate() {
-        // SAFETY: live context; the input handles are live.
-        if let Some(handle) = unsafe { handle_of(api, ctx, shape, &inputs, unknown_dim) }? {
+        // SAFETY: live context.
+        if let Some(handle) = unsafe { handle_of(api, ctx, shape) }? {
             let status = status(api);
             // SAFETY: live context, handle and status.
             unsafe { (api.TF_ShapeInferenceContextSetOutput)(ctx, j as c_int, handle.1, status) };
@@ -235,46 +231,22 @@ unsafe fn partial_shape(
     PartialShape(Some(dims))
 }
 
-/// Where a `[?]` can come from: TensorFlow's C API cannot make an unknown
-/// dim, but can cut one out of an input.
-#[derive(Clone, Copy)]
-enum UnknownDim {
-    /// Input `input`'s dim `dim` is unknown: its subshape `[dim, dim + 1)`.
-    Dim { input: usize, dim: i64 },
-    /// Input `input` has an unknown rank: it with rank 1.
-    Rank { input: usize },
-}
+/// What `TF_ShapeInferenceContextVectorFromSize` makes an unknown dim of:
+/// its `size_t` becomes the `int64` of TensorFlow's `Vector(size)`, and
+/// `SIZE_MAX` becomes -1, `InferenceContext::kUnknownDim` (the C API has no
+/// call of its own for an unknown dim). Seen in TensorFlow 2.21; the
+/// plugin's Python tests check `[?]` outputs.
+const UNKNOWN_DIM: usize = usize::MAX;
 
-impl UnknownDim {
-    fn find(shapes: &[PartialShape]) -> Option<UnknownDim> {
-        shapes
-            .iter()
-            .enumerate()
-            .find_map(|(input, shape)| match &shape.0 {
-                None => Some(UnknownDim::Rank { input }),
-                Some(dims) => dims
-                    .iter()
-                    .position(Option::is_none)
-                    .map(|dim| UnknownDim::Dim {
-                        input,
-                        dim: dim as i64,
-                    }),
-            })
-    }
-}
-
-/// A handle of `shape`, or `None` when it cannot be written exactly (its
-/// rank is unknown, or a dim is and no input gives an unknown dim).
+/// A handle of `shape`, or `None` when its rank is unknown.
 ///
 /// # Safety
 ///
-/// `ctx` and `inputs` are live.
+/// `ctx` is live.
 unsafe fn handle_of<'a>(
     api: &'a Api,
     ctx: *mut TF_ShapeInferenceContext,
     shape: &PartialShape,
-    inputs: &[Shape<'a>],
-    unknown_dim: Option<UnknownDim>,
 ) -> Result<Option<Shape<'a>>> {
     let Some(dims) = &shape.0 else {
         return Ok(None);
@@ -287,41 +259,10 @@ unsafe fn handle_of<'a>(
     }
     let mut whole: Option<Shape<'a>> = None;
     for dim in dims {
-        let piece = match dim {
-            // SAFETY: live context; a new handle.
-            Some(d) => Shape(api, unsafe {
-                (api.TF_ShapeInferenceContextVectorFromSize)(ctx, *d)
-            }),
-            None => {
-                let Some(source) = unknown_dim else {
-                    return Ok(None);
-                };
-                let piece = Shape::new(api);
-                let status = status(api);
-                // SAFETY: live context, handles and status.
-                unsafe {
-                    match source {
-                        UnknownDim::Dim { input, dim } => (api.TF_ShapeInferenceContextSubshape)(
-                            ctx,
-                            inputs[input].1,
-                            dim,
-                            dim + 1,
-                            piece.1,
-                            status,
-                        ),
-                        UnknownDim::Rank { input } => (api.TF_ShapeInferenceContextWithRank)(
-                            ctx,
-                            inputs[input].1,
-                            1,
-                            piece.1,
-                            status,
-                        ),
-                    }
-                };
-                check(api, status, || "making an unknown dim".into())?;
-                piece
-            }
-        };
+        // SAFETY: live context; a new handle.
+        let piece = Shape(api, unsafe {
+            (api.TF_ShapeInferenceContextVectorFromSize)(ctx, dim.unwrap_or(UNKNOWN_DIM))
+        });
         whole = Some(match whole {
             None => piece,
             Some(first) => {

@@ -78,3 +78,28 @@ fn shapes_are_ours_only_where_tensorflow_gives_every_attr_the_function_may_read(
         matches!(support("ZeroOutPreserveIndex"), ShapeSupport::Unknown(why) if why.contains("attr other than a type"))
     );
 }
+
+#[test]
+fn resource_ops_go_in_exactly_when_the_build_has_the_shim() {
+    let plan = plan();
+    let exported = plan
+        .exported()
+        .any(|op| op.def().name == "Examples>SimpleHashTableCreate");
+    let skipped = plan
+        .skipped()
+        .find(|(op, _)| op.def().name == "Examples>SimpleHashTableFind");
+    assert_eq!(plan.needs_resources(), op_tf::resources::shim_built());
+    if op_tf::resources::shim_built() {
+        assert!(exported && skipped.is_none());
+    } else {
+        // The usual case for `cargo test`: OPKIT_TF_PYTHON unset.
+        assert!(!exported);
+        let (_, why) = skipped.expect("left out");
+        assert_eq!(why, &Skipped::NeedsResourceShim);
+        assert!(
+            why.to_string()
+                .contains("no resource shim (skipped: OPKIT_TF_PYTHON is not set"),
+            "{why}"
+        );
+    }
+}
