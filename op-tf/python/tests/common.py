@@ -6,6 +6,10 @@ run_tests.py). Importing `opkit_ops.tensorflow` loads its library into
 TensorFlow.
 """
 
+import os
+import subprocess
+import sys
+
 import tensorflow as tf
 
 import opkit_ops.tensorflow as ops
@@ -30,8 +34,21 @@ def report_lines(kind):
     return [line[len(prefix):] for line in REPORT if line.startswith(prefix)]
 
 
+def run_python(script, *args, **env):
+    """Runs `script` with `args` in a fresh Python process (TensorFlow's C++
+    logs quiet, `env` added to the environment); returns the finished
+    process, its output as text."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **env)
+    return subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True, text=True)
+
+
 class TestCase(tf.test.TestCase):
     """tf.test.TestCase, less its deprecated `test_session` method, which
     unittest would otherwise count as a skipped test of every class."""
 
     test_session = None
+
+    def assertRanWell(self, process):
+        """`process` (from `run_python`) exited 0; returns its last line."""
+        self.assertEqual(process.returncode, 0, process.stderr[-2000:])
+        return process.stdout.strip().splitlines()[-1]

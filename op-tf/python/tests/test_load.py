@@ -7,7 +7,7 @@ from google.protobuf import text_format
 from tensorflow.core.framework import op_def_pb2
 from tensorflow.python.framework import op_def_registry
 
-from common import LIBRARY, REPORT, TestCase, exported_ops, report_lines
+from common import LIBRARY, REPORT, TestCase, exported_ops, report_lines, run_python
 
 OPS_PBTXT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "ops", "ops.pbtxt")
 
@@ -49,21 +49,14 @@ class LoadTest(TestCase):
         self.assertAllEqual(tf.raw_ops.AddV2(x=1, y=2), 3)
 
     def test_our_pool_size_is_reported_and_set_by_opkit_tf_threads(self):
-        import os
-        import subprocess
-        import sys
-
         (line,) = report_lines("threads")
         self.assertEqual(int(line.split()[0]), int(os.environ.get("OPKIT_TF_THREADS", os.cpu_count())))
         script = "import opkit_ops.tensorflow as ops; print(ops.LOAD_REPORT)"
-        env = dict(os.environ, OPKIT_TF_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3")
-        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        out = run_python(script, OPKIT_TF_THREADS="1")
+        self.assertRanWell(out)
         self.assertIn("threads 1 (our kernels' own pool; OPKIT_TF_THREADS sets it)", out.stdout)
 
     def test_outside_tensorflow_the_load_names_the_c_functions_it_lacks(self):
-        import subprocess
-        import sys
-
         # A process without TensorFlow: the library loads, registers
         # nothing, and its report says why (the package raises it as an
         # ImportError).
@@ -72,7 +65,8 @@ class LoadTest(TestCase):
             "lib.op_tf_load_report.restype = ctypes.c_char_p; "
             "print(lib.op_tf_load_report().decode())"
         )
-        out = subprocess.run([sys.executable, "-c", script, LIBRARY], capture_output=True, text=True, check=True)
+        out = run_python(script, LIBRARY)
+        self.assertRanWell(out)
         self.assertTrue(out.stdout.startswith("error: "), out.stdout)
         self.assertIn("lacks C function(s) the plugin needs: TF_NewStatus", out.stdout)
 

@@ -7,14 +7,12 @@ import ctypes
 import gc
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
 import tensorflow as tf
 from absl.testing import parameterized
 
-from common import LIBRARY, REPORT, TestCase, ops
+from common import LIBRARY, REPORT, TestCase, ops, run_python
 from opkit_ops.simple_hash_table import SimpleHashTable
 
 # The test library (op-tf/test-ops), for its named counter.
@@ -204,11 +202,8 @@ class ShimTest(TestCase):
             # Beside the library, where its load looks first.
             with open(os.path.join(directory, "libop_tf_resources.so"), "w") as f:
                 f.write("not a shared library")
-            env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-            out = subprocess.run(
-                [sys.executable, "-c", BROKEN_SHIM, library], env=env, capture_output=True, text=True
-            )
-            self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+            out = run_python(BROKEN_SHIM, library)
+            self.assertRanWell(out)
             report, has_zero_out = out.stdout.strip().splitlines()[-2:]
             self.assertRegex(report, r"^error: .*the resource shim .*libop_tf_resources.so did not load")
             self.assertEqual(has_zero_out, "False")
@@ -240,12 +235,7 @@ class SavedModelTest(TestCase):
         model.table.insert("pear", 5)
         with tempfile.TemporaryDirectory() as directory:
             tf.saved_model.save(model, directory)
-            env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-            out = subprocess.run(
-                [sys.executable, "-c", LOAD, directory], env=env, capture_output=True, text=True
-            )
-            self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-            self.assertEqual(out.stdout.strip().splitlines()[-1], "[3, 5, -1]")
+            self.assertEqual(self.assertRanWell(run_python(LOAD, directory)), "[3, 5, -1]")
 
     def test_a_checkpoint_restores_the_entries(self):
         model = Model()

@@ -1,14 +1,11 @@
 """Our ops in a SavedModel: saved here, loaded and run in a fresh process
 that loads our library first (as TensorFlow requires for custom ops)."""
 
-import os
-import subprocess
-import sys
 import tempfile
 
 import tensorflow as tf
 
-from common import TestCase, ops
+from common import TestCase, ops, run_python
 
 
 class Model(tf.Module):
@@ -37,19 +34,13 @@ class SavedModelTest(TestCase):
         self.assertEqual(expected, [10.0, 0.0, 0.0])
         with tempfile.TemporaryDirectory() as directory:
             tf.saved_model.save(model, directory)
-            env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-            out = subprocess.run(
-                [sys.executable, "-c", LOAD, directory], env=env, capture_output=True, text=True
-            )
-            self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-            self.assertEqual(out.stdout.strip().splitlines()[-1], str(expected))
+            self.assertEqual(self.assertRanWell(run_python(LOAD, directory)), str(expected))
 
     def test_without_our_library_the_load_names_the_missing_op(self):
         with tempfile.TemporaryDirectory() as directory:
             tf.saved_model.save(Model(), directory)
             script = "import sys, tensorflow as tf; tf.saved_model.load(sys.argv[1])"
-            env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-            out = subprocess.run([sys.executable, "-c", script, directory], env=env, capture_output=True, text=True)
+            out = run_python(script, directory)
             self.assertNotEqual(out.returncode, 0)
             self.assertRegex(out.stderr, "ZeroOutPolymorphic|Example")
 
