@@ -82,28 +82,16 @@ pub fn specs(def: &OpDef) -> (Vec<String>, Vec<String>, Vec<String>) {
     (attrs, inputs, outputs)
 }
 
-/// What the Python side needs to call the gradient op: its wrapper's name,
-/// each forward arg's grouping (`number_attr` or `type_list_attr` for a
-/// list), and the attrs to pass (those no input gives).
+/// What the Python side needs to call the gradient op, beyond what it
+/// knows of the op (its args and attrs, `manifest::op_entry`): the gradient
+/// op's name and its wrapper's.
 pub(crate) fn manifest_entry(op: &OpEntry) -> Value {
-    let def = op.def();
     let Some(name) = gradient_op_name(op) else {
         return json!(null);
     };
-    let group = |a: &ArgDef| {
-        json!({
-            "name": a.name,
-            "number_attr": a.number_attr,
-            "type_list_attr": a.type_list_attr(),
-        })
-    };
-    let inferred = crate::manifest::inferred_attrs(def);
     json!({
         "op": name,
         "python_name": crate::manifest::python_name(&name),
-        "inputs": def.inputs.iter().map(group).collect::<Vec<_>>(),
-        "outputs": def.outputs.iter().map(group).collect::<Vec<_>>(),
-        "attrs": def.attrs.iter().map(|a| a.name.as_str()).filter(|a| !inferred.contains(a)).collect::<Vec<_>>(),
     })
 }
 

@@ -97,6 +97,14 @@ macro_rules! export {
             $crate::load::report()
         }
 
+        /// Registers the ops held back at load (an arg named after a
+        /// Python keyword; see `op_tf::ExportPlan::held_back`) and returns
+        /// what it did, like `op_tf_load_report`. The package calls it.
+        #[unsafe(no_mangle)]
+        pub extern "C" fn op_tf_register_held_back() -> *const ::std::ffi::c_char {
+            $crate::load::register_held_back()
+        }
+
         /// How many of the library's resources TensorFlow's handles keep
         /// alive now (see `op_tf::resources::live_resources`).
         #[unsafe(no_mangle)]

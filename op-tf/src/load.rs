@@ -6,6 +6,7 @@ use std::ffi::{CString, c_char};
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
+use op_core::registry::OpEntry;
 use op_core::{Error, KernelRegistration, Registry, Result};
 
 use crate::api::{Api, ShapeFn};
@@ -124,8 +125,42 @@ fn register() -> Result<String> {
         let line = crate::resources::load_shim()?;
         let _ = writeln!(report, "{line}");
     }
-    let ops: Vec<_> = plan.exported().collect();
-    for (op, (shape_fn, shapes)) in ops.iter().zip(shape::functions(&ops)) {
+    // One set of shape trampolines for both kinds: the slots are given once.
+    let exported: Vec<_> = plan.exported().collect();
+    let held_back: Vec<_> = plan.held_back().map(|(op, _)| op).collect();
+    let mut shape_fns = shape::functions(&[&exported[..], &held_back[..]].concat());
+    let held_back_shape_fns = shape_fns.split_off(exported.len());
+    register_all(api, &exported, shape_fns, plan.kernels(), &mut report)?;
+    let _ = HELD_BACK.set(HeldBack {
+        ops: held_back,
+        shape_fns: held_back_shape_fns,
+        kernels: plan.held_back_kernels().collect(),
+    });
+    let threads = crate::kernel::runtime().threads().num_threads();
+    let _ = writeln!(
+        report,
+        "threads {threads} (our kernels' own pool; {} sets it)",
+        crate::kernel::THREADS_VARIABLE
+    );
+    for (op, why) in plan.held_back() {
+        let _ = writeln!(report, "held back {}: {why}", op.def().name);
+    }
+    for (op, why) in plan.skipped() {
+        let _ = writeln!(report, "skipped {}: {why}", op.def().name);
+    }
+    Ok(report)
+}
+
+/// Registers `ops` (each with its shape function), their gradient ops and
+/// `kernels`, a line each in `report`.
+fn register_all(
+    api: &Api,
+    ops: &[&'static OpEntry],
+    shape_fns: Vec<(ShapeFn, ShapeSupport)>,
+    kernels: impl IntoIterator<Item = &'static KernelRegistration>,
+    report: &mut String,
+) -> Result<()> {
+    for (op, (shape_fn, shapes)) in ops.iter().zip(shape_fns) {
         register_op(api, op.def(), shape_fn)?;
         let _ = match shapes {
             ShapeSupport::Ours => writeln!(report, "op {} (shapes: ours)", op.def().name),
@@ -134,26 +169,61 @@ fn register() -> Result<String> {
             }
         };
     }
-    for op in &ops {
+    for op in ops {
         if let Some(name) = gradient::gradient_op_name(op) {
             register_gradient(api, op.def(), &name)?;
             let _ = writeln!(report, "gradient {} {name}", op.def().name);
         }
     }
-    for kernel in plan.kernels() {
+    for kernel in kernels {
         register_kernel(api, kernel)?;
         let _ = writeln!(report, "kernel {} {}", kernel.op, kernel.name);
     }
-    let threads = crate::kernel::runtime().threads().num_threads();
-    let _ = writeln!(
-        report,
-        "threads {threads} (our kernels' own pool; {} sets it)",
-        crate::kernel::THREADS_VARIABLE
-    );
-    for (op, why) in plan.skipped() {
-        let _ = writeln!(report, "skipped {}: {why}", op.def().name);
-    }
-    Ok(report)
+    Ok(())
+}
+
+/// The ops held back at load ([`ExportPlan::held_back`]), with what their
+/// registration needs.
+struct HeldBack {
+    ops: Vec<&'static OpEntry>,
+    shape_fns: Vec<(ShapeFn, ShapeSupport)>,
+    kernels: Vec<&'static KernelRegistration>,
+}
+
+static HELD_BACK: OnceLock<HeldBack> = OnceLock::new();
+
+/// Registers the held-back ops, their gradient ops and kernels, once;
+/// returns the report (`ok` and a line each, or `error:` and why), a C
+/// string the library keeps: what `export!`'s `op_tf_register_held_back`
+/// returns. The package calls it right after `tf.load_op_library`, so that
+/// TensorFlow writes no wrappers for these ops (its own would not compile).
+pub fn register_held_back() -> *const c_char {
+    static REPORT: OnceLock<CString> = OnceLock::new();
+    REPORT
+        .get_or_init(|| {
+            let result = op_core::contain_panic("registering the held-back ops", || {
+                let (Some(api), Some(held_back)) = (API.get(), HELD_BACK.get()) else {
+                    return Err(Error::failed_precondition(
+                        "the library did not load into TensorFlow (see op_tf_load_report)",
+                    ));
+                };
+                let mut report = String::new();
+                register_all(
+                    api,
+                    &held_back.ops,
+                    held_back.shape_fns.clone(),
+                    held_back.kernels.iter().copied(),
+                    &mut report,
+                )?;
+                Ok(report)
+            });
+            let text = match result {
+                Ok(report) => format!("ok\n{report}"),
+                Err(error) => format!("error: {error}"),
+            };
+            CString::new(text.replace('\0', "\\0")).unwrap_or_default()
+        })
+        .as_ptr()
 }
 
 fn c_string(text: &str, what: &str) -> Result<CString> {

@@ -12,34 +12,20 @@
 //! assert!(zero_out["doc"].as_str().unwrap().starts_with("Zeroes every element but the first."));
 //! ```
 
-use op_core::OpDef;
+use op_core::registry::OpEntry;
+use op_core::{ArgDef, ArgType, OpDef};
 use serde_json::json;
 
 use crate::plan::ExportPlan;
 use crate::shape::ShapeSupport;
 
-/// The manifest of `plan`: `{"ops": [{"name", "python_name", "doc",
-/// "shapes", ...}], "skipped": [{"name", "why"}], "kernels": [{"op",
-/// "name"}], "resource_shim": {"path", "build"}}` (the shim's path is
-/// null when the build skipped it; `build` says what it did).
+/// The manifest of `plan`: `{"ops": [op], "held_back": [op], "skipped":
+/// [{"name", "why"}], "kernels": [{"op", "name"}], "resource_shim":
+/// {"path", "build"}}`, each `op` as [`op_entry`] writes it (the shim's
+/// path is null when the build skipped it; `build` says what it did).
 pub fn to_json(plan: &ExportPlan<'_>) -> String {
-    let ops: Vec<_> = plan
-        .exported()
-        .map(|op| {
-            let def = op.def();
-            json!({
-                "name": def.name,
-                "python_name": python_name(&def.name),
-                "doc": docstring(def),
-                "gradient": crate::gradient::manifest_entry(op),
-                "not_differentiable": crate::gradient::is_not_differentiable(op),
-                "shapes": match ShapeSupport::of(op) {
-                    ShapeSupport::Ours => "ours".to_string(),
-                    ShapeSupport::Unknown(why) => format!("unknown, {why}"),
-                },
-            })
-        })
-        .collect();
+    let ops: Vec<_> = plan.exported().map(op_entry).collect();
+    let held_back: Vec<_> = plan.held_back().map(|(op, _)| op_entry(op)).collect();
     let skipped: Vec<_> = plan
         .skipped()
         .map(|(op, why)| json!({"name": op.def().name, "why": why.to_string()}))
@@ -51,11 +37,67 @@ pub fn to_json(plan: &ExportPlan<'_>) -> String {
     let shim = crate::resources::built_shim().map(|path| path.display().to_string());
     json!({
         "ops": ops,
+        "held_back": held_back,
         "skipped": skipped,
         "kernels": kernels,
         "resource_shim": {"path": shim, "build": crate::resources::SHIM_BUILD},
     })
     .to_string()
+}
+
+/// What the Python side knows of an op: `{"name", "python_name", "doc",
+/// "gradient", "not_differentiable", "shapes", "inputs", "outputs",
+/// "attrs"}`; each input and output with its grouping (`number_attr` or
+/// `type_list_attr` for a list), each input with its Python name and
+/// fixed dtype (its `DataType` number, or null), and `attrs` those a
+/// caller passes (no input gives them), each with its Python name.
+fn op_entry(op: &OpEntry) -> serde_json::Value {
+    let def = op.def();
+    let arg = |a: &ArgDef| {
+        json!({
+            "name": a.name,
+            "python_name": python_arg(&a.name),
+            "number_attr": a.number_attr,
+            "type_list_attr": a.type_list_attr(),
+            "dtype": match &a.ty {
+                ArgType::Fixed(dtype) => Some(dtype.enum_value()),
+                _ => None,
+            },
+        })
+    };
+    let inferred = inferred_attrs(def);
+    json!({
+        "name": def.name,
+        "python_name": python_name(&def.name),
+        "doc": docstring(def),
+        "gradient": crate::gradient::manifest_entry(op),
+        "not_differentiable": crate::gradient::is_not_differentiable(op),
+        "shapes": match ShapeSupport::of(op) {
+            ShapeSupport::Ours => "ours".to_string(),
+            ShapeSupport::Unknown(why) => format!("unknown, {why}"),
+        },
+        "inputs": def.inputs.iter().map(arg).collect::<Vec<_>>(),
+        "outputs": def.outputs.iter().map(arg).collect::<Vec<_>>(),
+        "attrs": def.attrs.iter()
+            .filter(|a| !inferred.contains(&a.name.as_str()))
+            .map(|a| json!({"name": a.name, "python_name": python_arg(&a.name)}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+/// The Python name of an arg or attr: its own, or with `_` after a Python
+/// keyword (`in` is `in_`), as TensorFlow's wrappers name them.
+///
+/// ```
+/// assert_eq!(op_tf::manifest::python_arg("in"), "in_");
+/// assert_eq!(op_tf::manifest::python_arg("values"), "values");
+/// ```
+pub fn python_arg(name: &str) -> String {
+    if crate::PYTHON_KEYWORDS.contains(&name) {
+        format!("{name}_")
+    } else {
+        name.to_owned()
+    }
 }
 
 /// The name of TensorFlow's Python wrapper for op `name`: its generator's
@@ -109,7 +151,10 @@ pub fn docstring(def: &OpDef) -> String {
     let args: Vec<(String, &str)> = def
         .inputs
         .iter()
-        .map(|a| (format!("{}: A `Tensor`", a.name), a.description.as_str()))
+        .map(|a| {
+            let name = python_arg(&a.name);
+            (format!("{name}: A `Tensor`"), a.description.as_str())
+        })
         .chain(
             def.attrs
                 .iter()
@@ -121,7 +166,7 @@ pub fn docstring(def: &OpDef) -> String {
                         ""
                     };
                     (
-                        format!("{}: `{}`{optional}", a.name, a.ty),
+                        format!("{}: `{}`{optional}", python_arg(&a.name), a.ty),
                         a.description.as_str(),
                     )
                 }),

@@ -122,12 +122,26 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
         })?
         .to_string();
     let ops = manifest["ops"].as_array().cloned().unwrap_or_default();
+    let held_back = manifest["held_back"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let skipped = manifest["skipped"].as_array().cloned().unwrap_or_default();
     let kernels = manifest["kernels"].as_array().map_or(0, Vec::len);
     if args.list {
         for op in &ops {
             println!(
                 "op {} -> {}.tensorflow.{} (shapes: {})",
+                op["name"].as_str().unwrap_or("?"),
+                package,
+                op["python_name"].as_str().unwrap_or("?"),
+                op["shapes"].as_str().unwrap_or("?")
+            );
+        }
+        for op in &held_back {
+            println!(
+                "op {} -> {}.tensorflow.{} (held back: registered after the load, with the \
+                 package's own wrapper; shapes: {})",
                 op["name"].as_str().unwrap_or("?"),
                 package,
                 op["python_name"].as_str().unwrap_or("?"),
@@ -142,8 +156,9 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
             );
         }
         println!(
-            "{} ops, {kernels} kernels exported; {} ops left out",
-            ops.len(),
+            "{} ops ({} held back), {kernels} kernels exported; {} ops left out",
+            ops.len() + held_back.len(),
+            held_back.len(),
             skipped.len()
         );
         return Ok(());
@@ -185,10 +200,11 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
     std::fs::write(top.join("pyproject.toml"), pyproject)?;
     let extras = copy_python_of_its_own(&crate_dir, &inner)?;
     eprintln!(
-        "wrote {}: {} ops, {kernels} kernels ({} ops left out: `--list` says why){}; \
-         install it with `pip install {}`",
+        "wrote {}: {} ops ({} held back), {kernels} kernels ({} ops left out: `--list` says \
+         why){}; install it with `pip install {}`",
         top.display(),
-        ops.len(),
+        ops.len() + held_back.len(),
+        held_back.len(),
         skipped.len(),
         if extras.is_empty() {
             String::new()

@@ -23,7 +23,9 @@ pub enum Skipped {
     TensorFlowHasIt,
     /// An arg or attr is named after a Python keyword (`kind` is `input`,
     /// `output` or `attr`), for which TensorFlow may write a wrapper that
-    /// does not compile.
+    /// does not compile. Such an op is held back, not left out: the Python
+    /// package registers it after the load, with a wrapper of its own
+    /// ([`ExportPlan::held_back`]).
     PythonKeyword {
         /// `input`, `output` or `attr`.
         kind: &'static str,
@@ -44,7 +46,9 @@ impl std::fmt::Display for Skipped {
             Skipped::PythonKeyword { kind, name } => write!(
                 f,
                 "its {kind} '{name}' is a Python keyword, for which TensorFlow may write a \
-                 wrapper that does not compile (and then loads none of the library's ops)"
+                 wrapper that does not compile (and then loads none of the library's ops): \
+                 the package registers it after the load, with its own wrapper \
+                 (argument '{name}_')"
             ),
             Skipped::NeedsResourceShim => write!(
                 f,
@@ -66,6 +70,7 @@ impl std::fmt::Display for Skipped {
 /// ```
 pub struct ExportPlan<'r> {
     exported: Vec<&'r OpEntry>,
+    held_back: Vec<(&'r OpEntry, Skipped)>,
     skipped: Vec<(&'r OpEntry, Skipped)>,
 }
 
@@ -76,10 +81,12 @@ impl<'r> ExportPlan<'r> {
         ops.sort_by(|a, b| a.def().name.cmp(&b.def().name));
         let mut plan = ExportPlan {
             exported: Vec::new(),
+            held_back: Vec::new(),
             skipped: Vec::new(),
         };
         for op in ops {
             match skip_reason(op) {
+                Some(reason @ Skipped::PythonKeyword { .. }) => plan.held_back.push((op, reason)),
                 Some(reason) => plan.skipped.push((op, reason)),
                 None => plan.exported.push(op),
             }
@@ -87,10 +94,29 @@ impl<'r> ExportPlan<'r> {
         plan
     }
 
-    /// Whether an exported op has a `resource` arg (the library then
-    /// needs its resource shim at load).
+    /// Whether an op the library registers has a `resource` arg (the
+    /// library then needs its resource shim at load).
     pub fn needs_resources(&self) -> bool {
-        self.exported.iter().any(|op| has_resource_arg(op.def()))
+        (self
+            .exported
+            .iter()
+            .chain(self.held_back.iter().map(|(op, _)| op)))
+        .any(|op| has_resource_arg(op.def()))
+    }
+
+    /// The ops registered after the load, by name, each with the reason
+    /// ([`Skipped::PythonKeyword`]): TensorFlow writes the wrappers of the
+    /// ops a library registers while it loads, and one that does not
+    /// compile fails them all; these the package registers afterwards
+    /// (through the library's `op_tf_register_held_back()`) and wraps with
+    /// Python of its own.
+    pub fn held_back(&self) -> impl Iterator<Item = (&'r OpEntry, &Skipped)> + '_ {
+        self.held_back.iter().map(|(op, why)| (*op, why))
+    }
+
+    /// The CPU kernels of the held-back ops.
+    pub fn held_back_kernels(&self) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
+        self.held_back.iter().flat_map(|(op, _)| cpu_kernels(op))
     }
 
     /// The ops exported, by name.
@@ -105,19 +131,24 @@ impl<'r> ExportPlan<'r> {
 
     /// The CPU kernels of the exported ops: those TensorFlow gets.
     pub fn kernels(&self) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
-        self.exported.iter().flat_map(|op| {
-            op.kernels()
-                .iter()
-                .copied()
-                .filter(|k| k.device == DeviceType::Cpu)
-        })
+        self.exported.iter().flat_map(|op| cpu_kernels(op))
     }
+}
+
+fn cpu_kernels(op: &OpEntry) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
+    op.kernels()
+        .iter()
+        .copied()
+        .filter(|k| k.device == DeviceType::Cpu)
 }
 
 fn skip_reason(op: &OpEntry) -> Option<Skipped> {
     let def = op.def();
     if OP_KERNELS_OPS.binary_search(&def.name.as_str()).is_ok() {
         return Some(Skipped::TensorFlowHasIt);
+    }
+    if !crate::resources::shim_built() && has_resource_arg(def) {
+        return Some(Skipped::NeedsResourceShim);
     }
     let args = (def.inputs.iter().map(|a| ("input", &a.name)))
         .chain(def.outputs.iter().map(|a| ("output", &a.name)))
@@ -129,9 +160,6 @@ fn skip_reason(op: &OpEntry) -> Option<Skipped> {
                 name: name.clone(),
             });
         }
-    }
-    if !crate::resources::shim_built() && has_resource_arg(def) {
-        return Some(Skipped::NeedsResourceShim);
     }
     None
 }

@@ -11,6 +11,13 @@ gradient in Rust (`#[gradient]`) gets it in TensorFlow (`tf.GradientTape`,
 `OpkitGradient>{op}`; ops marked `not_differentiable` get `tf.no_gradient`.
 `library_path()` gives the library for a direct `tf.load_op_library`.
 
+An op with an arg named after a Python keyword (`in`) is held back at load,
+as TensorFlow would write a wrapper for it that does not compile (and then
+load none of the library): this module registers it right after the load
+(`op_tf_register_held_back()`) and wraps it itself, with the arg as `in_`.
+Such an op runs eagerly through a `tf.function` of its own, and has no
+gradient here yet.
+
 Written by `cargo xtask package` (op-tf/python/package/tensorflow.py).
 """
 
@@ -19,6 +26,7 @@ import json as _json
 import os as _os
 
 import tensorflow as _tf
+from tensorflow.python.framework import op_def_library as _op_def_library
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 with open(_os.path.join(_HERE, "manifest.json")) as _f:
@@ -86,14 +94,14 @@ def _gradient_of(entry):
         dys = [d if d is not None else _tf.zeros_like(y) for d, y in zip(grads, op.outputs)]
         kwargs = {}
         for prefix, args, tensors in (
-            ("x_", gradient["inputs"], list(op.inputs)),
-            ("y_", gradient["outputs"], list(op.outputs)),
-            ("dy_", gradient["outputs"], dys),
+            ("x_", entry["inputs"], list(op.inputs)),
+            ("y_", entry["outputs"], list(op.outputs)),
+            ("dy_", entry["outputs"], dys),
         ):
             for arg, value in zip(args, _groups(args, tensors, op)):
                 kwargs[prefix + arg["name"]] = value
-        for name in gradient["attrs"]:
-            kwargs[name] = op.get_attr(name)
+        for attr in entry["attrs"]:
+            kwargs[attr["name"]] = op.get_attr(attr["name"])
         dxs = _flat(wrapper(**kwargs))
         # Integer (and other non-float) inputs take no gradient.
         return [
@@ -104,9 +112,75 @@ def _gradient_of(entry):
     return grad
 
 
-for _op in _MANIFEST["ops"]:
+def _held_back_wrapper(entry):
+    """The wrapper of an op the package registers after the load (an arg
+    named after a Python keyword, for which TensorFlow's own wrapper would
+    not compile): inputs positional or by their Python names (`in_`), the
+    attrs no input gives as keywords. In a graph (a `tf.function`) it adds
+    the op with TensorFlow's op builder; eagerly it runs it through a
+    `tf.function` of its own, traced once per input signature and attrs."""
+    op_name = entry["name"]
+    inputs, outputs = entry["inputs"], entry["outputs"]
+    attrs = {a["python_name"]: a["name"] for a in entry["attrs"]}
+
+    def build(tensors, attr_values, name=None):
+        kwargs = {arg["name"]: value for arg, value in zip(inputs, tensors)}
+        kwargs.update(attr_values)
+        _, _, op, _ = _op_def_library._apply_op_helper(op_name, name=name, **kwargs)
+        if not outputs:
+            return op
+        grouped = _groups(outputs, list(op.outputs), op)
+        return grouped[0] if len(grouped) == 1 else tuple(grouped)
+
+    eager = _tf.function(build, autograph=False, reduce_retracing=True)
+
+    def tensors_of(arg, value):
+        dtype = _tf.as_dtype(arg["dtype"]) if arg["dtype"] is not None else None
+        if arg["number_attr"] or arg["type_list_attr"]:
+            return [_tf.convert_to_tensor(v, dtype=dtype) for v in value]
+        return _tf.convert_to_tensor(value, dtype=dtype)
+
+    def wrapper(*args, name=None, **kwargs):
+        if len(args) > len(inputs):
+            raise TypeError(f"{entry['python_name']}() takes {len(inputs)} positional inputs")
+        values = list(args)
+        for arg in inputs[len(args):]:
+            if arg["python_name"] not in kwargs:
+                raise TypeError(f"{entry['python_name']}() lacks input '{arg['python_name']}'")
+            values.append(kwargs.pop(arg["python_name"]))
+        unknown = sorted(set(kwargs) - set(attrs))
+        if unknown:
+            raise TypeError(f"{entry['python_name']}() got unknown argument(s) {unknown}")
+        attr_values = {attrs[k]: v for k, v in kwargs.items()}
+        if _tf.executing_eagerly():
+            tensors = [tensors_of(arg, value) for arg, value in zip(inputs, values)]
+            return eager(tensors, attr_values)
+        return build(values, attr_values, name)
+
+    wrapper.__name__ = entry["python_name"]
+    wrapper.__doc__ = entry["doc"]
+    return wrapper
+
+
+#: What registering the held-back ops did, line by line ("ok" first).
+HELD_BACK_REPORT = "ok\n"
+if _MANIFEST["held_back"]:
+    _lib.op_tf_register_held_back.restype = _ctypes.c_char_p
+    HELD_BACK_REPORT = _lib.op_tf_register_held_back().decode()
+    if not HELD_BACK_REPORT.startswith("ok"):
+        raise ImportError(f"{_LIBRARY}: registering its held-back ops failed: {HELD_BACK_REPORT}")
+    for _op in _MANIFEST["held_back"]:
+        globals()[_op["python_name"]] = _held_back_wrapper(_op)
+        __all__.append(_op["python_name"])
+
+
+# A held-back op's gradient op has no wrapper either (it is registered after
+# the load too): such an op is not differentiable here yet.
+_GRADIENTS = [(op, op["gradient"]) for op in _MANIFEST["ops"]]
+_GRADIENTS += [(op, None) for op in _MANIFEST["held_back"]]
+for _op, _gradient in _GRADIENTS:
     try:
-        if _op["gradient"] is not None:
+        if _gradient is not None:
             _tf.RegisterGradient(_op["name"])(_gradient_of(_op))
         elif _op["not_differentiable"]:
             _tf.no_gradient(_op["name"])
