@@ -2,6 +2,8 @@
 
     cargo xtask package --crate opkit-ops --out target/python --python VENV/bin/python
     pip install target/python/opkit_ops      # into that venv, which has tensorflow-cpu
+    cargo xtask package --crate examples-tf --out target/python --python VENV/bin/python
+    pip install target/python/examples_tf
     OPKIT_TF_PYTHON=VENV/bin/python cargo build -p op-tf-test-ops
     python op-tf/python/run_tests.py target/debug/libop_tf_test_ops.so
 
@@ -16,7 +18,7 @@ import unittest
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
+        sys.exit("usage: run_tests.py TEST_OPS.so (with the packages opkit_ops and examples_tf installed)")
     # The library of test ops: some fail on purpose, one has a named resource (op-tf/test-ops).
     os.environ["OPKIT_TF_TEST_OPS"] = os.path.abspath(sys.argv[1])
     # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.

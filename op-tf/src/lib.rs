@@ -73,7 +73,7 @@ pub mod shape;
 mod status;
 pub mod tstring;
 
-pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};
+pub use plan::{Crates, ExportPlan, PYTHON_KEYWORDS, Skipped};
 
 /// Exports every op linked into this `cdylib` to TensorFlow: put it once
 /// at the root of the library's crate (see the [crate docs](crate)).
@@ -83,11 +83,32 @@ pub use plan::{ExportPlan, PYTHON_KEYWORDS, Skipped};
 /// `op_tf_load_report()`, which returns what the load did as text, and
 /// `op_tf_manifest()`, what the library exports as JSON
 /// ([`manifest`]).
+///
+/// `export!(crates = [my_ops, more_ops])` exports the ops of those crates
+/// only (each named as in a Rust path), for a library whose crate links
+/// other op crates that have libraries of their own:
+///
+/// ```
+/// op_tf::export!(crates = [op_kernels]);
+/// extern crate op_kernels;
+/// # fn main() {
+/// // SAFETY: the manifest is a C string the library keeps.
+/// let manifest = unsafe { std::ffi::CStr::from_ptr(op_tf_manifest()) };
+/// let manifest: serde_json::Value = serde_json::from_str(manifest.to_str().unwrap()).unwrap();
+/// assert!(manifest["ops"].as_array().unwrap().iter().any(|op| op["name"] == "ZeroOut"));
+/// # }
+/// ```
 #[macro_export]
 macro_rules! export {
     () => {
+        $crate::export!(@with $crate::plan::Crates::All);
+    };
+    (crates = [$($krate:ident),+ $(,)?]) => {
+        $crate::export!(@with $crate::plan::Crates::Only(&[$(stringify!($krate)),+]));
+    };
+    (@with $crates:expr) => {
         $crate::__private::inventory::submit! {
-            $crate::__private::LoadHook::new($crate::load::on_load)
+            $crate::__private::LoadHook::new(|| $crate::load::on_load_for($crates))
         }
 
         /// What the load did: `ok` and a line per op and kernel registered
@@ -117,7 +138,7 @@ macro_rules! export {
         /// library.
         #[unsafe(no_mangle)]
         pub extern "C" fn op_tf_manifest() -> *const ::std::ffi::c_char {
-            $crate::load::manifest()
+            $crate::load::manifest_for($crates)
         }
     };
 }

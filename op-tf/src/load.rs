@@ -12,7 +12,7 @@ use op_core::{Error, KernelRegistration, Registry, Result};
 use crate::api::{Api, ShapeFn};
 use crate::gradient;
 use crate::kernel::{self, API};
-use crate::plan::ExportPlan;
+use crate::plan::{Crates, ExportPlan};
 use crate::shape::{self, ShapeSupport};
 use crate::status::{check, status};
 
@@ -23,7 +23,12 @@ static REPORT: OnceLock<CString> = OnceLock::new();
 /// constructor queues for after every registration is in. Never panics
 /// (a constructor must not unwind); what went wrong is in the report.
 pub fn on_load() {
-    let report = match op_core::contain_panic("registering with TensorFlow", register) {
+    on_load_for(Crates::All);
+}
+
+/// [`on_load`] for the ops of `crates` only (`export!(crates = [...])`).
+pub fn on_load_for(crates: Crates) {
+    let report = match op_core::contain_panic("registering with TensorFlow", || register(crates)) {
         Ok(text) => format!("ok\n{text}"),
         Err(error) => format!("error: {error}"),
     };
@@ -93,12 +98,18 @@ fn register_gradient(api: &Api, def: &op_core::OpDef, name: &str) -> Result<()> 
 /// The library's manifest ([`crate::manifest`]) as a C string, made on
 /// first call: what `export!`'s `op_tf_manifest` returns.
 pub fn manifest() -> *const c_char {
+    manifest_for(Crates::All)
+}
+
+/// [`manifest`] for the ops of `crates` only (`export!(crates = [...])`).
+pub fn manifest_for(crates: Crates) -> *const c_char {
     static MANIFEST: OnceLock<CString> = OnceLock::new();
     MANIFEST
         .get_or_init(|| {
             let text = op_core::contain_panic("writing the manifest", || {
-                Ok(crate::manifest::to_json(&ExportPlan::new(
+                Ok(crate::manifest::to_json(&ExportPlan::for_crates(
                     Registry::global(),
+                    crates,
                 )))
             })
             .unwrap_or_else(|e| serde_json::json!({"error": e.to_string()}).to_string());
@@ -107,7 +118,7 @@ pub fn manifest() -> *const c_char {
         .as_ptr()
 }
 
-fn register() -> Result<String> {
+fn register(crates: Crates) -> Result<String> {
     let api = Api::load().map_err(|missing| {
         Error::failed_precondition(format!(
             "this TensorFlow lacks C function(s) the plugin needs: {} (is TensorFlow loaded, \
@@ -117,7 +128,7 @@ fn register() -> Result<String> {
     })?;
     let api = API.get_or_init(|| api);
     let registry = Registry::global();
-    let plan = ExportPlan::new(registry);
+    let plan = ExportPlan::for_crates(registry, crates);
     let mut report = String::new();
     if plan.needs_resources() {
         // Before any op: a shim that does not fit this TensorFlow fails

@@ -35,6 +35,37 @@ pub enum Skipped {
     /// An arg is a `resource`, and this build has no resource shim
     /// ([`crate::resources`]), which resource handles need.
     NeedsResourceShim,
+    /// The op is of a crate the library does not export
+    /// (`export!(crates = [...])`).
+    OtherCrate {
+        /// The op's crate.
+        name: String,
+    },
+}
+
+/// Whose ops a library exports: every linked crate's (`export!()`), or
+/// those of the crates named (`export!(crates = [my_ops])`), so that a
+/// library whose crate links another op crate (for its kernels' helpers,
+/// or as a dependency) does not register that crate's ops a second time
+/// beside the other crate's own library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crates {
+    /// Every crate's ops.
+    All,
+    /// The ops of these crates (names as in Rust paths: `my_ops`).
+    Only(&'static [&'static str]),
+}
+
+impl Crates {
+    /// The crate `op` is of, when this selection leaves it out.
+    fn leaves_out(self, op: &OpEntry) -> Option<&'static str> {
+        let Crates::Only(names) = self else {
+            return None;
+        };
+        let module = op.registration().module_path;
+        let krate = module.split("::").next().unwrap_or(module);
+        (!names.contains(&krate)).then_some(krate)
+    }
 }
 
 impl std::fmt::Display for Skipped {
@@ -49,6 +80,10 @@ impl std::fmt::Display for Skipped {
                  wrapper that does not compile (and then loads none of the library's ops): \
                  the package registers it after the load, with its own wrapper \
                  (argument '{name}_')"
+            ),
+            Skipped::OtherCrate { name } => write!(
+                f,
+                "it is an op of crate {name}, which this library does not export"
             ),
             Skipped::NeedsResourceShim => write!(
                 f,
@@ -77,6 +112,12 @@ pub struct ExportPlan<'r> {
 impl<'r> ExportPlan<'r> {
     /// The plan for every op of `registry`, by name.
     pub fn new(registry: &'r Registry) -> ExportPlan<'r> {
+        ExportPlan::for_crates(registry, Crates::All)
+    }
+
+    /// The plan for the ops of `crates` in `registry`, by name; the
+    /// others are skipped ([`Skipped::OtherCrate`]).
+    pub fn for_crates(registry: &'r Registry, crates: Crates) -> ExportPlan<'r> {
         let mut ops: Vec<&OpEntry> = registry.ops().collect();
         ops.sort_by(|a, b| a.def().name.cmp(&b.def().name));
         let mut plan = ExportPlan {
@@ -85,7 +126,11 @@ impl<'r> ExportPlan<'r> {
             skipped: Vec::new(),
         };
         for op in ops {
-            match skip_reason(op) {
+            let reason = match crates.leaves_out(op) {
+                Some(name) => Some(Skipped::OtherCrate { name: name.into() }),
+                None => skip_reason(op),
+            };
+            match reason {
                 Some(reason @ Skipped::PythonKeyword { .. }) => plan.held_back.push((op, reason)),
                 Some(reason) => plan.skipped.push((op, reason)),
                 None => plan.exported.push(op),

@@ -115,3 +115,31 @@ fn resource_ops_go_in_exactly_when_the_build_has_the_shim() {
         );
     }
 }
+
+#[test]
+fn a_library_of_named_crates_exports_their_ops_only() {
+    op_kernels::link();
+    let others = ExportPlan::for_crates(Registry::global(), op_tf::Crates::Only(&["my_ops"]));
+    assert_eq!(others.exported().count(), 0);
+    assert_eq!(others.held_back().count(), 0);
+    let (_, why) = others
+        .skipped()
+        .find(|(op, _)| op.def().name == "ZeroOut")
+        .expect("left out");
+    assert_eq!(
+        why,
+        &Skipped::OtherCrate {
+            name: "op_kernels".into()
+        }
+    );
+    assert_eq!(
+        why.to_string(),
+        "it is an op of crate op_kernels, which this library does not export"
+    );
+    let own = ExportPlan::for_crates(Registry::global(), op_tf::Crates::Only(&["op_kernels"]));
+    assert_eq!(
+        own.exported().count(),
+        plan().exported().count(),
+        "op_kernels' ops are all the registry's here"
+    );
+}

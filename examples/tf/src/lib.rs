@@ -1,0 +1,17 @@
+//! The `examples` crate's own ops (`Examples>ClipByValue`,
+//! `Examples>L2Norm`, ...) as a library TensorFlow loads, made as a
+//! downstream user makes one:
+//!
+//! ```sh
+//! cargo xtask package --crate examples-tf --out target/python
+//! pip install target/python/examples_tf
+//! python -c "import examples_tf.tensorflow as ops; print(ops.examples_clip_by_value([-1.0, 0.5, 2.0]))"
+//! ```
+//!
+//! `examples` links op-kernels, whose ops have their own library
+//! (`opkit_ops`): `crates = [examples]` keeps them out of this one, so the
+//! two load side by side.
+
+op_tf::export!(crates = [examples]);
+
+extern crate examples;
