@@ -1,11 +1,13 @@
-//! Builds the resource shim (`shim/resources.cc`) into a shared library of
-//! its own, when `OPKIT_TF_PYTHON` names a Python that has TensorFlow.
+//! Builds the shim (`shim/shim.cc`) into a shared library of its own, when
+//! `OPKIT_TF_PYTHON` names a Python that has TensorFlow.
 //!
 //! TensorFlow's C API cannot make or read resource handles, so ops with
 //! `resource` args need these few C++ functions, compiled against one
-//! TensorFlow release's headers and C++ ABI (`tf.sysconfig`). Ops without
+//! TensorFlow release's headers and C++ ABI (`tf.sysconfig`); the shim also
+//! spares plain tensors the C API's per-tensor wrappers. Ops without
 //! resources need none of it: with `OPKIT_TF_PYTHON` unset the shim is
-//! skipped, and the export leaves resource ops out and says why.
+//! skipped, the export leaves resource ops out and says why, and plain
+//! tensors take the C API.
 //!
 //! The shim is a shared library, not objects linked into the op library,
 //! so that the op library itself never links TensorFlow: it loads without
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The shim's file name, beside the op library in a package.
-const SHIM_FILE: &str = "libop_tf_resources.so";
+const SHIM_FILE: &str = "libop_tf_shim.so";
 
 /// What the Python that `OPKIT_TF_PYTHON` names says of its TensorFlow:
 /// version, library dir and compile flags, one per line.
@@ -32,7 +34,7 @@ print(tf.sysconfig.get_lib())\n\
 print('\\n'.join(tf.sysconfig.get_compile_flags()))\n";
 
 fn main() {
-    println!("cargo:rerun-if-changed=shim/resources.cc");
+    println!("cargo:rerun-if-changed=shim/shim.cc");
     println!("cargo:rerun-if-env-changed=OPKIT_TF_PYTHON");
     println!("cargo:rerun-if-env-changed=CXX");
     let (path, build) = match env::var_os("OPKIT_TF_PYTHON") {
@@ -46,7 +48,7 @@ fn main() {
             Ok((path, build)) => (path.display().to_string(), build),
             // Asked for and impossible: the build stops and says why.
             Err(why) => {
-                eprintln!("error: op-tf's resource shim: {why}");
+                eprintln!("error: op-tf's shim: {why}");
                 std::process::exit(1);
             }
         },
@@ -102,7 +104,7 @@ fn build_shim(python: &Path) -> Result<(PathBuf, String), String> {
         .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra"])
         .args(&flags)
         .arg(format!("-DOPKIT_TF_VERSION=\"{version}\""))
-        .arg("shim/resources.cc")
+        .arg("shim/shim.cc")
         .arg("-o")
         .arg(&shim)
         .arg(format!("-L{lib_dir}"))
@@ -114,7 +116,7 @@ fn build_shim(python: &Path) -> Result<(PathBuf, String), String> {
         .map_err(|e| format!("cannot run the C++ compiler {:?}: {e}", compiler.path()))?;
     let messages = String::from_utf8_lossy(&result.stderr);
     if !result.status.success() {
-        return Err(format!("compiling shim/resources.cc failed:\n{messages}"));
+        return Err(format!("compiling shim/shim.cc failed:\n{messages}"));
     }
     for line in messages.lines() {
         println!("cargo:warning={line}");

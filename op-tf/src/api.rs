@@ -81,7 +81,7 @@ pub type DeallocatorFn = unsafe extern "C" fn(data: *mut c_void, len: usize, arg
 
 /// Declares a table of C functions, one field per function, and its
 /// lookup by name (`resolve`): TensorFlow's ([`Api`]) and the resource
-/// shim's (`resources::Shim`).
+/// shim's (`shim::Shim`).
 macro_rules! c_api {
     (
         $(#[$doc:meta])*

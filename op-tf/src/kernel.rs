@@ -22,6 +22,7 @@ use smallvec::SmallVec;
 use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext, TF_Tensor};
 use crate::gradient::GradientKernel;
 use crate::resources;
+use crate::shim;
 use crate::status::{check, set_error, status};
 use crate::tstring::{self, TSTRING_SIZE};
 
@@ -265,15 +266,16 @@ pub(crate) fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Ve
         .collect()
 }
 
-/// A handle of a TensorFlow input, deleted when dropped. TensorFlow's
-/// context holds the input itself until the call ends, so the buffer a
-/// handle shows outlives the handle; holding the handle longer would keep
-/// TensorFlow from forwarding that buffer to an output.
-struct InputHandle<'a>(&'a Api, *mut TF_Tensor);
+/// A C API handle of a context's input or output, deleted when dropped.
+/// TensorFlow's context holds the tensor itself until the call ends, so the
+/// buffer a handle shows outlives the handle; holding an input's handle
+/// longer would keep TensorFlow from forwarding that buffer to an output.
+struct TensorHandle<'a>(&'a Api, *mut TF_Tensor);
 
-impl Drop for InputHandle<'_> {
+impl Drop for TensorHandle<'_> {
     fn drop(&mut self) {
-        // SAFETY: the handle came from TF_GetInput, deleted once.
+        // SAFETY: the handle came from TF_GetInput or TF_AllocateOutput,
+        // deleted once.
         unsafe { (self.0.TF_DeleteTensor)(self.1) };
     }
 }
@@ -322,16 +324,16 @@ impl TfKernel {
                 inputs.push(handles);
                 continue;
             }
-            let status = status(api);
-            let mut handle = std::ptr::null_mut();
-            // SAFETY: live context and status; `handle` receives a new one.
-            unsafe { (api.TF_GetInput)(ctx, i, &mut handle, status) };
-            check(api, status, || format!("reading input {i}"))?;
-            let handle = InputHandle(api, handle);
-            // SAFETY: the handle is live; the buffer it shows is the
-            // context's input, live until the call ends, which no lent
-            // tensor outlives (see below).
-            let mut tensor = unsafe { tensor_of(api, handle.1, i) }?;
+            // SAFETY: live context; `i` is one of its inputs.
+            let mut tensor = match unsafe { shim::input_view(ctx, i) } {
+                Some(view) => {
+                    // SAFETY: the view shows the context's input, live until
+                    // the call ends, which no lent tensor outlives (see below).
+                    unsafe { tensor_of_parts(view.dtype, view.dims(), view.data, view.bytes, i) }?
+                }
+                // SAFETY: as above.
+                None => unsafe { tensor_of(api, ctx, i) }?,
+            };
             if !lend {
                 tensor.make_distinct()?;
             }
@@ -609,26 +611,63 @@ fn output_dims(output: &PlacedOutput) -> Result<SmallVec<[usize; 8]>> {
         .collect())
 }
 
-/// A TensorFlow tensor as ours, lent (read-only) over its buffer.
+/// Input `index` of the context as our tensor, lent (read-only) over its
+/// buffer, through the C API (`TF_GetInput`).
 ///
 /// # Safety
 ///
-/// `handle` is live while the tensor (and any clone) is used.
-unsafe fn tensor_of(api: &Api, handle: *mut TF_Tensor, index: c_int) -> Result<Tensor> {
+/// `ctx` is live and `index` one of its inputs; the tensor (and any clone)
+/// is used only during this call.
+unsafe fn tensor_of(api: &Api, ctx: *mut TF_OpKernelContext, index: c_int) -> Result<Tensor> {
+    let status = status(api);
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: live context and status; `handle` receives a new one.
+    unsafe { (api.TF_GetInput)(ctx, index, &mut handle, status) };
+    check(api, status, || format!("reading input {index}"))?;
+    // Deleted at once: the context holds the input itself until the call
+    // ends, and a handle held longer would keep TensorFlow from forwarding
+    // the buffer to an output.
+    let handle = TensorHandle(api, handle);
     // SAFETY: live handle.
-    let (code, rank) = unsafe { ((api.TF_TensorType)(handle), (api.TF_NumDims)(handle)) };
+    let rank = unsafe { (api.TF_NumDims)(handle.1) };
+    let dims: SmallVec<[i64; 8]> = (0..rank)
+        // SAFETY: live handle, `d` below its rank.
+        .map(|d| unsafe { (api.TF_Dim)(handle.1, d) })
+        .collect();
+    // SAFETY: live handle: TensorFlow's buffer of `len` bytes at `data`,
+    // the context's input's, live through the call (the caller's contract).
+    unsafe {
+        tensor_of_parts(
+            (api.TF_TensorType)(handle.1),
+            &dims,
+            (api.TF_TensorData)(handle.1),
+            (api.TF_TensorByteSize)(handle.1),
+            index,
+        )
+    }
+}
+
+/// A TensorFlow tensor of this dtype, dims and buffer as ours, lent
+/// (read-only) over the buffer.
+///
+/// # Safety
+///
+/// `data` holds `len` bytes (or is null with `len` 0), TensorFlow's tensor
+/// of `code` and `dims`, live while the tensor (and any clone) is used.
+unsafe fn tensor_of_parts(
+    code: c_int,
+    dims: &[i64],
+    data: *mut c_void,
+    len: usize,
+    index: c_int,
+) -> Result<Tensor> {
     let dtype = DType::from_enum_value(code).ok_or_else(|| {
         Error::unimplemented(format!(
             "input {index} has TensorFlow dtype {code}, which we do not know"
         ))
     })?;
-    let dims: SmallVec<[usize; 8]> = (0..rank)
-        // SAFETY: live handle, `d` below its rank; TensorFlow's dims are
-        // never negative in a tensor.
-        .map(|d| unsafe { (api.TF_Dim)(handle, d) }.max(0) as usize)
-        .collect();
-    // SAFETY: live handle: TensorFlow's buffer of `len` bytes at `data`.
-    let (data, len) = unsafe { ((api.TF_TensorData)(handle), (api.TF_TensorByteSize)(handle)) };
+    // TensorFlow's dims are never negative in a tensor.
+    let dims: SmallVec<[usize; 8]> = dims.iter().map(|&d| d.max(0) as usize).collect();
     let bytes: &[u8] = if len == 0 || data.is_null() {
         &[]
     } else {
@@ -771,27 +810,70 @@ unsafe fn copy_output(
     let bytes = output
         .plain_bytes()
         .map_err(|e| e.with_context(format!("handing output {index} to TensorFlow")))?;
+    // SAFETY: the caller's contract.
+    let allocated = unsafe { allocate_output(api, ctx, index, output.dtype(), dims, bytes.len()) }?;
+    // SAFETY: the new output's buffer holds `bytes.len()` bytes (its dtype
+    // and shape are the tensor's); only this kernel writes it now.
+    unsafe { raw_mut(allocated.data.cast::<u8>(), bytes.len()) }.copy_from_slice(bytes);
+    Ok(())
+}
+
+/// An output TensorFlow allocated: its buffer, and the C API's handle of
+/// it when the C API allocated it (deleted with this; the output stays).
+struct Allocated<'a> {
+    data: *mut c_void,
+    _handle: Option<TensorHandle<'a>>,
+}
+
+/// Allocates output `index` of `dtype` and `dims` (`len` bytes): through
+/// the shim's view when it is loaded (no wrapper to allocate and free),
+/// else `TF_AllocateOutput`.
+///
+/// # Safety
+///
+/// `ctx` is live and `index` one of its outputs.
+unsafe fn allocate_output<'a>(
+    api: &'a Api,
+    ctx: *mut TF_OpKernelContext,
+    index: c_int,
+    dtype: DType,
+    dims: &[i64],
+    len: usize,
+) -> Result<Allocated<'a>> {
+    // SAFETY: the caller's contract.
+    if let Some(view) = unsafe { shim::allocate_output_view(ctx, index, dims) } {
+        let view = view?;
+        if view.dtype != dtype.enum_value() || view.bytes != len {
+            return Err(Error::internal(format!(
+                "output {index}: TensorFlow allocated {} bytes of dtype {}, ours are {len} of {dtype}",
+                view.bytes, view.dtype
+            )));
+        }
+        return Ok(Allocated {
+            data: view.data,
+            _handle: None,
+        });
+    }
     let status = status(api);
     // SAFETY: live context and status; the handle is ours to delete.
     let handle = unsafe {
         (api.TF_AllocateOutput)(
             ctx,
             index,
-            output.dtype().enum_value(),
+            dtype.enum_value(),
             dims.as_ptr(),
             dims.len() as c_int,
-            bytes.len(),
+            len,
             status,
         )
     };
     check(api, status, || format!("allocating output {index}"))?;
-    // SAFETY: the new output's buffer holds `bytes.len()` bytes (its dtype
-    // and shape are the tensor's); only this kernel writes it now.
-    unsafe {
-        raw_mut((api.TF_TensorData)(handle).cast::<u8>(), bytes.len()).copy_from_slice(bytes);
-        (api.TF_DeleteTensor)(handle);
-    }
-    Ok(())
+    let handle = TensorHandle(api, handle);
+    Ok(Allocated {
+        // SAFETY: a live handle.
+        data: unsafe { (api.TF_TensorData)(handle.1) },
+        _handle: Some(handle),
+    })
 }
 
 /// Writes a string output into a string tensor TensorFlow allocates (its
@@ -808,29 +890,22 @@ unsafe fn set_string_output(
     output: &Tensor,
 ) -> Result<()> {
     let values = output.as_slice::<Vec<u8>>()?;
-    let status = status(api);
-    // SAFETY: live context and status; TensorFlow allocates `values.len()`
-    // empty tstrings and gives a handle that is ours to delete.
-    let handle = unsafe {
-        (api.TF_AllocateOutput)(
+    // SAFETY: the caller's contract; TensorFlow allocates `values.len()`
+    // empty tstrings.
+    let allocated = unsafe {
+        allocate_output(
+            api,
             ctx,
             index,
-            DType::String.enum_value(),
-            dims.as_ptr(),
-            dims.len() as c_int,
+            DType::String,
+            dims,
             values.len() * TSTRING_SIZE,
-            status,
         )
-    };
-    check(api, status, || format!("allocating string output {index}"))?;
-    // SAFETY: the handle is live; its buffer holds one tstring per value.
-    let elements = unsafe { (api.TF_TensorData)(handle) }.cast::<[u8; TSTRING_SIZE]>();
-    let written = values.iter().enumerate().try_for_each(|(i, value)| {
+    }?;
+    let elements = allocated.data.cast::<[u8; TSTRING_SIZE]>();
+    values.iter().enumerate().try_for_each(|(i, value)| {
         // SAFETY: element `i` of the new output, an empty tstring only this
         // kernel writes.
         unsafe { tstring::write(elements.add(i), value) }
-    });
-    // SAFETY: ours to delete, once; TensorFlow keeps the output.
-    unsafe { (api.TF_DeleteTensor)(handle) };
-    written
+    })
 }

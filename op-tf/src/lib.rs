@@ -8,7 +8,7 @@
 //! It needs nothing of TensorFlow to build: the C functions are looked up
 //! in the process when TensorFlow loads the library ([`api`]). Only ops
 //! with `resource` args need TensorFlow's headers and a C++ compiler, for
-//! the resource shim that `build.rs` makes when `OPKIT_TF_PYTHON` names a
+//! the [`shim`] that `build.rs` makes when `OPKIT_TF_PYTHON` names a
 //! Python with TensorFlow (`cargo xtask package` sets it).
 //!
 //! A user's `cdylib` crate exports every op linked into it with one line:
@@ -70,6 +70,7 @@ pub mod package;
 pub mod plan;
 pub mod resources;
 pub mod shape;
+pub mod shim;
 mod status;
 pub mod tstring;
 

@@ -130,11 +130,20 @@ fn register(crates: Crates) -> Result<String> {
     let registry = Registry::global();
     let plan = ExportPlan::for_crates(registry, crates);
     let mut report = String::new();
-    if plan.needs_resources() {
-        // Before any op: a shim that does not fit this TensorFlow fails
-        // the whole load, with the reason, as a missing C function does.
-        let line = crate::resources::load_shim()?;
-        let _ = writeln!(report, "{line}");
+    if crate::shim::shim_built() {
+        // Before any op. Resource ops cannot go without the shim: a shim
+        // that does not fit this TensorFlow then fails the whole load, with
+        // the reason, as a missing C function does; other ops take the C
+        // API instead.
+        match crate::shim::load() {
+            Ok(line) => {
+                let _ = writeln!(report, "{line}; {}", crate::shim::choose_views());
+            }
+            Err(error) if !plan.needs_resources() => {
+                let _ = writeln!(report, "no shim: {error} (plain tensors take the C API)");
+            }
+            Err(error) => return Err(error),
+        }
     }
     // One set of shape trampolines for both kinds: the slots are given once.
     let exported: Vec<_> = plan.exported().collect();

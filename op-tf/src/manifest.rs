@@ -20,8 +20,8 @@ use crate::plan::ExportPlan;
 use crate::shape::ShapeSupport;
 
 /// The manifest of `plan`: `{"ops": [op], "held_back": [op], "skipped":
-/// [{"name", "why"}], "kernels": [{"op", "name"}], "resource_shim":
-/// {"path", "build"}}`, each `op` as [`op_entry`] writes it (the shim's
+/// [{"name", "why"}], "kernels": [{"op", "name"}], "shim":
+/// {"path", "build"}}`, each `op` as `op_entry` writes it (the shim's
 /// path is null when the build skipped it; `build` says what it did).
 pub fn to_json(plan: &ExportPlan<'_>) -> String {
     let ops: Vec<_> = plan.exported().map(op_entry).collect();
@@ -34,13 +34,13 @@ pub fn to_json(plan: &ExportPlan<'_>) -> String {
         .kernels()
         .map(|k| json!({"op": k.op, "name": k.name}))
         .collect();
-    let shim = crate::resources::built_shim().map(|path| path.display().to_string());
+    let shim = crate::shim::built_shim().map(|path| path.display().to_string());
     json!({
         "ops": ops,
         "held_back": held_back,
         "skipped": skipped,
         "kernels": kernels,
-        "resource_shim": {"path": shim, "build": crate::resources::SHIM_BUILD},
+        "shim": {"path": shim, "build": crate::shim::SHIM_BUILD},
     })
     .to_string()
 }

@@ -35,7 +35,7 @@
 //! DIR/<package>/<package>/__init__.py
 //! DIR/<package>/<package>/tensorflow.py    import <package>.tensorflow as ops
 //! DIR/<package>/<package>/lib<package>.so
-//! DIR/<package>/<package>/libop_tf_resources.so  the resource shim, when built
+//! DIR/<package>/<package>/libop_tf_shim.so       the shim, when built
 //! DIR/<package>/<package>/manifest.json    what the library exports (from the library)
 //! DIR/<package>/<package>/*.py             the crate's own Python, from its python/ folder
 //! ```
@@ -65,7 +65,7 @@ pub struct Args {
     /// Print what the library exports and leaves out; write nothing.
     #[arg(long)]
     list: bool,
-    /// The Python whose TensorFlow the resource shim is built against
+    /// The Python whose TensorFlow the shim is built against
     /// (ops with `resource` args need it). Default: `OPKIT_TF_PYTHON`, else
     /// `python3` if it has TensorFlow; without one, resource ops are left
     /// out, and `--list` says so.
@@ -73,7 +73,7 @@ pub struct Args {
     python: Option<PathBuf>,
 }
 
-/// The Python the resource shim is built against: `--python`, else
+/// The Python the shim is built against: `--python`, else
 /// `OPKIT_TF_PYTHON`, else `python3` if it imports TensorFlow.
 fn tensorflow_python(args: &Args) -> Option<PathBuf> {
     if let Some(python) = args.python.clone() {
@@ -111,8 +111,8 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
     let python = tensorflow_python(args);
     let Built { library, crate_dir } = build(root, &args.krate, args.dev, python.as_deref())?;
     let manifest = read_manifest(&library)?;
-    let shim_build = manifest["resource_shim"]["build"].as_str().unwrap_or("?");
-    eprintln!("resource shim: {shim_build}");
+    let shim_build = manifest["shim"]["build"].as_str().unwrap_or("?");
+    eprintln!("shim: {shim_build}");
     let package = library
         .file_stem()
         .and_then(|s| s.to_str())
@@ -172,8 +172,8 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
     std::fs::create_dir_all(&inner)?;
     let library_name = library.file_name().expect("a file").to_owned();
     std::fs::copy(&library, inner.join(&library_name))?;
-    let shim = inner.join(crate::resources::SHIM_FILE);
-    match manifest["resource_shim"]["path"].as_str() {
+    let shim = inner.join(crate::shim::SHIM_FILE);
+    match manifest["shim"]["path"].as_str() {
         // Beside the library, where its load looks first.
         Some(built) => std::fs::copy(built, &shim).map(drop)?,
         None if shim.exists() => std::fs::remove_file(&shim)?,
@@ -258,7 +258,7 @@ struct Built {
     crate_dir: PathBuf,
 }
 
-/// Builds `krate` (its resource shim against `python`'s TensorFlow, if
+/// Builds `krate` (its shim against `python`'s TensorFlow, if
 /// any) and returns its `cdylib`.
 fn build(root: &Path, krate: &str, dev: bool, python: Option<&Path>) -> io::Result<Built> {
     let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));

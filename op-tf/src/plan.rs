@@ -32,7 +32,7 @@ pub enum Skipped {
         /// The arg's or attr's name.
         name: String,
     },
-    /// An arg is a `resource`, and this build has no resource shim
+    /// An arg is a `resource`, and this build has no shim
     /// ([`crate::resources`]), which resource handles need.
     NeedsResourceShim,
     /// The op is of a crate the library does not export
@@ -87,8 +87,8 @@ impl std::fmt::Display for Skipped {
             ),
             Skipped::NeedsResourceShim => write!(
                 f,
-                "it has a resource arg, and this build has no resource shim ({})",
-                crate::resources::SHIM_BUILD
+                "it has a resource arg, and this build has no shim ({})",
+                crate::shim::SHIM_BUILD
             ),
         }
     }
@@ -140,7 +140,7 @@ impl<'r> ExportPlan<'r> {
     }
 
     /// Whether an op the library registers has a `resource` arg (the
-    /// library then needs its resource shim at load).
+    /// library then needs its shim at load).
     pub fn needs_resources(&self) -> bool {
         (self
             .exported
@@ -192,7 +192,7 @@ fn skip_reason(op: &OpEntry) -> Option<Skipped> {
     if OP_KERNELS_OPS.binary_search(&def.name.as_str()).is_ok() {
         return Some(Skipped::TensorFlowHasIt);
     }
-    if !crate::resources::shim_built() && has_resource_arg(def) {
+    if !crate::shim::shim_built() && has_resource_arg(def) {
         return Some(Skipped::NeedsResourceShim);
     }
     let args = (def.inputs.iter().map(|a| ("input", &a.name)))

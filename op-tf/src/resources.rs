@@ -1,12 +1,10 @@
 //! Resource tensors in TensorFlow: our [`ResourceHandle`]s as TensorFlow's
-//! ref-counted and named handles, through the resource shim.
+//! ref-counted and named handles, through the [shim](crate::shim).
 //!
 //! TensorFlow's C API cannot make a `DT_RESOURCE` tensor nor read the C++
-//! `ResourceHandle`s one holds, so a few C++ functions
-//! (`op-tf/shim/resources.cc`) do exactly that, built by `build.rs` into a
-//! library of their own against one TensorFlow release's headers, and
-//! loaded when TensorFlow loads the op library (`load_shim`). Everything
-//! else is here:
+//! `ResourceHandle`s one holds (`TF_GetInput` serializes a handle, losing
+//! the resource it owns), so the shim's functions do exactly that.
+//! Everything else is here:
 //!
 //! | our handle | TensorFlow's |
 //! | --- | --- |
@@ -18,38 +16,24 @@
 //! names its type; a handle to a resource of ours of the wrong type is our
 //! runtime's own typed error. Neither can crash.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_void};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use op_core::{Error, ResourceHandle, Result, Tensor};
 use smallvec::SmallVec;
 
-use crate::api::{TF_OpKernelContext, TF_Status, c_api};
+use crate::api::TF_OpKernelContext;
 use crate::kernel::{api, runtime};
+use crate::shim::Shim;
 use crate::status::{check, status};
 
-/// What the build did about the shim: what it was built against, or why
-/// it was skipped (`build.rs`).
-pub const SHIM_BUILD: &str = env!("OP_TF_SHIM_BUILD");
+/// Frees a payload, when TensorFlow drops the last handle that holds it.
+pub(crate) type DropFn = unsafe extern "C" fn(payload: *mut c_void);
 
-/// The shim's file name; a package has it beside the op library.
-pub const SHIM_FILE: &str = env!("OP_TF_SHIM_FILE");
-
-/// Where the build left the shim; empty when it skipped it.
-const SHIM_PATH: &str = env!("OP_TF_SHIM_PATH");
-
-/// Whether this build has the shim, without which ops with `resource` args
-/// are not exported ([`crate::ExportPlan`]).
-pub fn shim_built() -> bool {
-    !SHIM_PATH.is_empty()
-}
-
-/// The shim the build made, for `cargo xtask package` to put beside the
-/// library; `None` when the build skipped it.
-pub fn built_shim() -> Option<&'static Path> {
-    shim_built().then(|| Path::new(SHIM_PATH))
+/// The loaded shim; an error when resource ops run without one (they are
+/// not registered then, so this is a bug of ours).
+fn shim() -> Result<&'static Shim> {
+    crate::shim::get().ok_or_else(|| Error::internal("a resource op ran without the shim"))
 }
 
 /// The shim's `OpkitHandleView`: what a library reads of one input handle.
@@ -73,69 +57,6 @@ const NAMED: i32 = 1;
 /// A handle of TensorFlow's or another library's resource.
 const FOREIGN: i32 = 2;
 
-/// Frees a payload, when TensorFlow drops the last handle that holds it.
-type DropFn = unsafe extern "C" fn(payload: *mut c_void);
-
-c_api! {
-    /// The resource shim's functions (`op-tf/shim/resources.cc`), found in
-    /// its library (`load_shim`).
-    pub(crate) struct Shim {
-        fn opkit_tf_shim_version() -> *const c_char;
-        fn opkit_tf_shim_view_size() -> usize;
-        fn opkit_tf_resource_input_shape(
-            ctx: *mut TF_OpKernelContext,
-            index: c_int,
-            dims: *mut i64,
-            max_rank: c_int,
-            status: *mut TF_Status,
-        ) -> c_int;
-        fn opkit_tf_resource_input_element(
-            ctx: *mut TF_OpKernelContext,
-            index: c_int,
-            element: i64,
-            library: *const c_void,
-            view: *mut HandleView,
-        );
-        fn opkit_tf_allocate_resource_output(
-            ctx: *mut TF_OpKernelContext,
-            index: c_int,
-            dims: *const i64,
-            rank: c_int,
-            status: *mut TF_Status,
-        );
-        fn opkit_tf_set_owning_handle(
-            ctx: *mut TF_OpKernelContext,
-            index: c_int,
-            element: i64,
-            library: *const c_void,
-            payload: *mut c_void,
-            drop: DropFn,
-            type_name: *const c_char,
-            type_name_len: usize,
-        );
-        fn opkit_tf_set_named_handle(
-            ctx: *mut TF_OpKernelContext,
-            index: c_int,
-            element: i64,
-            container: *const c_char,
-            container_len: usize,
-            name: *const c_char,
-            name_len: usize,
-            type_name: *const c_char,
-            type_name_len: usize,
-        );
-    }
-}
-
-static SHIM: OnceLock<Shim> = OnceLock::new();
-
-/// The loaded shim; an error when resource ops run without one (they are
-/// not registered then, so this is a bug of ours).
-fn shim() -> Result<&'static Shim> {
-    SHIM.get()
-        .ok_or_else(|| Error::internal("a resource op ran without the resource shim"))
-}
-
 /// This library's mark on the resources it owns: the address of a static
 /// of its own, so that two op libraries in one process never read each
 /// other's payloads.
@@ -152,114 +73,6 @@ static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// returns, so a test can see a resource freed with its last handle.
 pub fn live_resources() -> usize {
     LIVE.load(Ordering::Relaxed)
-}
-
-/// The file of the library this code is linked into.
-fn own_library() -> Option<PathBuf> {
-    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
-    // SAFETY: dladdr only reads the address (a function of this library)
-    // and fills `info`, whose file name points into the loader's data.
-    let found = unsafe { libc::dladdr(own_library as *const c_void, info.as_mut_ptr()) };
-    // SAFETY: dladdr filled `info` when it returned non-zero.
-    let info = unsafe { info.assume_init() };
-    if found == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: a C string of the loader's, live while the library is.
-    let name = unsafe { CStr::from_ptr(info.dli_fname) };
-    Some(PathBuf::from(name.to_string_lossy().into_owned()))
-}
-
-/// Loads the shim, from beside this library (a package) or where the build
-/// left it, and checks that it fits this TensorFlow; returns the report's
-/// line. Called once, at load, before any resource op is registered.
-pub(crate) fn load_shim() -> Result<String> {
-    let beside = own_library().and_then(|lib| Some(lib.parent()?.join(SHIM_FILE)));
-    let path = beside
-        .filter(|path| path.is_file())
-        .unwrap_or_else(|| PathBuf::from(SHIM_PATH));
-    let c_path = CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| Error::internal("the shim's path holds a NUL"))?;
-    // SAFETY: dlopen of a shared library with a C-string path; the shim
-    // has no constructors of its own, and TensorFlow, which it links, is
-    // loaded. The handle is never closed (resources outlive any call).
-    let library = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if library.is_null() {
-        // SAFETY: dlerror returns the loader's message for this thread.
-        let why = unsafe { libc::dlerror() };
-        let why = if why.is_null() {
-            String::from("unknown error")
-        } else {
-            // SAFETY: a C string of the loader's.
-            unsafe { CStr::from_ptr(why) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        return Err(Error::failed_precondition(format!(
-            "the resource shim {} did not load: {why}",
-            path.display()
-        )));
-    }
-    let shim = Shim::resolve(|name| {
-        // SAFETY: a handle from dlopen and a C-string name.
-        unsafe { libc::dlsym(library, name.as_ptr()) }
-    })
-    .map_err(|missing| {
-        Error::failed_precondition(format!(
-            "the resource shim {} lacks {}",
-            path.display(),
-            missing.join(", ")
-        ))
-    })?;
-    // SAFETY: the shim's functions take nothing; the version is a static
-    // C string of the shim.
-    let (view_size, built_for) = unsafe {
-        (
-            (shim.opkit_tf_shim_view_size)(),
-            CStr::from_ptr((shim.opkit_tf_shim_version)()).to_string_lossy(),
-        )
-    };
-    if view_size != size_of::<HandleView>() {
-        return Err(Error::failed_precondition(format!(
-            "the resource shim {} is of another version of op-tf (a handle view of {view_size} \
-             bytes, ours {}): rebuild the package",
-            path.display(),
-            size_of::<HandleView>()
-        )));
-    }
-    if let Some(running) = tensorflow_version()
-        && running != built_for
-    {
-        return Err(Error::failed_precondition(format!(
-            "the resource shim {} was built against TensorFlow {built_for}, and this is \
-             TensorFlow {running}, whose C++ ABI may differ: rebuild the package against it",
-            path.display()
-        )));
-    }
-    let line = format!(
-        "resources: shim {} (TensorFlow {built_for})",
-        path.display()
-    );
-    let _ = SHIM.set(shim);
-    Ok(line)
-}
-
-/// The running TensorFlow's version (`TF_Version`, which lives in
-/// `libtensorflow_cc`; `None` where that is not loaded).
-fn tensorflow_version() -> Option<String> {
-    // SAFETY: dlsym looks the name up among the process's global symbols.
-    let version = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"TF_Version".as_ptr()) };
-    if version.is_null() {
-        return None;
-    }
-    // SAFETY: `TF_Version` is `const char* TF_Version(void)` (c_api.h).
-    let version: unsafe extern "C" fn() -> *const c_char = unsafe { std::mem::transmute(version) };
-    // SAFETY: it returns a static C string.
-    Some(
-        unsafe { CStr::from_ptr(version()) }
-            .to_string_lossy()
-            .into_owned(),
-    )
 }
 
 /// The text of `len` bytes at `data` (which may be null when empty).
@@ -364,7 +177,7 @@ unsafe fn handle_of(view: &HandleView) -> Result<ResourceHandle> {
             },
         ))),
         kind => Err(Error::internal(format!(
-            "the resource shim says a handle is of kind {kind}"
+            "the shim says a handle is of kind {kind}"
         ))),
     }
 }

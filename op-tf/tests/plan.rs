@@ -100,8 +100,8 @@ fn resource_ops_go_in_exactly_when_the_build_has_the_shim() {
     let skipped = plan
         .skipped()
         .find(|(op, _)| op.def().name == "Examples>SimpleHashTableFind");
-    assert_eq!(plan.needs_resources(), op_tf::resources::shim_built());
-    if op_tf::resources::shim_built() {
+    assert_eq!(plan.needs_resources(), op_tf::shim::shim_built());
+    if op_tf::shim::shim_built() {
         assert!(exported && skipped.is_none());
     } else {
         // The usual case for `cargo test`: OPKIT_TF_PYTHON unset.
@@ -110,7 +110,7 @@ fn resource_ops_go_in_exactly_when_the_build_has_the_shim() {
         assert_eq!(why, &Skipped::NeedsResourceShim);
         assert!(
             why.to_string()
-                .contains("no resource shim (skipped: OPKIT_TF_PYTHON is not set"),
+                .contains("no shim (skipped: OPKIT_TF_PYTHON is not set"),
             "{why}"
         );
     }

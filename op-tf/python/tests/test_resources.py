@@ -192,7 +192,7 @@ print("zero_out" in dir(module))
 class ShimTest(TestCase):
     def test_the_report_names_the_shim(self):
         self.assertTrue(
-            any(line.startswith("resources: shim ") for line in REPORT), REPORT[:3]
+            any(line.startswith("shim ") for line in REPORT), REPORT[:3]
         )
 
     def test_a_shim_that_does_not_load_fails_the_load_saying_why(self):
@@ -200,12 +200,12 @@ class ShimTest(TestCase):
             library = os.path.join(directory, os.path.basename(LIBRARY))
             shutil.copy(LIBRARY, library)
             # Beside the library, where its load looks first.
-            with open(os.path.join(directory, "libop_tf_resources.so"), "w") as f:
+            with open(os.path.join(directory, "libop_tf_shim.so"), "w") as f:
                 f.write("not a shared library")
             out = run_python(BROKEN_SHIM, library)
             self.assertRanWell(out)
             report, has_zero_out = out.stdout.strip().splitlines()[-2:]
-            self.assertRegex(report, r"^error: .*the resource shim .*libop_tf_resources.so did not load")
+            self.assertRegex(report, r"^error: .*the shim .*libop_tf_shim.so did not load")
             self.assertEqual(has_zero_out, "False")
 
 

@@ -4,7 +4,9 @@ outputs, bools, every dtype an op allows; errors keep their code and message."""
 import numpy as np
 import tensorflow as tf
 
-from common import TestCase, ops
+import os
+
+from common import REPORT, TestCase, ops, run_python
 
 
 class ValuesTest(TestCase):
@@ -59,6 +61,37 @@ class ValuesTest(TestCase):
         self.assertIn("Examples>MultiplexDense", str(caught.exception))
         # The next call works.
         self.assertAllEqual(ops.zero_out([1, 2]), [1, 0])
+
+
+
+C_API_ONLY = """
+import sys, unittest
+sys.path.insert(0, sys.argv[1])
+import common
+print([line for line in common.REPORT if line.startswith("shim ")])
+suite = unittest.defaultTestLoader.loadTestsFromName("test_values.ValuesTest")
+result = unittest.TextTestRunner(stream=sys.stderr).run(suite)
+print(result.testsRun, len(result.failures) + len(result.errors))
+"""
+
+
+class PathsTest(TestCase):
+    def test_the_shim_s_views_carry_plain_tensors_here(self):
+        shim = [line for line in REPORT if line.startswith("shim ")]
+        self.assertEqual(len(shim), 1, REPORT[:3])
+        self.assertTrue(shim[0].endswith("plain tensors: its views"), shim)
+
+    def test_the_c_api_path_carries_them_as_well(self):
+        # The same value tests, in a process whose plain tensors take the C
+        # API (TF_GetInput, TF_AllocateOutput), as they do without a shim.
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = run_python(C_API_ONLY, here, OPKIT_TF_C_API_ONLY="1")
+        self.assertRanWell(out)
+        shim_line, counts = out.stdout.strip().splitlines()[-2:]
+        self.assertIn("plain tensors: the C API, as OPKIT_TF_C_API_ONLY=1 asks", shim_line)
+        ran, failed = map(int, counts.split())
+        self.assertGreater(ran, 5)
+        self.assertEqual(failed, 0, out.stderr[-3000:])
 
 
 if __name__ == "__main__":

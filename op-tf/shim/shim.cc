@@ -1,4 +1,5 @@
-// The C++ that TensorFlow's C API cannot replace: resource handles.
+// The C++ that TensorFlow's C API cannot replace: resource handles, and
+// plain inputs and outputs without the C API's per-tensor wrappers.
 //
 // TensorFlow's C API has no call that makes a DT_RESOURCE tensor or reads
 // the C++ `ResourceHandle` objects such a tensor holds (`TF_GetInput`
@@ -100,7 +101,7 @@ struct OpkitHandleView {
 const char* opkit_tf_shim_version() { return OPKIT_TF_VERSION; }
 
 // sizeof(OpkitHandleView): the Rust side checks its layout against it.
-size_t opkit_tf_shim_view_size() { return sizeof(OpkitHandleView); }
+size_t opkit_tf_shim_handle_view_size() { return sizeof(OpkitHandleView); }
 
 // The shape of DT_RESOURCE input `index` (up to `max_rank` dims into
 // `dims`); returns its rank, or -1 with `status` set.
@@ -197,6 +198,72 @@ void opkit_tf_set_named_handle(TF_OpKernelContext* ctx, int index,
   handle.set_hash_code(tensorflow::TypeIndex::Make<RustResource>().hash_code());
   handle.set_maybe_type_name(text(type_name, type_name_len));
   output_handle(ctx, index, element) = std::move(handle);
+}
+
+// ---- Plain tensors without the C API's wrappers ----
+//
+// TF_GetInput and TF_AllocateOutput each allocate a TF_Tensor wrapper (two
+// heap objects) that the caller then frees: four allocations and four frees
+// per one-input, one-output call. These two read the same facts straight
+// from the context. Used wherever the shim is loaded; the C API otherwise.
+
+// The most dims a view holds; a tensor of higher rank takes the C API.
+#define OPKIT_VIEW_RANK 8
+
+// What a library reads of a plain input, or of an output it allocated.
+struct OpkitTensorView {
+  int32_t dtype;
+  int32_t rank;
+  int64_t dims[OPKIT_VIEW_RANK];
+  void* data;
+  size_t bytes;
+};
+
+// The tensor's buffer, as TF_TensorData and TF_TensorByteSize give it (a
+// string tensor's holds its tstrings; `tensor_data()` is for plain types
+// only).
+static void fill_buffer(const tensorflow::Tensor& tensor,
+                        OpkitTensorView* view) {
+  bool empty = tensor.NumElements() == 0;
+  view->data = empty ? nullptr : tensor.data();
+  view->bytes = empty ? 0 : tensor.GetBufferSize();
+}
+
+// sizeof(OpkitTensorView), for the Rust side's layout check.
+size_t opkit_tf_shim_tensor_view_size() { return sizeof(OpkitTensorView); }
+
+// Input `index` (a plain input, not a ref one, of rank at most 8) as a
+// view of the context's own tensor; returns 0, writing nothing, for
+// another input (the caller uses TF_GetInput).
+int32_t opkit_tf_input_view(TF_OpKernelContext* ctx, int index,
+                            OpkitTensorView* view) {
+  OpKernelContext* c = context(ctx);
+  if (c->input_is_ref(index)) return 0;
+  const tensorflow::Tensor& input = c->input(index);
+  if (input.dims() > OPKIT_VIEW_RANK) return 0;
+  view->dtype = static_cast<int32_t>(input.dtype());
+  view->rank = input.dims();
+  for (int d = 0; d < input.dims(); ++d) view->dims[d] = input.dim_size(d);
+  fill_buffer(input, view);
+  return 1;
+}
+
+// Allocates output `index` in this shape (its dtype is the node's) and
+// gives its buffer in `view`; `status` says why not.
+void opkit_tf_allocate_output_view(TF_OpKernelContext* ctx, int index,
+                                   const int64_t* dims, int rank,
+                                   OpkitTensorView* view, TF_Status* status) {
+  tensorflow::TensorShape shape;
+  for (int d = 0; d < rank; ++d) {
+    absl::Status s = shape.AddDimWithStatus(dims[d]);
+    if (!s.ok()) return set_status(status, s);
+  }
+  tensorflow::Tensor* output = nullptr;
+  absl::Status s = context(ctx)->allocate_output(index, shape, &output);
+  if (!s.ok()) return set_status(status, s);
+  view->dtype = static_cast<int32_t>(output->dtype());
+  view->rank = rank;
+  fill_buffer(*output, view);
 }
 
 }  // extern "C"
