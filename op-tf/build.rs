@@ -61,6 +61,15 @@ fn main() {
 /// Compiles and links the shim against `python`'s TensorFlow; returns its
 /// path and a line saying what it was built against.
 fn build_shim(python: &Path) -> Result<(PathBuf, String), String> {
+    // A build script runs in its package's folder, not where cargo was
+    // started: a relative path would name another file than the user meant.
+    if python.is_relative() && python.components().count() > 1 {
+        return Err(format!(
+            "OPKIT_TF_PYTHON={} is a relative path; give an absolute one, or a command name \
+             found on PATH (cargo xtask package --python makes its path absolute)",
+            python.display()
+        ));
+    }
     let out = Command::new(python)
         .args(["-c", QUERY])
         .output()

@@ -4,7 +4,7 @@
     pip install target/python/opkit_ops      # into that venv, which has tensorflow-cpu
     cargo xtask package --crate examples-tf --out target/python --python VENV/bin/python
     pip install target/python/examples_tf
-    OPKIT_TF_PYTHON=VENV/bin/python cargo build -p op-tf-test-ops
+    OPKIT_TF_PYTHON=$PWD/VENV/bin/python cargo build -p op-tf-test-ops
     python op-tf/python/run_tests.py target/debug/libop_tf_test_ops.so
 
 Prints one line per failure and a summary, "N passed, N failed, N skipped",

@@ -76,11 +76,13 @@ pub struct Args {
 /// The Python the shim is built against: `--python`, else
 /// `OPKIT_TF_PYTHON`, else `python3` if it imports TensorFlow.
 fn tensorflow_python(args: &Args) -> Option<PathBuf> {
-    if let Some(python) = args.python.clone() {
-        return Some(python);
-    }
-    if let Some(python) = std::env::var_os("OPKIT_TF_PYTHON") {
-        return Some(python.into());
+    let given = args
+        .python
+        .clone()
+        .or_else(|| std::env::var_os("OPKIT_TF_PYTHON").map(PathBuf::from));
+    if let Some(python) = given {
+        let here = std::env::current_dir().unwrap_or_default();
+        return Some(absolute_python(&python, &here));
     }
     let has_tensorflow = Command::new("python3")
         .args(["-c", "import tensorflow"])
@@ -250,6 +252,17 @@ fn copy_python_of_its_own(crate_dir: &Path, package: &Path) -> io::Result<Vec<St
     Ok(names)
 }
 
+/// `python` as the shim's build script must get it: a relative path made
+/// absolute from `here` (the script runs in another folder), a bare command
+/// name (found on `PATH`) or an absolute path as it is.
+fn absolute_python(python: &Path, here: &Path) -> PathBuf {
+    if python.is_relative() && python.components().count() > 1 {
+        here.join(python)
+    } else {
+        python.to_owned()
+    }
+}
+
 /// What `build` made.
 struct Built {
     /// The `cdylib`.
@@ -344,4 +357,26 @@ fn read_manifest(library: &Path) -> io::Result<serde_json::Value> {
         return Err(io::Error::other(format!("the library's manifest: {error}")));
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_python_is_made_absolute_and_a_command_name_kept() {
+        let here = Path::new("/work/repo");
+        assert_eq!(
+            absolute_python(Path::new("venv/bin/python"), here),
+            Path::new("/work/repo/venv/bin/python")
+        );
+        assert_eq!(
+            absolute_python(Path::new("python3"), here),
+            Path::new("python3")
+        );
+        assert_eq!(
+            absolute_python(Path::new("/usr/bin/python3"), here),
+            Path::new("/usr/bin/python3")
+        );
+    }
 }

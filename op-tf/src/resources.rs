@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn the_handle_view_has_the_shims_layout() {
-        // struct OpkitHandleView in shim/resources.cc (int32 + padding,
+        // struct OpkitHandleView in shim/shim.cc (int32 + padding,
         // then seven pointer-sized fields).
         assert_eq!(size_of::<HandleView>(), 64);
         assert_eq!(std::mem::offset_of!(HandleView, payload), 8);
