@@ -43,22 +43,27 @@
 //!    [`LoadHook`](op_core::registry::LoadHook), which op-core runs at load
 //!    once every crate's registrations are in;
 //! 2. that finds TensorFlow's C API ([`api::Api::load`]; a missing function
-//!    is named in the report), decides what to export ([`ExportPlan`]:
-//!    TensorFlow's own ops and ops with Python-keyword arg names stay out),
-//!    and registers each op through TensorFlow's op builder from the same
-//!    spec strings our parser checked, then each CPU kernel with its type
-//!    constraints and host-memory args ([`kernel`]).
+//!    is named in the report), loads the [`shim`] where the build made one,
+//!    decides what to export ([`ExportPlan`]: TensorFlow's own ops stay
+//!    out, as do other crates' ops under `export!(crates = [...])`; ops with
+//!    Python-keyword arg names are held back), and registers each op
+//!    through TensorFlow's op builder from the same spec strings our parser
+//!    checked, then each CPU kernel with its type constraints and
+//!    host-memory args ([`kernel`]);
+//! 3. the Python package, once `tf.load_op_library` returns, registers the
+//!    held-back ops (`op_tf_register_held_back()`), for which TensorFlow
+//!    writes no wrappers then, and wraps them itself.
 //!
 //! `op_tf_load_report()`, a C function the library exports, says what was
-//! registered and skipped, or why the load failed.
+//! registered, held back and skipped, or why the load failed.
 //!
 //! Shape functions run at graph construction where TensorFlow's C API lets
 //! them ([`shape`]); strings cross as TensorFlow's `tstring`s ([`tstring`]);
 //! gradients are ours ([`gradient`]); resource handles cross as
-//! TensorFlow's ref-counted or named handles through a small C++ shim,
-//! built only when a TensorFlow is at hand ([`resources`]; without it,
-//! resource ops are left out and the export says why). Not yet done: GPU
-//! kernels.
+//! TensorFlow's ref-counted or named handles through the shim
+//! ([`resources`]; without a shim, resource ops are left out and the export
+//! says why). Not yet done: GPU kernels (TensorFlow's C API gives a stream
+//! only to pluggable devices, so they need the shim too).
 
 pub mod api;
 pub mod gradient;
