@@ -131,3 +131,94 @@ fn counter_increment(
         counter.0.fetch_add(1, Ordering::Relaxed) + 1,
     ))
 }
+
+// ---- The guide's attr examples: declarations only, no kernels ----
+//
+// For `test_attrs.py`: their OpDefs in TensorFlow's registry against what
+// the guide's C++ `REGISTER_OP`s give, and TensorFlow's wrappers checking
+// their constraints and filling their defaults when a graph is built.
+
+/// The guide's enum attr.
+///
+/// e: one of two strings.
+#[register_op(name = "EnumExample", attrs("e: {'apple', 'orange'}"))]
+pub struct EnumExample;
+
+/// The guide's restricted type attr.
+///
+/// t: int32, float or bool.
+#[register_op(name = "RestrictedTypeExample", attrs("t: {int32, float, bool}"))]
+pub struct RestrictedTypeExample;
+
+/// The guide's `numbertype` attr.
+///
+/// t: any number type.
+#[register_op(name = "NumberType", attrs("t: numbertype"))]
+pub struct NumberType;
+
+/// The guide's number-or-bool attr.
+///
+/// t: any number type, or bool.
+#[register_op(name = "NumberOrBooleanType", attrs("t: {numbertype, bool}"))]
+pub struct NumberOrBooleanType;
+
+/// The guide's int attr with a minimum.
+///
+/// a: at least 2.
+#[register_op(name = "MinIntExample", attrs("a: int >= 2"))]
+pub struct MinIntExample;
+
+/// The guide's type-list attr with a minimum length.
+///
+/// a: at least three types, each int32 or float.
+#[register_op(name = "TypeListExample", attrs("a: list({int32, float}) >= 3"))]
+pub struct TypeListExample;
+
+/// The guide's attr with a default.
+///
+/// i: any int, 0 unless given.
+#[register_op(name = "AttrDefaultExample", attrs("i: int = 0"))]
+pub struct AttrDefaultExample;
+
+/// The guide's attr with a minimum and a default.
+///
+/// i: at least 1, 1 unless given.
+#[register_op(name = "AttrConstraintAndDefaultExample", attrs("i: int >= 1 = 1"))]
+pub struct AttrConstraintAndDefaultExample;
+
+/// The guide's default of every attr type.
+///
+/// s: a string.
+/// i: an int.
+/// f: a float.
+/// b: a bool.
+/// ty: a type.
+/// sh: a shape.
+/// te: a tensor.
+/// l_empty: a list of ints, empty.
+/// l_int: a list of ints.
+#[register_op(
+    name = "AttrDefaultExampleForAllTypes",
+    attrs(
+        "s: string = 'foo'",
+        "i: int = 0",
+        "f: float = 1.0",
+        "b: bool = true",
+        "ty: type = DT_INT32",
+        "sh: shape = { dim { size: 1 } dim { size: 2 } }",
+        "te: tensor = { dtype: DT_INT32 int_val: 5 }",
+        "l_empty: list(int) = []",
+        "l_int: list(int) = [2, 3, 5, 7]"
+    )
+)]
+pub struct AttrDefaultExampleForAllTypes;
+
+/// The guide's inputs of built-in types.
+///
+/// integers: int32 values.
+/// complex_numbers: complex64 values.
+#[register_op(
+    name = "BuiltInTypesExample",
+    inputs("integers: int32", "complex_numbers: complex64")
+)]
+pub struct BuiltInTypesExample;
