@@ -8,6 +8,7 @@ import gc
 import os
 import shutil
 import tempfile
+import threading
 
 import tensorflow as tf
 from absl.testing import parameterized
@@ -122,6 +123,33 @@ class SimpleHashTableTest(TestCase, parameterized.TestCase):
 
         with self.assertRaisesRegex(ValueError, "rank"):
             find_vector.get_concrete_function()
+
+
+class ConcurrencyTest(TestCase):
+    def test_inserts_and_finds_from_many_threads_all_land(self):
+        # TensorFlow runs eager ops of several Python threads at once on
+        # one table; each of our calls takes the table's lock once.
+        table = SimpleHashTable(tf.int64, tf.int64, -1)
+        errors = []
+
+        def worker(base):
+            try:
+                for k in range(base, base + 200):
+                    table.insert(k, 2 * k)
+                    if int(table.find(k)) != 2 * k:
+                        errors.append(k)
+            except Exception as e:  # reported below, not lost in a thread
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(i * 200,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        keys, values = table.export()
+        self.assertEqual(sorted(keys.numpy().tolist()), list(range(800)))
+        self.assertAllEqual(values, keys * 2)
 
 
 class LifetimeTest(TestCase):
