@@ -328,13 +328,7 @@ impl<'a> KernelContext<'a> {
 
     /// `input 1 ('key')`, or `input 2 ('xs'[1])` for a list element.
     pub(crate) fn describe_input(&self, index: usize) -> String {
-        match self.node.input_arg_of(index) {
-            Some((arg, position)) if self.op.inputs[arg].is_list() => {
-                format!("input {index} ('{}'[{position}])", self.op.inputs[arg].name)
-            }
-            Some((arg, _)) => format!("input {index} ('{}')", self.op.inputs[arg].name),
-            None => format!("input {index}"),
-        }
+        self.node.describe_input(self.op, index)
     }
 
     /// The value of input `index`, which must be a scalar; otherwise an

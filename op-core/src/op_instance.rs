@@ -104,6 +104,41 @@ impl OpInstance {
         &self.name
     }
 
+    /// Flat input `index` as errors name it: `input 1 ('key')`, or
+    /// `input 2 ('xs'[1])` for an element of a list arg; `input 9` past
+    /// the args. `op` is the instance's op.
+    ///
+    /// ```
+    /// use op_core::op_instance::OpInstanceBuilder;
+    /// use op_core::{DType, OpDefBuilder};
+    ///
+    /// let def = OpDefBuilder::new("Pick")
+    ///     .attr("N: int")
+    ///     .input("key: int32")
+    ///     .input("xs: N * float")
+    ///     .build()?;
+    /// let node = OpInstanceBuilder::new(&def)
+    ///     .input(DType::I32)
+    ///     .input_list(vec![DType::F32; 2])
+    ///     .build()?;
+    /// assert_eq!(node.describe_input(&def, 0), "input 0 ('key')");
+    /// assert_eq!(node.describe_input(&def, 2), "input 2 ('xs'[1])");
+    /// assert_eq!(node.describe_input(&def, 9), "input 9");
+    /// # Ok::<(), op_core::Error>(())
+    /// ```
+    pub fn describe_input(&self, op: &OpDef, index: usize) -> String {
+        match self
+            .input_arg_of(index)
+            .map(|(arg, at)| (&op.inputs[arg], at))
+        {
+            Some((arg, position)) if arg.is_list() => {
+                format!("input {index} ('{}'[{position}])", arg.name)
+            }
+            Some((arg, _)) => format!("input {index} ('{}')", arg.name),
+            None => format!("input {index}"),
+        }
+    }
+
     /// `op X (node 'n', <detail>)`: the instance's description (its
     /// `Display`) with one more detail inside the parentheses, such as
     /// the device a kernel runs on.

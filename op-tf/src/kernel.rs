@@ -288,13 +288,10 @@ impl TfKernel {
             return error;
         };
         let node = prepared.instance();
-        let arg = node
-            .input_arg_of(index)
-            .and_then(|(arg, _)| prepared.op_def().inputs.get(arg))
-            .map_or("?", |arg| arg.name.as_str());
+        let input = node.describe_input(prepared.op_def(), index);
         Error::new(
             error.code(),
-            format!("{node}: input {index} ('{arg}'): {}", error.message()),
+            format!("{node}: {input}: {}", error.message()),
         )
     }
 

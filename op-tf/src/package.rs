@@ -131,19 +131,13 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
     let skipped = manifest["skipped"].as_array().cloned().unwrap_or_default();
     let kernels = manifest["kernels"].as_array().map_or(0, Vec::len);
     if args.list {
-        for op in &ops {
+        let held_back_note =
+            "held back: registered after the load, with the package's own wrapper; ";
+        let listed =
+            (ops.iter().map(|op| (op, ""))).chain(held_back.iter().map(|op| (op, held_back_note)));
+        for (op, note) in listed {
             println!(
-                "op {} -> {}.tensorflow.{} (shapes: {})",
-                op["name"].as_str().unwrap_or("?"),
-                package,
-                op["python_name"].as_str().unwrap_or("?"),
-                op["shapes"].as_str().unwrap_or("?")
-            );
-        }
-        for op in &held_back {
-            println!(
-                "op {} -> {}.tensorflow.{} (held back: registered after the load, with the \
-                 package's own wrapper; shapes: {})",
+                "op {} -> {}.tensorflow.{} ({note}shapes: {})",
                 op["name"].as_str().unwrap_or("?"),
                 package,
                 op["python_name"].as_str().unwrap_or("?"),
