@@ -23,6 +23,9 @@ pub struct CudaBuffer {
     class: usize,
     /// The bytes the tensor uses (at most `class`).
     len: usize,
+    /// Whether the block is the allocator's (returned on drop), or memory
+    /// another runtime lent ([`CudaBuffer::borrowed`]).
+    owned: bool,
 }
 
 impl CudaBuffer {
@@ -37,6 +40,18 @@ impl CudaBuffer {
             ptr,
             class,
             len,
+            owned: true,
+        }
+    }
+
+    /// Memory this crate did not allocate ([`CudaBuffer::borrowed`]).
+    pub(crate) fn lent(device: Arc<GpuDevice>, ptr: CUdeviceptr, len: usize) -> CudaBuffer {
+        CudaBuffer {
+            device,
+            ptr,
+            class: 0,
+            len,
+            owned: false,
         }
     }
 
@@ -143,7 +158,9 @@ impl DeviceMemory for CudaBuffer {
 
 impl Drop for CudaBuffer {
     fn drop(&mut self) {
-        self.device.release(self.ptr, self.class);
+        if self.owned {
+            self.device.release(self.ptr, self.class);
+        }
     }
 }
 

@@ -46,6 +46,9 @@
 //!   and device; [`launch`]: grids and arguments.
 //! - [`GpuContext`] ([`context`]): what a GPU kernel function takes.
 //! - [`blas`]: row-major gemm with cuBLAS.
+//! - [`foreign`]: our kernels inside another runtime's GPU work (its
+//!   stream joined to ours with events, its memory lent as our buffers):
+//!   how the TensorFlow plugin runs them.
 //! - [`testing`]: GPU 0 for a test, compiling every registered kernel
 //!   source (with NVRTC, which needs no GPU), and (the `harness`
 //!   feature) a test harness that shows a test this machine cannot run as
@@ -58,6 +61,7 @@ pub mod buffer;
 pub mod context;
 pub mod device;
 pub mod driver;
+pub mod foreign;
 pub mod kernel;
 pub mod launch;
 pub mod testing;

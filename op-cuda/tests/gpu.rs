@@ -104,6 +104,50 @@ fn a_launched_kernel_doubles() {
     }
 }
 
+/// A host runtime's stream and memory (a second stream of our context, as
+/// TensorFlow's compute stream is of the same primary context): its input
+/// written on its stream, lent to our kernel, the result copied into its
+/// buffer, and read after its stream, never ours, is synchronized.
+fn a_kernel_runs_between_a_foreign_streams_work_on_its_memory() {
+    use op_cuda::foreign::{ForeignStream, copy_into};
+    let gpu = gpu();
+    let host_stream = gpu.context().new_stream().unwrap();
+    // SAFETY: the stream lives to the end of the test.
+    let foreign = unsafe { ForeignStream::from_raw(host_stream.cu_stream()) }.unwrap();
+    assert_eq!(foreign.device_ordinal().unwrap(), gpu.ordinal());
+    let n = 1 << 20;
+    let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    // The host's memory, written on its stream only.
+    let host_input = host_stream.clone_htod(&x).unwrap();
+    let mut host_output = host_stream.alloc_zeros::<f32>(n).unwrap();
+    let (input_ptr, _) = cudarc::driver::DevicePtr::device_ptr(&host_input, &host_stream);
+    let (output_ptr, _) =
+        cudarc::driver::DevicePtrMut::device_ptr_mut(&mut host_output, &host_stream);
+    let before = gpu.allocator_stats();
+    foreign.enter(&gpu).unwrap();
+    {
+        // SAFETY: the host's buffer of n floats, ordered by enter/leave.
+        let lent = unsafe { CudaBuffer::borrowed(&gpu, input_ptr, n * 4) };
+        let ours = gpu.allocate(n * 4, false).unwrap();
+        let twice = gpu.function(&TWICE, "twice_f32").unwrap();
+        let (xp, yp): (DevicePtr<f32>, DevicePtr<f32>) = (lent.ptr(), ours.ptr());
+        // SAFETY: twice_f32 reads and writes n floats, which both hold.
+        unsafe { gpu.launch_elementwise(&twice, n, &(xp, yp, n as u64)) }.unwrap();
+        // SAFETY: the host's output holds n floats, untouched until leave.
+        unsafe { copy_into(&ours, output_ptr, n * 4) }.unwrap();
+        foreign.leave(&gpu).unwrap();
+    }
+    // The lent buffer went back to nobody: only our own block was cached.
+    let after = gpu.allocator_stats();
+    assert_eq!(
+        after.bytes_in_use, before.bytes_in_use,
+        "{before:?} -> {after:?}"
+    );
+    let y = host_stream.clone_dtoh(&host_output).unwrap();
+    host_stream.synchronize().unwrap();
+    assert!(y.iter().zip(&x).all(|(y, x)| *y == 2.0 * x));
+}
+
 fn gemm_matches_the_cpu() {
     let gpu = gpu();
     let (m, n, k) = (37, 23, 51);
@@ -185,5 +229,6 @@ op_cuda::test_main! {
     steady_state_allocations_come_from_the_cache: Gpu,
     zeroed_allocations_are_zero: Gpu,
     a_launched_kernel_doubles: Gpu,
+    a_kernel_runs_between_a_foreign_streams_work_on_its_memory: Gpu,
     gemm_matches_the_cpu: Gpu,
 }

@@ -103,3 +103,21 @@ fn the_backend_is_registered_for_gpus() {
     let backend = op_core::device::backend(op_core::DeviceType::Gpu).unwrap();
     assert_eq!(backend.name(), "CUDA");
 }
+
+#[test]
+fn a_foreign_stream_without_a_driver_or_stream_is_an_error() {
+    use op_cuda::foreign::ForeignStream;
+    // SAFETY: null is refused before any use.
+    let null = unsafe { ForeignStream::from_raw(std::ptr::null_mut()) };
+    let error = null.expect_err("a null stream");
+    assert_eq!(error.code(), Code::FailedPrecondition);
+    assert!(error.message().contains("no CUDA stream"), "{error}");
+    if no_driver() {
+        // A non-null handle is never dereferenced without a driver: the
+        // driver's absence is found first.
+        // SAFETY: never used as a stream (no driver).
+        let stream = unsafe { ForeignStream::from_raw(std::ptr::dangling_mut()) }.unwrap();
+        let error = stream.device_ordinal().expect_err("no driver");
+        assert_eq!(error.code(), Code::Unavailable, "{error}");
+    }
+}

@@ -1,5 +1,6 @@
-// The C++ that TensorFlow's C API cannot replace: resource handles, and
-// plain inputs and outputs without the C API's per-tensor wrappers.
+// The C++ that TensorFlow's C API cannot replace: resource handles, plain
+// inputs and outputs without the C API's per-tensor wrappers, and the CUDA
+// stream of a GPU kernel.
 //
 // TensorFlow's C API has no call that makes a DT_RESOURCE tensor or reads
 // the C++ `ResourceHandle` objects such a tensor holds (`TF_GetInput`
@@ -21,6 +22,7 @@
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/resource_base.h"
 #include "tensorflow/core/framework/resource_handle.h"
+#include "xla/stream_executor/stream.h"
 
 namespace {
 
@@ -264,6 +266,33 @@ void opkit_tf_allocate_output_view(TF_OpKernelContext* ctx, int index,
   view->dtype = static_cast<int32_t>(output->dtype());
   view->rank = rank;
   fill_buffer(*output, view);
+}
+
+// ---- The CUDA stream of a GPU kernel ----
+//
+// TF_GetStream answers only for pluggable devices ("Accessing device
+// stream is only supported for pluggable devices"); TensorFlow's own GPU
+// device keeps its compute stream in the C++ device context. Both functions
+// return the raw CUstream (as the stream's platform handle gives it), or
+// null where there is none (a CPU kernel, a device without streams).
+
+static void* raw_stream(stream_executor::Stream* stream) {
+  return stream == nullptr ? nullptr
+                           : stream->platform_specific_handle().stream;
+}
+
+// The stream of the device a kernel is being constructed for (the device's
+// default compute stream: where its GPU lives).
+void* opkit_tf_construction_stream(TF_OpKernelConstruction* ctx) {
+  auto* construction = reinterpret_cast<tensorflow::OpKernelConstruction*>(ctx);
+  const auto* info = construction->device()->tensorflow_accelerator_device_info();
+  return info == nullptr ? nullptr : raw_stream(info->stream);
+}
+
+// The stream this call of a kernel is ordered on.
+void* opkit_tf_compute_stream(TF_OpKernelContext* ctx) {
+  tensorflow::DeviceContext* device = context(ctx)->op_device_context();
+  return device == nullptr ? nullptr : raw_stream(device->stream());
 }
 
 }  // extern "C"

@@ -10,6 +10,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
+use op_core::registry::OpEntry;
 use op_core::shape_inference::{InferenceContext, PartialShape};
 use op_core::{
     AttrValue, DType, Error, InputTypes, OpDef, PreparedOp, Result, Runtime, Tensor, contain_panic,
@@ -143,6 +144,45 @@ pub(crate) unsafe extern "C" fn delete(kernel: *mut c_void) {
 ///
 /// `ctx` is live.
 unsafe fn new_kernel(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfKernel> {
+    // SAFETY: the caller's contract.
+    let node = unsafe { read_node(api, ctx) }?;
+    let forward = node.def.op.strip_prefix(crate::gradient::PREFIX);
+    if forward.is_some() {
+        return Ok(TfKernel::Gradient(GradientKernel::new(
+            node.entry,
+            &node.attrs,
+        )?));
+    }
+    let prepared = node.prepare(runtime())?;
+    Ok(TfKernel::Op {
+        lend_inputs: !node.entry.def().is_stateful,
+        prepared,
+    })
+}
+
+/// The node a kernel is constructed for, read: its `NodeDef`, our op (the
+/// forward op, for a gradient op), and the attrs it sets, as ours.
+pub(crate) struct Node {
+    pub(crate) def: NodeDef,
+    pub(crate) entry: &'static OpEntry,
+    pub(crate) attrs: Vec<(&'static str, AttrValue)>,
+}
+
+impl Node {
+    /// The node prepared on `runtime`: its input dtypes from its attrs,
+    /// its kernel made once for them.
+    pub(crate) fn prepare(&self, runtime: &Runtime) -> Result<Arc<PreparedOp>> {
+        let inputs = input_types(self.entry.def(), &self.attrs)?;
+        runtime.prepare_named(&self.def.op, &inputs, &self.attrs, &self.def.name)
+    }
+}
+
+/// Reads the node TensorFlow is constructing a kernel for.
+///
+/// # Safety
+///
+/// `ctx` is live.
+pub(crate) unsafe fn read_node(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<Node> {
     let status = status(api);
     // SAFETY: live construction and status; the buffer is ours to free.
     let buffer = unsafe { (api.TF_OpKernelConstruction_GetNodeDef)(ctx, status) };
@@ -181,14 +221,10 @@ unsafe fn new_kernel(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfK
             attrs.push((attr.name.as_str(), value));
         }
     }
-    if forward.is_some() {
-        return Ok(TfKernel::Gradient(GradientKernel::new(entry, &attrs)?));
-    }
-    let inputs = input_types(def, &attrs)?;
-    let prepared = runtime().prepare_named(&node.op, &inputs, &attrs, &node.name)?;
-    Ok(TfKernel::Op {
-        lend_inputs: !def.is_stateful,
-        prepared,
+    Ok(Node {
+        def: node,
+        entry,
+        attrs,
     })
 }
 
@@ -321,16 +357,10 @@ impl TfKernel {
                 inputs.push(handles);
                 continue;
             }
-            // SAFETY: live context; `i` is one of its inputs.
-            let mut tensor = match unsafe { shim::input_view(ctx, i) } {
-                Some(view) => {
-                    // SAFETY: the view shows the context's input, live until
-                    // the call ends, which no lent tensor outlives (see below).
-                    unsafe { tensor_of_parts(view.dtype, view.dims(), view.data, view.bytes, i) }?
-                }
-                // SAFETY: as above.
-                None => unsafe { tensor_of(api, ctx, i) }?,
-            };
+            // SAFETY: live context; `i` is one of its inputs, a CPU
+            // kernel's, in host memory, live until the call ends, which no
+            // lent tensor outlives (see below).
+            let mut tensor = unsafe { input_parts(api, ctx, i)?.host_tensor(i) }?;
             if !lend {
                 tensor.make_distinct()?;
             }
@@ -608,14 +638,36 @@ fn output_dims(output: &PlacedOutput) -> Result<SmallVec<[usize; 8]>> {
         .collect())
 }
 
-/// Input `index` of the context as our tensor, lent (read-only) over its
-/// buffer, through the C API (`TF_GetInput`).
+/// What a kernel reads of one input: its TensorFlow dtype, dims and
+/// buffer (in host or device memory, as TensorFlow placed it).
+pub(crate) struct InputParts {
+    code: c_int,
+    pub(crate) dims: SmallVec<[i64; 8]>,
+    pub(crate) data: *mut c_void,
+    pub(crate) bytes: usize,
+}
+
+/// Input `index` of the context: through the shim's view where it is
+/// loaded, else the C API (`TF_GetInput`).
 ///
 /// # Safety
 ///
-/// `ctx` is live and `index` one of its inputs; the tensor (and any clone)
-/// is used only during this call.
-unsafe fn tensor_of(api: &Api, ctx: *mut TF_OpKernelContext, index: c_int) -> Result<Tensor> {
+/// `ctx` is live and `index` one of its inputs; the buffer lives until the
+/// call ends.
+pub(crate) unsafe fn input_parts(
+    api: &Api,
+    ctx: *mut TF_OpKernelContext,
+    index: c_int,
+) -> Result<InputParts> {
+    // SAFETY: the caller's contract.
+    if let Some(view) = unsafe { shim::input_view(ctx, index) } {
+        return Ok(InputParts {
+            code: view.dtype,
+            dims: view.dims().iter().copied().collect(),
+            data: view.data,
+            bytes: view.bytes,
+        });
+    }
     let status = status(api);
     let mut handle = std::ptr::null_mut();
     // SAFETY: live context and status; `handle` receives a new one.
@@ -627,86 +679,83 @@ unsafe fn tensor_of(api: &Api, ctx: *mut TF_OpKernelContext, index: c_int) -> Re
     let handle = TensorHandle(api, handle);
     // SAFETY: live handle.
     let rank = unsafe { (api.TF_NumDims)(handle.1) };
-    let dims: SmallVec<[i64; 8]> = (0..rank)
-        // SAFETY: live handle, `d` below its rank.
-        .map(|d| unsafe { (api.TF_Dim)(handle.1, d) })
-        .collect();
-    // SAFETY: live handle: TensorFlow's buffer of `len` bytes at `data`,
-    // the context's input's, live through the call (the caller's contract).
+    // SAFETY: live handle, `d` below its rank; TensorFlow's buffer of
+    // `bytes` bytes at `data`, the context's input's.
     unsafe {
-        tensor_of_parts(
-            (api.TF_TensorType)(handle.1),
-            &dims,
-            (api.TF_TensorData)(handle.1),
-            (api.TF_TensorByteSize)(handle.1),
-            index,
-        )
+        Ok(InputParts {
+            code: (api.TF_TensorType)(handle.1),
+            dims: (0..rank).map(|d| (api.TF_Dim)(handle.1, d)).collect(),
+            data: (api.TF_TensorData)(handle.1),
+            bytes: (api.TF_TensorByteSize)(handle.1),
+        })
     }
 }
 
-/// A TensorFlow tensor of this dtype, dims and buffer as ours, lent
-/// (read-only) over the buffer.
-///
-/// # Safety
-///
-/// `data` holds `len` bytes (or is null with `len` 0), TensorFlow's tensor
-/// of `code` and `dims`, live while the tensor (and any clone) is used.
-unsafe fn tensor_of_parts(
-    code: c_int,
-    dims: &[i64],
-    data: *mut c_void,
-    len: usize,
-    index: c_int,
-) -> Result<Tensor> {
-    let dtype = DType::from_enum_value(code).ok_or_else(|| {
-        Error::unimplemented(format!(
-            "input {index} has TensorFlow dtype {code}, which we do not know"
-        ))
-    })?;
-    // TensorFlow's dims are never negative in a tensor.
-    let dims: SmallVec<[usize; 8]> = dims.iter().map(|&d| d.max(0) as usize).collect();
-    let bytes: &[u8] = if len == 0 || data.is_null() {
-        &[]
-    } else {
-        // SAFETY: as above; nothing writes an input while a kernel runs.
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
-    };
-    match dtype {
-        DType::String => {
-            let count = dims.iter().product::<usize>();
-            if count.checked_mul(TSTRING_SIZE) != Some(bytes.len()) {
-                return Err(Error::internal(format!(
-                    "input {index}: {} bytes for {count} strings",
-                    bytes.len()
-                )));
+impl InputParts {
+    /// Our dtype of input `index`, or why we have none.
+    pub(crate) fn dtype(&self, index: c_int) -> Result<DType> {
+        DType::from_enum_value(self.code).ok_or_else(|| {
+            Error::unimplemented(format!(
+                "input {index} has TensorFlow dtype {}, which we do not know",
+                self.code
+            ))
+        })
+    }
+
+    /// Input `index`, in host memory, as our tensor, lent (read-only) over
+    /// its buffer.
+    ///
+    /// # Safety
+    ///
+    /// The buffer is in host memory, live while the tensor (and any clone)
+    /// is used.
+    pub(crate) unsafe fn host_tensor(&self, index: c_int) -> Result<Tensor> {
+        let dtype = self.dtype(index)?;
+        // TensorFlow's dims are never negative in a tensor.
+        let dims: SmallVec<[usize; 8]> = self.dims.iter().map(|&d| d.max(0) as usize).collect();
+        let bytes: &[u8] = if self.bytes == 0 || self.data.is_null() {
+            &[]
+        } else {
+            // SAFETY: as above; nothing writes an input while a kernel runs.
+            unsafe { std::slice::from_raw_parts(self.data.cast::<u8>(), self.bytes) }
+        };
+        match dtype {
+            DType::String => {
+                let count = dims.iter().product::<usize>();
+                if count.checked_mul(TSTRING_SIZE) != Some(bytes.len()) {
+                    return Err(Error::internal(format!(
+                        "input {index}: {} bytes for {count} strings",
+                        bytes.len()
+                    )));
+                }
+                let elements = bytes.as_ptr().cast::<[u8; TSTRING_SIZE]>();
+                // SAFETY: TensorFlow's string tensor: `count` initialized
+                // tstrings, live (the caller's contract); the characters are
+                // copied out.
+                let values = (0..count).map(|i| unsafe { tstring::read(elements.add(i)) });
+                Tensor::strings(dims, values)
             }
-            let elements = bytes.as_ptr().cast::<[u8; TSTRING_SIZE]>();
-            // SAFETY: TensorFlow's string tensor: `count` initialized
-            // tstrings, live (the caller's contract); the characters are
-            // copied out.
-            let values = (0..count).map(|i| unsafe { tstring::read(elements.add(i)) });
-            Tensor::strings(dims, values)
+            DType::Resource | DType::Variant => Err(Error::unimplemented(format!(
+                "input {index} is {dtype}: the TensorFlow plugin does not take {dtype} tensors yet"
+            ))),
+            DType::Bool => {
+                // Our bools must be 0 or 1, which TensorFlow's are: copied, checked.
+                let values = bytes
+                    .iter()
+                    .map(|&b| match b {
+                        0 => Ok(false),
+                        1 => Ok(true),
+                        _ => Err(Error::invalid_argument(format!(
+                            "input {index} holds a bool byte {b}"
+                        ))),
+                    })
+                    .collect::<Result<Vec<bool>>>()?;
+                Tensor::from_vec(dims, values)
+            }
+            // SAFETY: the caller's contract: TensorFlow's buffer outlives every
+            // use of the tensor.
+            _ => unsafe { Tensor::lend(dtype, &dims, bytes) },
         }
-        DType::Resource | DType::Variant => Err(Error::unimplemented(format!(
-            "input {index} is {dtype}: the TensorFlow plugin does not take {dtype} tensors yet"
-        ))),
-        DType::Bool => {
-            // Our bools must be 0 or 1, which TensorFlow's are: copied, checked.
-            let values = bytes
-                .iter()
-                .map(|&b| match b {
-                    0 => Ok(false),
-                    1 => Ok(true),
-                    _ => Err(Error::invalid_argument(format!(
-                        "input {index} holds a bool byte {b}"
-                    ))),
-                })
-                .collect::<Result<Vec<bool>>>()?;
-            Tensor::from_vec(dims, values)
-        }
-        // SAFETY: the caller's contract: TensorFlow's buffer outlives every
-        // use of the tensor.
-        _ => unsafe { Tensor::lend(dtype, &dims, bytes) },
     }
 }
 
@@ -726,7 +775,7 @@ unsafe extern "C" fn free_output(_data: *mut c_void, _len: usize, arg: *mut c_vo
 /// # Safety
 ///
 /// `ctx` is live and `index` one of its outputs.
-unsafe fn set_output(
+pub(crate) unsafe fn set_output(
     api: &Api,
     ctx: *mut TF_OpKernelContext,
     index: c_int,
@@ -817,8 +866,8 @@ unsafe fn copy_output(
 
 /// An output TensorFlow allocated: its buffer, and the C API's handle of
 /// it when the C API allocated it (deleted with this; the output stays).
-struct Allocated<'a> {
-    data: *mut c_void,
+pub(crate) struct Allocated<'a> {
+    pub(crate) data: *mut c_void,
     _handle: Option<TensorHandle<'a>>,
 }
 
@@ -829,7 +878,7 @@ struct Allocated<'a> {
 /// # Safety
 ///
 /// `ctx` is live and `index` one of its outputs.
-unsafe fn allocate_output<'a>(
+pub(crate) unsafe fn allocate_output<'a>(
     api: &'a Api,
     ctx: *mut TF_OpKernelContext,
     index: c_int,

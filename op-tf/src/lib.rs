@@ -62,10 +62,13 @@
 //! gradients are ours ([`gradient`]); resource handles cross as
 //! TensorFlow's ref-counted or named handles through the shim
 //! ([`resources`]; without a shim, resource ops are left out and the export
-//! says why). Not yet done: GPU kernels (TensorFlow's C API gives a stream
-//! only to pluggable devices, so they need the shim too).
+//! says why). GPU kernels (the `gpu` feature, and the shim for
+//! TensorFlow's CUDA stream) run through op-cuda on TensorFlow's GPU device
+//! ([`gpu`]); they are built and registered, but have not yet run on a GPU.
 
 pub mod api;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod gradient;
 pub mod kernel;
 pub mod load;
@@ -79,7 +82,7 @@ pub mod shim;
 mod status;
 pub mod tstring;
 
-pub use plan::{Crates, ExportPlan, PYTHON_KEYWORDS, Skipped};
+pub use plan::{Crates, ExportPlan, GpuSkipped, PYTHON_KEYWORDS, Skipped};
 
 /// Exports every op linked into this `cdylib` to TensorFlow: put it once
 /// at the root of the library's crate (see the [crate docs](crate)).

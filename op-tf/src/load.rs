@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use op_core::registry::OpEntry;
-use op_core::{Error, KernelRegistration, Registry, Result};
+use op_core::{DeviceType, Error, KernelRegistration, Registry, Result};
 
 use crate::api::{Api, ShapeFn};
 use crate::gradient;
@@ -88,7 +88,7 @@ fn register_gradient(api: &Api, def: &op_core::OpDef, name: &str) -> Result<()> 
     unsafe { (api.TF_RegisterOpDefinition)(builder, registered) };
     check(api, registered, || format!("registering op {name}"))?;
     let op = c_string(name, "an op's name")?;
-    let builder = cpu_kernel_builder(api, &op);
+    let builder = kernel_builder(api, &op, DeviceType::Cpu)?;
     let status = status(api);
     // SAFETY: TensorFlow takes the builder.
     unsafe { (api.TF_RegisterKernelBuilder)(op.as_ptr(), builder, status) };
@@ -168,6 +168,13 @@ fn register(crates: Crates) -> Result<String> {
     for (op, why) in plan.skipped() {
         let _ = writeln!(report, "skipped {}: {why}", op.def().name);
     }
+    for (kernel, why) in plan.skipped_kernels() {
+        let _ = writeln!(
+            report,
+            "skipped kernel {} {}: {why}",
+            kernel.op, kernel.name
+        );
+    }
     Ok(report)
 }
 
@@ -197,7 +204,13 @@ fn register_all(
     }
     for kernel in kernels {
         register_kernel(api, kernel)?;
-        let _ = writeln!(report, "kernel {} {}", kernel.op, kernel.name);
+        let _ = writeln!(
+            report,
+            "kernel {} {} ({})",
+            kernel.op,
+            kernel.name,
+            kernel.device.tf_name()
+        );
     }
     Ok(())
 }
@@ -288,24 +301,37 @@ fn register_op(api: &Api, def: &op_core::OpDef, shape_fn: ShapeFn) -> Result<()>
     check(api, status, || format!("registering op {}", def.name))
 }
 
-/// A builder of a CPU kernel of `op` with our callbacks ([`kernel`]),
-/// which read the op from the node they are made for.
-fn cpu_kernel_builder(api: &Api, op: &CString) -> *mut crate::api::TF_KernelBuilder {
+/// A builder of a kernel of `op` on `device` with our callbacks ([`kernel`],
+/// and for the GPU `gpu`), which read the op from the node they are made
+/// for.
+fn kernel_builder(
+    api: &Api,
+    op: &CString,
+    device: DeviceType,
+) -> Result<*mut crate::api::TF_KernelBuilder> {
+    let (create, compute, delete): (
+        crate::api::CreateFn,
+        crate::api::ComputeFn,
+        crate::api::DeleteFn,
+    ) = match device {
+        DeviceType::Cpu => (kernel::create, kernel::compute, kernel::delete),
+        #[cfg(feature = "gpu")]
+        DeviceType::Gpu => (crate::gpu::create, crate::gpu::compute, crate::gpu::delete),
+        #[cfg(not(feature = "gpu"))]
+        DeviceType::Gpu => {
+            return Err(Error::internal(
+                "a GPU kernel in a build without op-tf's gpu feature",
+            ));
+        }
+    };
+    let device = c_string(device.tf_name(), "a device's name")?;
     // SAFETY: C strings TensorFlow copies; the callbacks are ours.
-    unsafe {
-        (api.TF_NewKernelBuilder)(
-            op.as_ptr(),
-            c"CPU".as_ptr(),
-            kernel::create,
-            kernel::compute,
-            kernel::delete,
-        )
-    }
+    Ok(unsafe { (api.TF_NewKernelBuilder)(op.as_ptr(), device.as_ptr(), create, compute, delete) })
 }
 
 fn register_kernel(api: &Api, kernel: &'static KernelRegistration) -> Result<()> {
     let op = c_string(kernel.op, "an op's name")?;
-    let builder = cpu_kernel_builder(api, &op);
+    let builder = kernel_builder(api, &op, kernel.device)?;
     for constraint in kernel.constraints {
         let attr = c_string(constraint.attr, "a type constraint's attr")?;
         let status = status(api);

@@ -20,9 +20,13 @@ use crate::plan::ExportPlan;
 use crate::shape::ShapeSupport;
 
 /// The manifest of `plan`: `{"ops": [op], "held_back": [op], "skipped":
-/// [{"name", "why"}], "kernels": [{"op", "name"}], "shim":
-/// {"path", "build"}}`, each `op` as `op_entry` writes it (the shim's
-/// path is null when the build skipped it; `build` says what it did).
+/// [{"name", "why"}], "kernels": [kernel], "skipped_kernels": [{"op",
+/// "name", "device", "why"}], "shim": {"path", "build"}}`, each `op` as
+/// `op_entry` writes it, each kernel TensorFlow gets (of exported and
+/// held-back ops) as `{"op", "name", "device", "constraints": [{"attr",
+/// "dtype"}], "host_memory": [arg]}` (`device` as TensorFlow names it,
+/// `dtype` its `DataType` number), the shim's path null when the build
+/// skipped it (`build` says what it did).
 pub fn to_json(plan: &ExportPlan<'_>) -> String {
     let ops: Vec<_> = plan.exported().map(op_entry).collect();
     let held_back: Vec<_> = plan.held_back().map(|(op, _)| op_entry(op)).collect();
@@ -32,7 +36,22 @@ pub fn to_json(plan: &ExportPlan<'_>) -> String {
         .collect();
     let kernels: Vec<_> = plan
         .kernels()
-        .map(|k| json!({"op": k.op, "name": k.name}))
+        .chain(plan.held_back_kernels())
+        .map(|k| {
+            json!({
+                "op": k.op,
+                "name": k.name,
+                "device": k.device.tf_name(),
+                "constraints": k.constraints.iter()
+                    .map(|c| json!({"attr": c.attr, "dtype": c.dtype.enum_value()}))
+                    .collect::<Vec<_>>(),
+                "host_memory": k.host_memory,
+            })
+        })
+        .collect();
+    let skipped_kernels: Vec<_> = plan
+        .skipped_kernels()
+        .map(|(k, why)| json!({"op": k.op, "name": k.name, "device": k.device.tf_name(), "why": why.to_string()}))
         .collect();
     let shim = crate::shim::built_shim().map(|path| path.display().to_string());
     json!({
@@ -40,6 +59,7 @@ pub fn to_json(plan: &ExportPlan<'_>) -> String {
         "held_back": held_back,
         "skipped": skipped,
         "kernels": kernels,
+        "skipped_kernels": skipped_kernels,
         "shim": {"path": shim, "build": crate::shim::SHIM_BUILD},
     })
     .to_string()

@@ -129,7 +129,12 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
         .cloned()
         .unwrap_or_default();
     let skipped = manifest["skipped"].as_array().cloned().unwrap_or_default();
-    let kernels = manifest["kernels"].as_array().map_or(0, Vec::len);
+    let kernels = manifest["kernels"].as_array().cloned().unwrap_or_default();
+    let gpu_kernels = kernels.iter().filter(|k| k["device"] == "GPU").count();
+    let skipped_kernels = manifest["skipped_kernels"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     if args.list {
         let held_back_note =
             "held back: registered after the load, with the package's own wrapper; ";
@@ -151,11 +156,22 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
                 op["why"].as_str().unwrap_or("?")
             );
         }
+        for kernel in &skipped_kernels {
+            println!(
+                "skipped kernel {} {}: {}",
+                kernel["op"].as_str().unwrap_or("?"),
+                kernel["name"].as_str().unwrap_or("?"),
+                kernel["why"].as_str().unwrap_or("?")
+            );
+        }
         println!(
-            "{} ops ({} held back), {kernels} kernels exported; {} ops left out",
+            "{} ops ({} held back), {} kernels ({gpu_kernels} for the GPU) exported; {} ops and \
+             {} kernels left out",
             ops.len() + held_back.len(),
             held_back.len(),
-            skipped.len()
+            kernels.len(),
+            skipped.len(),
+            skipped_kernels.len()
         );
         return Ok(());
     }
@@ -196,12 +212,14 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
     std::fs::write(top.join("pyproject.toml"), pyproject)?;
     let extras = copy_python_of_its_own(&crate_dir, &inner)?;
     eprintln!(
-        "wrote {}: {} ops ({} held back), {kernels} kernels ({} ops left out: `--list` says \
-         why){}; install it with `pip install {}`",
+        "wrote {}: {} ops ({} held back), {} kernels ({gpu_kernels} for the GPU; {} ops and {} \
+         kernels left out: `--list` says why){}; install it with `pip install {}`",
         top.display(),
         ops.len() + held_back.len(),
         held_back.len(),
+        kernels.len(),
         skipped.len(),
+        skipped_kernels.len(),
         if extras.is_empty() {
             String::new()
         } else {

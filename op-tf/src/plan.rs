@@ -43,6 +43,39 @@ pub enum Skipped {
     },
 }
 
+/// Why a GPU kernel of an exported op is not registered with TensorFlow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GpuSkipped {
+    /// op-tf was built without its `gpu` feature (which links op-cuda).
+    NoGpuFeature,
+    /// This build has no shim: TensorFlow's C API gives a kernel no CUDA
+    /// stream of TensorFlow's own GPU device (`TF_GetStream` answers only
+    /// for pluggable devices), and the shim does.
+    NoShim,
+    /// The op has a `resource` arg: GPU-resident resources do not cross
+    /// yet.
+    ResourceArg,
+}
+
+impl std::fmt::Display for GpuSkipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GpuSkipped::NoGpuFeature => {
+                f.write_str("op-tf was built without its `gpu` feature, which links op-cuda")
+            }
+            GpuSkipped::NoShim => write!(
+                f,
+                "GPU kernels need the shim for TensorFlow's CUDA stream, and this build has none ({})",
+                crate::shim::SHIM_BUILD
+            ),
+            GpuSkipped::ResourceArg => f.write_str(
+                "the op has a resource arg, which GPU kernels do not take in TensorFlow yet",
+            ),
+        }
+    }
+}
+
 /// Whose ops a library exports: every linked crate's (`export!()`), or
 /// those of the crates named (`export!(crates = [my_ops])`), so that a
 /// library whose crate links another op crate (for its kernels' helpers,
@@ -159,9 +192,12 @@ impl<'r> ExportPlan<'r> {
         self.held_back.iter().map(|(op, why)| (*op, why))
     }
 
-    /// The CPU kernels of the held-back ops.
+    /// The kernels of the held-back ops that TensorFlow gets (as
+    /// [`kernels`](Self::kernels)).
     pub fn held_back_kernels(&self) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
-        self.held_back.iter().flat_map(|(op, _)| cpu_kernels(op))
+        self.held_back
+            .iter()
+            .flat_map(|(op, _)| registered_kernels(op))
     }
 
     /// The ops exported, by name.
@@ -174,17 +210,56 @@ impl<'r> ExportPlan<'r> {
         self.skipped.iter().map(|(op, why)| (*op, why))
     }
 
-    /// The CPU kernels of the exported ops: those TensorFlow gets.
+    /// The kernels of the exported ops that TensorFlow gets: every CPU
+    /// kernel, and each GPU kernel that this build can run on TensorFlow's
+    /// GPU device (the others are in
+    /// [`skipped_kernels`](Self::skipped_kernels)).
     pub fn kernels(&self) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
-        self.exported.iter().flat_map(|op| cpu_kernels(op))
+        self.exported.iter().flat_map(|op| registered_kernels(op))
+    }
+
+    /// The GPU kernels of exported and held-back ops that TensorFlow does
+    /// not get, each with the reason.
+    pub fn skipped_kernels(
+        &self,
+    ) -> impl Iterator<Item = (&'static KernelRegistration, GpuSkipped)> + '_ {
+        (self.exported.iter().copied())
+            .chain(self.held_back.iter().map(|(op, _)| *op))
+            .flat_map(|op| {
+                op.kernels()
+                    .iter()
+                    .filter_map(move |k| Some((*k, gpu_skip_reason(op, k)?)))
+            })
     }
 }
 
-fn cpu_kernels(op: &OpEntry) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
+/// The kernels of `op` that TensorFlow gets: on the CPU, or on the GPU
+/// where nothing stops it ([`gpu_skip_reason`]).
+fn registered_kernels(op: &OpEntry) -> impl Iterator<Item = &'static KernelRegistration> + '_ {
     op.kernels()
         .iter()
         .copied()
-        .filter(|k| k.device == DeviceType::Cpu)
+        .filter(move |k| match k.device {
+            DeviceType::Cpu => true,
+            DeviceType::Gpu => gpu_skip_reason(op, k).is_none(),
+        })
+}
+
+/// Why GPU kernel `kernel` of `op` is not registered; `None` for one that
+/// is, and for a kernel of another device.
+fn gpu_skip_reason(op: &OpEntry, kernel: &KernelRegistration) -> Option<GpuSkipped> {
+    if kernel.device != DeviceType::Gpu {
+        return None;
+    }
+    if !cfg!(feature = "gpu") {
+        Some(GpuSkipped::NoGpuFeature)
+    } else if !crate::shim::shim_built() {
+        Some(GpuSkipped::NoShim)
+    } else if has_resource_arg(op.def()) {
+        Some(GpuSkipped::ResourceArg)
+    } else {
+        None
+    }
 }
 
 fn skip_reason(op: &OpEntry) -> Option<Skipped> {

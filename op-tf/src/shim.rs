@@ -9,6 +9,9 @@
 //!   wrapper (two heap objects) that is freed again at once; the shim's
 //!   views read the same buffer, dtype and dims straight from the context
 //!   (`input_view`, `allocate_output_view`).
+//! - The CUDA stream of a GPU kernel: `TF_GetStream` answers only for
+//!   pluggable devices, and TensorFlow's own GPU device keeps its stream in
+//!   C++ (`construction_stream`, `compute_stream`).
 //!
 //! Where the build had no TensorFlow (`OPKIT_TF_PYTHON` unset) there is no
 //! shim: resource ops are left out, and plain tensors take the C API.
@@ -20,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use op_core::{Error, Result};
 
-use crate::api::{TF_OpKernelContext, TF_Status, c_api};
+use crate::api::{TF_OpKernelConstruction, TF_OpKernelContext, TF_Status, c_api};
 use crate::resources::{DropFn, HandleView};
 use crate::status::{check, status};
 
@@ -98,6 +101,8 @@ c_api! {
             type_name: *const c_char,
             type_name_len: usize,
         );
+        fn opkit_tf_construction_stream(ctx: *mut TF_OpKernelConstruction) -> *mut c_void;
+        fn opkit_tf_compute_stream(ctx: *mut TF_OpKernelContext) -> *mut c_void;
         fn opkit_tf_set_named_handle(
             ctx: *mut TF_OpKernelContext,
             index: c_int,
@@ -324,6 +329,30 @@ pub(crate) unsafe fn allocate_output_view(
         )
     };
     Some(check(api, status, || format!("allocating output {index}")).map(|()| view))
+}
+
+/// The raw CUDA stream of the device a kernel is being constructed for
+/// (null for a device without one); `None` without a shim.
+///
+/// # Safety
+///
+/// `ctx` is live.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) unsafe fn construction_stream(ctx: *mut TF_OpKernelConstruction) -> Option<*mut c_void> {
+    // SAFETY: the caller's contract.
+    get().map(|shim| unsafe { (shim.opkit_tf_construction_stream)(ctx) })
+}
+
+/// The raw CUDA stream this call of a kernel is ordered on (null for a
+/// device without one); `None` without a shim.
+///
+/// # Safety
+///
+/// `ctx` is live.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(crate) unsafe fn compute_stream(ctx: *mut TF_OpKernelContext) -> Option<*mut c_void> {
+    // SAFETY: the caller's contract.
+    get().map(|shim| unsafe { (shim.opkit_tf_compute_stream)(ctx) })
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! What a library of op-kernels' ops exports, decided without TensorFlow.
 
-use op_core::Registry;
+use op_core::{DeviceType, Registry};
 use op_tf::shape::ShapeSupport;
-use op_tf::{ExportPlan, Skipped};
+use op_tf::{ExportPlan, GpuSkipped, Skipped};
 
 fn plan() -> ExportPlan<'static> {
     op_kernels::link();
@@ -64,7 +64,11 @@ fn an_op_with_a_python_keyword_arg_is_held_back_naming_it() {
 #[test]
 fn every_cpu_kernel_of_an_exported_op_goes_in() {
     let plan = plan();
-    let kernels: Vec<(&str, &str)> = plan.kernels().map(|k| (k.op, k.name)).collect();
+    let kernels: Vec<(&str, &str)> = plan
+        .kernels()
+        .filter(|k| k.device == DeviceType::Cpu)
+        .map(|k| (k.op, k.name))
+        .collect();
     assert!(
         kernels.contains(&("ZeroOut", "zero_out_int32")),
         "{kernels:?}"
@@ -142,4 +146,46 @@ fn a_library_of_named_crates_exports_their_ops_only() {
         plan().exported().count(),
         "op_kernels' ops are all the registry's here"
     );
+}
+
+#[test]
+fn gpu_kernels_go_in_exactly_when_the_build_can_run_them_and_else_say_why() {
+    let plan = plan();
+    let registered: Vec<(&str, &str)> = plan
+        .kernels()
+        .filter(|k| k.device == DeviceType::Gpu)
+        .map(|k| (k.op, k.name))
+        .collect();
+    let skipped: Vec<_> = plan.skipped_kernels().collect();
+    // Every GPU kernel of an exported op is in exactly one of the two.
+    let of_exported: Vec<(&str, &str)> = plan
+        .exported()
+        .flat_map(|op| op.kernels().iter())
+        .filter(|k| k.device == DeviceType::Gpu)
+        .map(|k| (k.op, k.name))
+        .collect();
+    assert!(
+        of_exported.iter().any(|(op, _)| *op == "ZeroOut"),
+        "{of_exported:?}"
+    );
+    for kernel in &of_exported {
+        let is_skipped = skipped.iter().any(|(k, _)| (k.op, k.name) == *kernel);
+        assert_ne!(registered.contains(kernel), is_skipped, "{kernel:?}");
+    }
+    assert!(skipped.iter().all(|(k, _)| k.device == DeviceType::Gpu));
+    let expected = if !cfg!(feature = "gpu") {
+        Some(GpuSkipped::NoGpuFeature)
+    } else if !op_tf::shim::shim_built() {
+        Some(GpuSkipped::NoShim)
+    } else {
+        None
+    };
+    let zero_out = skipped.iter().find(|(k, _)| k.op == "ZeroOut");
+    assert_eq!(zero_out.map(|(_, why)| *why), expected);
+    if let Some((_, why)) = zero_out {
+        assert!(
+            why.to_string().contains("GPU") || why.to_string().contains("gpu"),
+            "{why}"
+        );
+    }
 }

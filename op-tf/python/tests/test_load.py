@@ -1,13 +1,14 @@
 """Loading the library: what it registers, and that TensorFlow's OpDefs are ours."""
 
+import json
 import os
 
 import tensorflow as tf
 from google.protobuf import text_format
 from tensorflow.core.framework import op_def_pb2
-from tensorflow.python.framework import op_def_registry
+from tensorflow.python.framework import kernels, op_def_registry
 
-from common import LIBRARY, REPORT, TestCase, exported_ops, report_lines, run_python
+from common import LIBRARY, REPORT, TestCase, exported_ops, ops, report_lines, run_python
 
 OPS_PBTXT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "docs", "ops", "ops.pbtxt")
 
@@ -74,9 +75,33 @@ class LoadTest(TestCase):
 
     def test_every_cpu_kernel_is_registered(self):
         kernels = report_lines("kernel")
-        self.assertIn("ZeroOut zero_out_int32", kernels)
-        polymorphic = [k for k in kernels if k.startswith("ZeroOutPolymorphic ")]
+        self.assertIn("ZeroOut zero_out_int32 (CPU)", kernels)
+        polymorphic = [k for k in kernels if k.startswith("ZeroOutPolymorphic ") and k.endswith("(CPU)")]
         self.assertEqual(len(polymorphic), 3, polymorphic)
+
+    def test_tensorflows_kernel_registry_holds_each_kernel_as_we_declare_it(self):
+        # The manifest lists every kernel the library gives TensorFlow (CPU
+        # and GPU, with type constraints and host-memory args); TensorFlow's
+        # own registry must hold exactly those, for every exported op. The
+        # GPU kernels cannot run in tensorflow-cpu, but they are registered.
+        with open(os.path.join(os.path.dirname(ops.__file__), "manifest.json")) as f:
+            manifest = json.load(f)
+
+        def key(device, constraints, host_memory):
+            return (device, tuple(sorted(constraints)), tuple(sorted(host_memory)))
+
+        ours = {}
+        for k in manifest["kernels"]:
+            constraints = [(c["attr"], c["dtype"]) for c in k["constraints"]]
+            ours.setdefault(k["op"], []).append(key(k["device"], constraints, k["host_memory"]))
+        self.assertTrue(any(k[0] == "GPU" for k in ours["ZeroOut"]), ours["ZeroOut"])
+        for name in exported_ops():
+            with self.subTest(op=name):
+                theirs = []
+                for k in kernels.get_registered_kernels_for_op(name).kernel:
+                    constraints = [(c.name, t) for c in k.constraint for t in c.allowed_values.list.type]
+                    theirs.append(key(k.device_type, constraints, k.host_memory_arg))
+                self.assertCountEqual(theirs, ours.get(name, []))
 
 
 if __name__ == "__main__":
