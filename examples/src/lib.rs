@@ -6,6 +6,8 @@
 //! - [`ClipByValue`]: an op struct with typed attrs, a generic kernel
 //!   function, and a construction-time check in an `impl` kernel.
 //! - [`l2_norm`]: an op declared by a function's signature with `#[op]`.
+//! - [`Lerp`]: an op with a `#[gradient]` and an input named `from`, a
+//!   Python keyword (see [`lerp`] for what the TensorFlow plugin does).
 //! - [`sin`]: seed 002's model, `y = sin(x + offset)`, trained with Adam
 //!   eagerly (a gradient tape) and as a graph (symbolic gradients).
 //! - [`sin_lite`]: the trained model exported to TensorFlow Lite with `Sin`
@@ -23,8 +25,11 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+pub mod lerp;
 pub mod sin;
 pub mod sin_lite;
+
+pub use lerp::Lerp;
 
 use op_core::ndarray::ArrayViewD;
 use op_core::num_traits::Float;

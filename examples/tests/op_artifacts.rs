@@ -13,7 +13,7 @@ mod common;
 #[allow(dead_code)]
 mod example;
 
-const OURS: [&str; 2] = ["Examples>ClipByValue", "Examples>L2Norm"];
+const OURS: [&str; 3] = ["Examples>ClipByValue", "Examples>L2Norm", "Examples>Lerp"];
 
 #[test]
 fn the_artifacts_describe_this_crates_ops_and_no_others() {

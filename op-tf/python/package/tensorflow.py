@@ -15,8 +15,8 @@ An op with an arg named after a Python keyword (`in`) is held back at load,
 as TensorFlow would write a wrapper for it that does not compile (and then
 load none of the library): this module registers it right after the load
 (`op_tf_register_held_back()`) and wraps it itself, with the arg as `in_`.
-Such an op runs eagerly through a `tf.function` of its own, and has no
-gradient here yet.
+Such an op runs eagerly through a `tf.function` of its own; its gradient
+op is wrapped the same way.
 
 Written by `cargo xtask package` (op-tf/python/package/tensorflow.py).
 """
@@ -26,7 +26,9 @@ import json as _json
 import os as _os
 
 import tensorflow as _tf
+from tensorflow.core.framework import attr_value_pb2 as _attr_value_pb2
 from tensorflow.python.framework import op_def_library as _op_def_library
+from tensorflow.python.framework import op_def_registry as _op_def_registry
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 with open(_os.path.join(_HERE, "manifest.json")) as _f:
@@ -86,9 +88,10 @@ def _flat(values):
     return flat
 
 
-def _gradient_of(entry):
-    gradient = entry["gradient"]
-    wrapper = getattr(_module, gradient["python_name"])
+def _gradient_of(entry, wrapper):
+    """The Python gradient of op `entry`: it calls `wrapper`, the wrapper
+    of the op's gradient op, with the op's inputs, outputs, incoming
+    gradients and attrs."""
 
     def grad(op, *grads):
         dys = [d if d is not None else _tf.zeros_like(y) for d, y in zip(grads, op.outputs)]
@@ -101,7 +104,7 @@ def _gradient_of(entry):
             for arg, value in zip(args, _groups(args, tensors, op)):
                 kwargs[prefix + arg["name"]] = value
         for attr in entry["attrs"]:
-            kwargs[attr["name"]] = op.get_attr(attr["name"])
+            kwargs[attr["python_name"]] = op.get_attr(attr["name"])
         dxs = _flat(wrapper(**kwargs))
         # Integer (and other non-float) inputs take no gradient.
         return [
@@ -110,6 +113,25 @@ def _gradient_of(entry):
         ]
 
     return grad
+
+
+def _attr_value(value):
+    """An `AttrValue` proto (an attr's default) as the Python value
+    TensorFlow's op builder takes."""
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        for field in ("s", "i", "f", "b", "type", "shape", "tensor"):
+            items = getattr(value.list, field)
+            if items:
+                return [_attr_value(_attr_value_pb2.AttrValue(**{field: item})) for item in items]
+        return []
+    if kind == "type":
+        return _tf.as_dtype(value.type)
+    if kind == "shape":
+        return _tf.TensorShape(value.shape)
+    if kind == "tensor":
+        return _tf.make_ndarray(value.tensor)
+    return getattr(value, kind)
 
 
 def _held_back_wrapper(entry):
@@ -125,6 +147,11 @@ def _held_back_wrapper(entry):
 
     def build(tensors, attr_values, name=None):
         kwargs = {arg["name"]: value for arg, value in zip(inputs, tensors)}
+        # TensorFlow's op builder fills no attr default but a type's (its
+        # generated wrappers pass them): the OpDef's, for those not given.
+        for attr in _op_def_registry.get(op_name).attr:
+            if attr.name in attrs.values() and attr.name not in attr_values and attr.HasField("default_value"):
+                kwargs[attr.name] = _attr_value(attr.default_value)
         kwargs.update(attr_values)
         _, _, op, _ = _op_def_library._apply_op_helper(op_name, name=name, **kwargs)
         if not outputs:
@@ -174,14 +201,36 @@ if _MANIFEST["held_back"]:
         __all__.append(_op["python_name"])
 
 
-# A held-back op's gradient op has no wrapper either (it is registered after
-# the load too): such an op is not differentiable here yet.
-_GRADIENTS = [(op, op["gradient"]) for op in _MANIFEST["ops"]]
-_GRADIENTS += [(op, None) for op in _MANIFEST["held_back"]]
-for _op, _gradient in _GRADIENTS:
+def _gradient_op_entry(entry):
+    """What the package knows of the gradient op of a held-back op, as of an
+    op of the manifest: its inputs the op's inputs, outputs and incoming
+    gradients (`x_`, `y_`, `dy_` before each name), its outputs one
+    gradient per input (`dx_`), its attrs the op's (op-tf's
+    `gradient::specs` declares it so)."""
+
+    def renamed(prefix, args):
+        return [dict(arg, name=prefix + arg["name"], python_name=prefix + arg["name"]) for arg in args]
+
+    return {
+        "name": entry["gradient"]["op"],
+        "python_name": entry["gradient"]["python_name"],
+        "doc": f"The gradient of {entry['name']}, by our gradient function.",
+        "inputs": renamed("x_", entry["inputs"]) + renamed("y_", entry["outputs"]) + renamed("dy_", entry["outputs"]),
+        "outputs": renamed("dx_", entry["inputs"]),
+        "attrs": entry["attrs"],
+    }
+
+
+# Each op with a gradient in Rust gets a Python gradient that calls its
+# gradient op: through TensorFlow's wrapper, or for a held-back op (whose
+# gradient op is registered after the load too, with no wrapper of
+# TensorFlow's) through one of the package's.
+_GRADIENTS = [(op, lambda op: getattr(_module, op["gradient"]["python_name"])) for op in _MANIFEST["ops"]]
+_GRADIENTS += [(op, lambda op: _held_back_wrapper(_gradient_op_entry(op))) for op in _MANIFEST["held_back"]]
+for _op, _gradient_wrapper in _GRADIENTS:
     try:
-        if _gradient is not None:
-            _tf.RegisterGradient(_op["name"])(_gradient_of(_op))
+        if _op["gradient"] is not None:
+            _tf.RegisterGradient(_op["name"])(_gradient_of(_op, _gradient_wrapper(_op)))
         elif _op["not_differentiable"]:
             _tf.no_gradient(_op["name"])
     except KeyError:
