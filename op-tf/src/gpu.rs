@@ -26,7 +26,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use op_core::{DType, Device, Error, PreparedOp, Result, Runtime, Tensor, contain_panic};
+use op_core::{DType, Device, Error, PreparedOp, Result, Runtime, Tensor};
 use op_cuda::GpuDevice;
 use op_cuda::backend::cuda_buffer;
 use op_cuda::buffer::CudaBuffer;
@@ -34,9 +34,8 @@ use op_cuda::foreign::{ForeignStream, copy_into};
 use smallvec::SmallVec;
 
 use crate::api::{Api, TF_OpKernelConstruction, TF_OpKernelContext};
-use crate::kernel::{self, api};
+use crate::kernel::{self, KernelState};
 use crate::shim;
-use crate::status::{set_error, status};
 
 /// One of our GPU kernels as a TensorFlow kernel: prepared for one GPU.
 pub(crate) struct GpuKernel {
@@ -46,59 +45,6 @@ pub(crate) struct GpuKernel {
     /// (the registration's `host_memory` args).
     host_inputs: SmallVec<[bool; 8]>,
     host_outputs: SmallVec<[bool; 4]>,
-}
-
-/// TensorFlow's constructor of a GPU kernel.
-///
-/// # Safety
-///
-/// TensorFlow calls it with a live construction.
-pub(crate) unsafe extern "C" fn create(ctx: *mut TF_OpKernelConstruction) -> *mut c_void {
-    let api = api();
-    // SAFETY: TensorFlow's live construction, for the call.
-    match contain_panic("creating the GPU kernel", || unsafe {
-        GpuKernel::new(api, ctx)
-    }) {
-        Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
-        Err(error) => {
-            let status = status(api);
-            set_error(api, status, &error);
-            // SAFETY: both live; TensorFlow copies the status.
-            unsafe { (api.TF_OpKernelConstruction_Failure)(ctx, status) };
-            std::ptr::null_mut()
-        }
-    }
-}
-
-/// TensorFlow's run of a GPU kernel.
-///
-/// # Safety
-///
-/// `kernel` is what [`create`] returned, `ctx` a live context.
-pub(crate) unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut TF_OpKernelContext) {
-    let api = api();
-    // SAFETY: the caller's contract: `create` made it from a `GpuKernel`.
-    let kernel = unsafe { &*kernel.cast::<GpuKernel>() };
-    // SAFETY: TensorFlow's live context, for the call.
-    if let Err(error) = contain_panic("the GPU kernel", || unsafe { kernel.compute(api, ctx) }) {
-        let status = status(api);
-        set_error(api, status, &error);
-        // SAFETY: both live; TensorFlow copies the status.
-        unsafe { (api.TF_OpKernelContext_Failure)(ctx, status) };
-    }
-}
-
-/// TensorFlow's delete of a GPU kernel.
-///
-/// # Safety
-///
-/// `kernel` is what [`create`] returned, not yet deleted (or null).
-pub(crate) unsafe extern "C" fn delete(kernel: *mut c_void) {
-    if !kernel.is_null() {
-        // SAFETY: the caller's contract.
-        let kernel = unsafe { Box::from_raw(kernel.cast::<GpuKernel>()) };
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(kernel)));
-    }
 }
 
 /// The runtime of GPU `gpu`, made once per GPU and kept for the process
@@ -136,10 +82,9 @@ unsafe fn foreign_stream(raw: Option<*mut c_void>) -> Result<ForeignStream> {
     unsafe { ForeignStream::from_raw(raw.cast()) }
 }
 
-impl GpuKernel {
-    /// # Safety
-    ///
-    /// `ctx` is live.
+impl KernelState for GpuKernel {
+    const WHAT: &'static str = "the GPU kernel";
+
     unsafe fn new(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<GpuKernel> {
         // SAFETY: live construction: the stream is its device's, live as
         // long as the device.
@@ -169,9 +114,6 @@ impl GpuKernel {
         })
     }
 
-    /// # Safety
-    ///
-    /// `ctx` is live.
     unsafe fn compute(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()> {
         // SAFETY: live context: the stream outlives the call.
         let stream = unsafe { foreign_stream(shim::compute_stream(ctx)) }?;
@@ -194,7 +136,9 @@ impl GpuKernel {
         let left = stream.leave(&self.gpu);
         ran.and(left)
     }
+}
 
+impl GpuKernel {
     /// Input `index`: TensorFlow's GPU buffer lent as ours, or for a
     /// host-memory input its host buffer.
     ///

@@ -73,7 +73,7 @@ pub(crate) fn threads_from_env() -> Option<usize> {
 }
 
 /// A kernel's state between create and delete.
-enum TfKernel {
+pub(crate) enum TfKernel {
     /// One of our kernels.
     Op {
         prepared: Arc<PreparedOp>,
@@ -85,15 +85,40 @@ enum TfKernel {
     Gradient(GradientKernel),
 }
 
+/// A kernel's state between TensorFlow's create and delete, which the three
+/// callbacks below drive: ours on the CPU ([`TfKernel`]) and on the GPU
+/// (`crate::gpu::GpuKernel`).
+pub(crate) trait KernelState: Sized {
+    /// What a contained panic says was running (`the kernel`).
+    const WHAT: &'static str;
+
+    /// The state for the node TensorFlow is constructing.
+    ///
+    /// # Safety
+    ///
+    /// `ctx` is live.
+    unsafe fn new(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<Self>;
+
+    /// One call.
+    ///
+    /// # Safety
+    ///
+    /// `ctx` is live.
+    unsafe fn compute(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()>;
+}
+
 /// TensorFlow's kernel constructor: see the [module docs](self).
 ///
 /// # Safety
 ///
 /// TensorFlow calls it with a live construction.
-pub(crate) unsafe extern "C" fn create(ctx: *mut TF_OpKernelConstruction) -> *mut c_void {
+pub(crate) unsafe extern "C" fn create<K: KernelState>(
+    ctx: *mut TF_OpKernelConstruction,
+) -> *mut c_void {
     let api = api();
+    let what = format!("creating {}", K::WHAT);
     // SAFETY: TensorFlow's live construction, for the call.
-    match contain_panic("creating the kernel", || unsafe { new_kernel(api, ctx) }) {
+    match contain_panic(&what, || unsafe { K::new(api, ctx) }) {
         Ok(kernel) => Box::into_raw(Box::new(kernel)).cast(),
         Err(error) => {
             let status = status(api);
@@ -109,14 +134,17 @@ pub(crate) unsafe extern "C" fn create(ctx: *mut TF_OpKernelConstruction) -> *mu
 ///
 /// # Safety
 ///
-/// `kernel` is what [`create`] returned (TensorFlow never runs a kernel
-/// whose creation failed), `ctx` a live context.
-pub(crate) unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut TF_OpKernelContext) {
+/// `kernel` is what [`create`] returned for this `K` (TensorFlow never
+/// runs a kernel whose creation failed), `ctx` a live context.
+pub(crate) unsafe extern "C" fn compute<K: KernelState>(
+    kernel: *mut c_void,
+    ctx: *mut TF_OpKernelContext,
+) {
     let api = api();
-    // SAFETY: the caller's contract: `create` made it from a `TfKernel`.
-    let kernel = unsafe { &*kernel.cast::<TfKernel>() };
+    // SAFETY: the caller's contract: `create` made it from a `K`.
+    let kernel = unsafe { &*kernel.cast::<K>() };
     // SAFETY: TensorFlow's live context, for the call.
-    if let Err(error) = contain_panic("the kernel", || unsafe { kernel.compute(api, ctx) }) {
+    if let Err(error) = contain_panic(K::WHAT, || unsafe { kernel.compute(api, ctx) }) {
         let status = status(api);
         set_error(api, status, &error);
         // SAFETY: both live; TensorFlow copies the status.
@@ -128,13 +156,28 @@ pub(crate) unsafe extern "C" fn compute(kernel: *mut c_void, ctx: *mut TF_OpKern
 ///
 /// # Safety
 ///
-/// `kernel` is what [`create`] returned, not yet deleted (or null).
-pub(crate) unsafe extern "C" fn delete(kernel: *mut c_void) {
+/// `kernel` is what [`create`] returned for this `K`, not yet deleted (or
+/// null).
+pub(crate) unsafe extern "C" fn delete<K: KernelState>(kernel: *mut c_void) {
     if !kernel.is_null() {
         // SAFETY: the caller's contract; dropping an `Arc` does not panic
         // short of a kernel's own Drop, which is contained below.
-        let kernel = unsafe { Box::from_raw(kernel.cast::<TfKernel>()) };
+        let kernel = unsafe { Box::from_raw(kernel.cast::<K>()) };
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(kernel)));
+    }
+}
+
+impl KernelState for TfKernel {
+    const WHAT: &'static str = "the kernel";
+
+    unsafe fn new(api: &Api, ctx: *mut TF_OpKernelConstruction) -> Result<TfKernel> {
+        // SAFETY: the caller's contract.
+        unsafe { new_kernel(api, ctx) }
+    }
+
+    unsafe fn compute(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { self.run(api, ctx) }
     }
 }
 
@@ -331,10 +374,12 @@ impl TfKernel {
         )
     }
 
+    /// One call of the kernel: see the [module docs](self).
+    ///
     /// # Safety
     ///
     /// `ctx` is live.
-    unsafe fn compute(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()> {
+    unsafe fn run(&self, api: &Api, ctx: *mut TF_OpKernelContext) -> Result<()> {
         // SAFETY: live context.
         let count = unsafe { (api.TF_NumInputs)(ctx) };
         let lend = match self {

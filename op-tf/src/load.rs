@@ -11,7 +11,7 @@ use op_core::{DeviceType, Error, KernelRegistration, Registry, Result};
 
 use crate::api::{Api, ShapeFn};
 use crate::gradient;
-use crate::kernel::{self, API};
+use crate::kernel::{self, API, TfKernel};
 use crate::plan::{Crates, ExportPlan};
 use crate::shape::{self, ShapeSupport};
 use crate::status::{check, status};
@@ -314,9 +314,20 @@ fn kernel_builder(
         crate::api::ComputeFn,
         crate::api::DeleteFn,
     ) = match device {
-        DeviceType::Cpu => (kernel::create, kernel::compute, kernel::delete),
+        DeviceType::Cpu => (
+            kernel::create::<TfKernel>,
+            kernel::compute::<TfKernel>,
+            kernel::delete::<TfKernel>,
+        ),
         #[cfg(feature = "gpu")]
-        DeviceType::Gpu => (crate::gpu::create, crate::gpu::compute, crate::gpu::delete),
+        DeviceType::Gpu => {
+            use crate::gpu::GpuKernel;
+            (
+                kernel::create::<GpuKernel>,
+                kernel::compute::<GpuKernel>,
+                kernel::delete::<GpuKernel>,
+            )
+        }
         #[cfg(not(feature = "gpu"))]
         DeviceType::Gpu => {
             return Err(Error::internal(
