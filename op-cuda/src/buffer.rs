@@ -99,21 +99,35 @@ impl CudaBuffer {
     /// stream (no wait).
     pub fn try_clone(&self) -> Result<CudaBuffer> {
         let copy = self.device.allocate(self.len, false)?;
-        if self.len > 0 {
-            // SAFETY: both blocks hold `len` bytes on the same device; the
-            // copy is ordered on the stream after writes to `self` and
-            // before any use of `copy`.
-            unsafe {
-                cudarc::driver::result::memcpy_dtod_async(
-                    copy.ptr,
-                    self.ptr,
-                    self.len,
-                    self.device.stream().cu_stream(),
-                )
-            }
-            .map_err(|e| driver_error("copying on the GPU", e))?;
-        }
+        // SAFETY: the new block holds `len` bytes on this device, used by
+        // nothing before the copy, which is ordered on the stream first.
+        unsafe { self.copy_to(copy.ptr) }?;
         Ok(copy)
+    }
+
+    /// Copies the buffer's bytes to `destination`, queued on the device's
+    /// stream after the work that wrote them (no wait).
+    ///
+    /// # Safety
+    ///
+    /// `destination` holds `len` bytes on the same device, which nothing
+    /// reads or writes out of the stream's order until the copy is done.
+    pub(crate) unsafe fn copy_to(&self, destination: CUdeviceptr) -> Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.device.bind()?;
+        // SAFETY: both hold `len` bytes on this device (the caller's
+        // contract and the buffer's), ordered on its stream.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(
+                destination,
+                self.ptr,
+                self.len,
+                self.device.stream().cu_stream(),
+            )
+        }
+        .map_err(|e| driver_error("copying on the GPU", e))
     }
 }
 

@@ -154,7 +154,7 @@ impl CudaBuffer {
 }
 
 /// Copies `len` bytes of `source` to `destination`, queued on `source`'s
-/// device's stream (no wait).
+/// device's stream (no wait); `len` must be the buffer's size.
 ///
 /// # Safety
 ///
@@ -171,21 +171,7 @@ pub unsafe fn copy_into(source: &CudaBuffer, destination: CUdeviceptr, len: usiz
             ),
         ));
     }
-    if len == 0 {
-        return Ok(());
-    }
-    let gpu = source.gpu();
-    gpu.bind()?;
-    // SAFETY: both hold `len` bytes on this device (the caller's contract
-    // and the buffer's); the copy is ordered on our stream after the
-    // kernel that wrote `source`.
-    unsafe {
-        cudarc::driver::result::memcpy_dtod_async(
-            destination,
-            source.raw_ptr(),
-            len,
-            gpu.stream().cu_stream(),
-        )
-    }
-    .map_err(|e| driver_error("copying an output into the host's buffer", e))
+    // SAFETY: the caller's contract, for exactly the buffer's bytes.
+    unsafe { source.copy_to(destination) }
+        .map_err(|e| e.with_context("copying an output into the host's buffer"))
 }

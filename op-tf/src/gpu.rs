@@ -160,7 +160,7 @@ impl GpuKernel {
             return unsafe { parts.host_tensor(index) };
         }
         let dtype = parts.dtype(index)?;
-        let dims: SmallVec<[usize; 8]> = parts.dims.iter().map(|&d| d.max(0) as usize).collect();
+        let dims = parts.dims();
         // SAFETY: TensorFlow's GPU buffer of `bytes` bytes for this input,
         // live through the call, which no lent tensor outlives; nothing
         // writes it while our kernel runs (TensorFlow's later work waits for

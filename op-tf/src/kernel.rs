@@ -687,7 +687,7 @@ fn output_dims(output: &PlacedOutput) -> Result<SmallVec<[usize; 8]>> {
 /// buffer (in host or device memory, as TensorFlow placed it).
 pub(crate) struct InputParts {
     code: c_int,
-    pub(crate) dims: SmallVec<[i64; 8]>,
+    dims: SmallVec<[i64; 8]>,
     pub(crate) data: *mut c_void,
     pub(crate) bytes: usize,
 }
@@ -747,6 +747,11 @@ impl InputParts {
         })
     }
 
+    /// The dims as ours (TensorFlow's are never negative in a tensor).
+    pub(crate) fn dims(&self) -> SmallVec<[usize; 8]> {
+        self.dims.iter().map(|&d| d.max(0) as usize).collect()
+    }
+
     /// Input `index`, in host memory, as our tensor, lent (read-only) over
     /// its buffer.
     ///
@@ -756,8 +761,7 @@ impl InputParts {
     /// is used.
     pub(crate) unsafe fn host_tensor(&self, index: c_int) -> Result<Tensor> {
         let dtype = self.dtype(index)?;
-        // TensorFlow's dims are never negative in a tensor.
-        let dims: SmallVec<[usize; 8]> = self.dims.iter().map(|&d| d.max(0) as usize).collect();
+        let dims = self.dims();
         let bytes: &[u8] = if self.bytes == 0 || self.data.is_null() {
             &[]
         } else {
