@@ -23,9 +23,8 @@
 //! gradient gives no gradient for gets zeros (the Python side turns those
 //! of integer inputs into `None`).
 
-use op_core::gradient::{Gradient, GradientFunctions};
 use op_core::registry::OpEntry;
-use op_core::{ArgDef, OpDef, OpInstance, Registry, Result, Tensor};
+use op_core::{ArgDef, OpDef};
 use serde_json::{Value, json};
 
 /// The prefix of gradient ops' names.
@@ -33,24 +32,10 @@ pub const PREFIX: &str = "OpkitGradient>";
 
 /// The gradient op of `op`, when it has a gradient function.
 pub fn gradient_op_name(op: &OpEntry) -> Option<String> {
-    functions(&op.def().name).map(|_| format!("{PREFIX}{}", op.def().name))
+    op_host::gradient::has_gradient(op).then(|| format!("{PREFIX}{}", op.def().name))
 }
 
-/// Whether `op` is marked `not_differentiable`.
-pub fn is_not_differentiable(op: &OpEntry) -> bool {
-    matches!(
-        Registry::global().gradient(&op.def().name),
-        Ok(Some(registration)) if registration.functions.is_none()
-    )
-}
-
-fn functions(op: &str) -> Option<GradientFunctions> {
-    Registry::global()
-        .gradient(op)
-        .ok()
-        .flatten()
-        .and_then(|g| g.functions)
-}
+pub use op_host::gradient::is_not_differentiable;
 
 /// The spec strings of the gradient op of `def`: attrs, inputs, outputs.
 ///
@@ -95,60 +80,6 @@ pub(crate) fn manifest_entry(op: &OpEntry) -> Value {
     })
 }
 
-/// A gradient op's kernel state: the forward node, and our gradient.
-pub(crate) struct GradientKernel {
-    op: std::sync::Arc<OpDef>,
-    node: OpInstance,
-    functions: GradientFunctions,
-}
-
-impl GradientKernel {
-    /// The kernel for a node of the gradient op of `forward` with these attrs.
-    pub(crate) fn new(
-        forward: &OpEntry,
-        attrs: &[(&str, op_core::AttrValue)],
-    ) -> Result<GradientKernel> {
-        let def = forward.def();
-        let functions = functions(&def.name).ok_or_else(|| {
-            op_core::Error::internal(format!("op {} lost its gradient", def.name))
-        })?;
-        let node = forward.instance(&crate::kernel::input_types(def, attrs)?, attrs)?;
-        Ok(GradientKernel {
-            op: def.clone(),
-            node,
-            functions,
-        })
-    }
-
-    /// Our gradient on `tensors` (the forward inputs, outputs and incoming
-    /// gradients, flattened): one gradient per forward input, zeros where
-    /// ours gives none.
-    pub(crate) fn run(&self, tensors: &[Tensor]) -> Result<Vec<Tensor>> {
-        let (n_in, n_out) = (
-            self.node.input_types().len(),
-            self.node.output_types().len(),
-        );
-        if tensors.len() != n_in + 2 * n_out {
-            return Err(op_core::Error::invalid_argument(format!(
-                "the gradient of {} takes {} tensors, but got {}",
-                self.op.name,
-                n_in + 2 * n_out,
-                tensors.len()
-            )));
-        }
-        let (inputs, rest) = tensors.split_at(n_in);
-        let (outputs, grads) = rest.split_at(n_out);
-        let grads: Vec<Option<Tensor>> = grads.iter().cloned().map(Some).collect();
-        let runtime = crate::kernel::runtime();
-        let gradient = Gradient::new(runtime, &self.op, &self.node, inputs, outputs, &grads)?;
-        let result = (self.functions.eager)(&gradient)?;
-        inputs
-            .iter()
-            .zip(result.into_iter().chain(std::iter::repeat(None)))
-            .map(|(input, grad)| match grad {
-                Some(grad) => Ok(grad),
-                None => Tensor::zeros(input.dtype(), input.dims()),
-            })
-            .collect()
-    }
-}
+/// A gradient op's kernel state: our gradient of the forward node
+/// (every host runs it the same way, [`op_host::gradient`]).
+pub(crate) type GradientKernel = op_host::gradient::GradientRunner;

@@ -11,12 +11,10 @@ use std::ffi::{c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
 use op_core::registry::OpEntry;
-use op_core::shape_inference::{InferenceContext, PartialShape};
-use op_core::{
-    AttrValue, DType, Error, InputTypes, OpDef, PreparedOp, Result, Runtime, Tensor, contain_panic,
-};
+use op_core::{AttrValue, DType, Error, PreparedOp, Result, Runtime, Tensor, contain_panic};
 use op_graph::graphdef::convert::attr_from_proto;
 use op_graph::graphdef::proto::NodeDef;
+use op_host::kernel::{HostBuffer, PlacedOutput};
 use prost::Message;
 use smallvec::SmallVec;
 
@@ -272,78 +270,8 @@ pub(crate) unsafe fn read_node(api: &Api, ctx: *mut TF_OpKernelConstruction) -> 
 }
 
 /// The dtypes of a node's inputs, from its attrs (TensorFlow creates a
-/// kernel from the node alone): each arg's fixed type, or its type attr's
-/// value, `N` times for `N * T`, or its `list(type)` attr's values.
-pub(crate) fn input_types(def: &OpDef, attrs: &[(&str, AttrValue)]) -> Result<Vec<InputTypes>> {
-    let attr = |name: &str| {
-        attrs
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v)
-            .or_else(|| {
-                def.attrs
-                    .iter()
-                    .find(|a| a.name == name)
-                    .and_then(|a| a.default_value.as_ref())
-            })
-            .ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "op {} needs attr '{name}' to know its input dtypes",
-                    def.name
-                ))
-            })
-    };
-    def.inputs
-        .iter()
-        .map(|arg| {
-            let one = match (arg.fixed_type(), arg.type_attr()) {
-                (Some(dtype), _) => Some(dtype),
-                (None, Some(name)) => match attr(name)? {
-                    AttrValue::Type(dtype) => Some(*dtype),
-                    other => {
-                        return Err(Error::invalid_argument(format!(
-                            "attr '{name}' of op {} is {other}, not a type",
-                            def.name
-                        )));
-                    }
-                },
-                (None, None) => None,
-            };
-            if let Some(n) = &arg.number_attr {
-                let count = match attr(n)? {
-                    AttrValue::Int(count) => usize::try_from(*count).map_err(|_| {
-                        Error::invalid_argument(format!("attr '{n}' of op {} is {count}", def.name))
-                    })?,
-                    other => {
-                        return Err(Error::invalid_argument(format!(
-                            "attr '{n}' of op {} is {other}, not an int",
-                            def.name
-                        )));
-                    }
-                };
-                let dtype = one.unwrap_or(DType::F32);
-                return Ok(InputTypes::List(vec![dtype; count]));
-            }
-            if let Some(list) = arg.type_list_attr() {
-                return match attr(list)? {
-                    AttrValue::List(op_core::ListValue::Type(types)) => {
-                        Ok(InputTypes::List(types.clone()))
-                    }
-                    other => Err(Error::invalid_argument(format!(
-                        "attr '{list}' of op {} is {other}, not a list of types",
-                        def.name
-                    ))),
-                };
-            }
-            one.map(InputTypes::Single).ok_or_else(|| {
-                Error::internal(format!(
-                    "input '{}' of op {} has no type",
-                    arg.name, def.name
-                ))
-            })
-        })
-        .collect()
-}
+/// kernel from the node alone).
+pub(crate) use op_host::kernel::input_types;
 
 /// A C API handle of a context's input or output, deleted when dropped.
 /// TensorFlow's context holds the tensor itself until the call ends, so the
@@ -430,7 +358,7 @@ impl TfKernel {
                     .map(|()| outputs)
             }
             TfKernel::Gradient(gradient) => gradient
-                .run(&inputs)
+                .run(runtime(), &inputs)
                 .map(|outputs| outputs.into_iter().map(Some).collect()),
         };
         // Each output in a buffer of its own, before the inputs go: an
@@ -465,45 +393,35 @@ impl TfKernel {
     }
 }
 
-/// Inputs of at least this many bytes in all have their kernel's outputs
-/// placed in buffers TensorFlow allocates (forwarding an input where it
-/// can); smaller calls skip the shape function this costs.
-const PLACED_BYTES: usize = 64 * 1024;
-
-/// One output TensorFlow allocated before the kernel ran.
-struct PlacedOutput {
-    /// TensorFlow's handle of it, ours to delete.
-    handle: *mut TF_Tensor,
-    /// Its buffer.
-    data: *mut u8,
-    len: usize,
-    /// The input whose buffer it is, when TensorFlow forwarded one.
-    forwarded: Option<usize>,
-}
-
-/// The outputs set before the kernel runs: the handles, deleted on drop.
+/// The outputs TensorFlow allocated before the kernel runs: the buffers
+/// ([`op_host::kernel::PlacedOutput`], one marked `lent_as_input` where
+/// TensorFlow forwarded an input), and the C API's handles of them,
+/// deleted on drop (TensorFlow keeps the outputs themselves).
 struct Placed<'a> {
     api: &'a Api,
+    handles: SmallVec<[*mut TF_Tensor; 4]>,
     outputs: SmallVec<[PlacedOutput; 4]>,
+    /// The input each output is, where TensorFlow forwarded one.
+    forwarded: SmallVec<[Option<usize>; 4]>,
 }
 
 impl Drop for Placed<'_> {
     fn drop(&mut self) {
-        for output in &self.outputs {
+        for &handle in &self.handles {
             // SAFETY: each handle came from TF_ForwardInputOrAllocateOutput,
             // deleted once; TensorFlow keeps the output itself.
-            unsafe { (self.api.TF_DeleteTensor)(output.handle) };
+            unsafe { (self.api.TF_DeleteTensor)(handle) };
         }
     }
 }
 
 /// For a large call whose output shapes our shape function knows from the
-/// inputs, every output allocated by TensorFlow now (an input of its dtype
-/// and shape forwarded where TensorFlow allows), so that the kernel writes
-/// into TensorFlow's memory. A forwarded input is lent writable in
-/// `inputs`, so that a kernel that forwards it writes in place. `None` when
-/// the call does not qualify (small, a shape not fully known, a dtype that
-/// cannot be lent).
+/// inputs ([`op_host::kernel::planned_output_dims`]), every output
+/// allocated by TensorFlow now (an input of its dtype and shape forwarded
+/// where TensorFlow allows), so that the kernel writes into TensorFlow's
+/// memory. A forwarded input is lent writable in `inputs`, so that a
+/// kernel that forwards it writes in place. `None` when the call does not
+/// qualify.
 ///
 /// # Safety
 ///
@@ -514,53 +432,22 @@ unsafe fn place_outputs<'a>(
     prepared: &PreparedOp,
     inputs: &mut [Tensor],
 ) -> Result<Option<Placed<'a>>> {
-    let plain = |d: DType| {
-        !matches!(
-            d,
-            DType::String | DType::Bool | DType::Resource | DType::Variant
-        )
-    };
-    let bytes: usize = inputs
-        .iter()
-        .map(|t| t.num_elements() * t.dtype().size_of().unwrap_or(0))
-        .sum();
     let node = prepared.instance();
-    if bytes < PLACED_BYTES
-        || !inputs.iter().all(|t| plain(t.dtype()))
-        || !node.output_types().iter().all(|d| plain(*d))
-    {
-        return Ok(None);
-    }
-    let Some(shape_fn) = runtime().registry().op(node.op())?.shape_fn() else {
+    let shape_fn = runtime().registry().op(node.op())?.shape_fn();
+    let Some(dims) = op_host::kernel::planned_output_dims(prepared, shape_fn, inputs)? else {
         return Ok(None);
     };
-    let shapes: SmallVec<[PartialShape; 8]> = inputs
-        .iter()
-        .map(|t| PartialShape::known(t.dims()))
-        .collect();
-    let values: SmallVec<[Option<&Tensor>; 8]> = inputs.iter().map(Some).collect();
-    let mut inference = InferenceContext::new(prepared.op_def(), node, &shapes, &values)?;
-    shape_fn(&mut inference)?;
-    let mut dims: SmallVec<[SmallVec<[usize; 8]>; 4]> = SmallVec::new();
-    for shape in inference.output_shapes() {
-        match shape
-            .0
-            .and_then(|d| d.into_iter().collect::<Option<SmallVec<[usize; 8]>>>())
-        {
-            Some(known) => dims.push(known),
-            None => return Ok(None),
-        }
-    }
-    drop(values);
     let mut placed = Placed {
         api,
+        handles: SmallVec::new(),
         outputs: SmallVec::new(),
+        forwarded: SmallVec::new(),
     };
-    for (j, (dtype, out_dims)) in node.output_types().iter().zip(&dims).enumerate() {
+    for (j, (dtype, out_dims)) in node.output_types().iter().zip(dims).enumerate() {
         // Inputs of the output's dtype and shape, not already forwarded.
         let candidates: SmallVec<[c_int; 8]> = (0..inputs.len())
             .filter(|&k| inputs[k].dtype() == *dtype && inputs[k].dims() == out_dims.as_slice())
-            .filter(|&k| placed.outputs.iter().all(|o| o.forwarded != Some(k)))
+            .filter(|&k| !placed.forwarded.contains(&Some(k)))
             .map(|k| k as c_int)
             .collect();
         let tf_dims: SmallVec<[i64; 8]> = out_dims.iter().map(|&d| d as i64).collect();
@@ -581,45 +468,33 @@ unsafe fn place_outputs<'a>(
             )
         };
         check(api, status, || format!("allocating output {j}"))?;
+        placed.handles.push(handle);
         // SAFETY: a live handle.
-        let (data, len) = unsafe {
-            (
-                (api.TF_TensorData)(handle).cast::<u8>(),
-                (api.TF_TensorByteSize)(handle),
-            )
+        let buffer = unsafe {
+            HostBuffer {
+                data: (api.TF_TensorData)(handle).cast::<u8>(),
+                len: (api.TF_TensorByteSize)(handle),
+            }
         };
         let forwarded = usize::try_from(forwarded).ok();
-        placed.outputs.push(PlacedOutput {
-            handle,
-            data,
-            len,
-            forwarded,
-        });
         if let Some(k) = forwarded {
             // SAFETY: TensorFlow gave input k's buffer to output j: nothing
             // else reads or writes it while the kernel runs, which reaches it
             // only through this tensor.
-            inputs[k] = unsafe { Tensor::lend_mut(*dtype, out_dims, raw_mut(data, len)) }?;
+            inputs[k] = unsafe { Tensor::lend_mut(*dtype, &out_dims, buffer.as_mut_slice()) }?;
         }
+        placed.forwarded.push(forwarded);
+        placed.outputs.push(PlacedOutput {
+            buffer,
+            dims: out_dims,
+            lent_as_input: forwarded.is_some(),
+        });
     }
     Ok(Some(placed))
 }
 
-/// `len` bytes at `data` (none when `len` is 0).
-///
-/// # Safety
-///
-/// `data` holds `len` bytes that nothing else uses while the slice lives.
-unsafe fn raw_mut<'a>(data: *mut u8, len: usize) -> &'a mut [u8] {
-    if len == 0 || data.is_null() {
-        return &mut [];
-    }
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts_mut(data, len) }
-}
-
-/// Runs the kernel with its outputs in TensorFlow's buffers; an output the
-/// kernel made elsewhere is copied into its buffer.
+/// Runs the kernel with its outputs in TensorFlow's buffers
+/// ([`op_host::kernel::run_placed`]).
 ///
 /// # Safety
 ///
@@ -629,58 +504,10 @@ unsafe fn run_placed(
     inputs: &mut [Tensor],
     placed: Placed<'_>,
 ) -> Result<()> {
-    let mut buffers: SmallVec<[Option<Tensor>; 4]> = SmallVec::new();
-    for (output, dtype) in placed
-        .outputs
-        .iter()
-        .zip(prepared.instance().output_types())
-    {
-        buffers.push(match output.forwarded {
-            // The kernel finds it as its input.
-            Some(_) => None,
-            None => {
-                let dims = output_dims(output)?;
-                // SAFETY: TensorFlow's new buffer for this output, used only
-                // through this tensor while the kernel runs.
-                Some(unsafe { Tensor::lend_mut(*dtype, &dims, raw_mut(output.data, output.len)) }?)
-            }
-        });
-    }
-    let mut outputs: Outputs = smallvec::smallvec![None; placed.outputs.len()];
-    prepared.run_placed(inputs, &mut buffers, &mut outputs)?;
-    for (j, (made, output)) in outputs.iter().zip(&placed.outputs).enumerate() {
-        let made = made
-            .as_ref()
-            .ok_or_else(|| Error::internal("the kernel left an output unset"))?;
-        if made.buffer_address() == Some(output.data as usize) || output.len == 0 {
-            continue;
-        }
-        // Made elsewhere (a tensor of the kernel's own): copied into
-        // TensorFlow's buffer, which the kernel no longer reads.
-        let bytes = made.plain_bytes()?;
-        if bytes.len() != output.len {
-            return Err(Error::internal(format!(
-                "the kernel made output {j} of {} bytes, but its shape function gave {}",
-                bytes.len(),
-                output.len
-            )));
-        }
-        // SAFETY: TensorFlow's buffer of `len` bytes for this output; the
-        // kernel's own tensor is elsewhere.
-        unsafe { raw_mut(output.data, output.len) }.copy_from_slice(bytes);
-    }
-    Ok(())
-}
-
-/// The dims TensorFlow gave a placed output.
-fn output_dims(output: &PlacedOutput) -> Result<SmallVec<[usize; 8]>> {
-    let api = api();
-    // SAFETY: a live handle.
-    let rank = unsafe { (api.TF_NumDims)(output.handle) };
-    // SAFETY: as above, `d` below the rank.
-    Ok((0..rank)
-        .map(|d| unsafe { (api.TF_Dim)(output.handle, d) }.max(0) as usize)
-        .collect())
+    // SAFETY: the caller's contract: TensorFlow's buffers for this call's
+    // outputs, each used only through the kernel (a forwarded one through
+    // its input).
+    unsafe { op_host::kernel::run_placed(prepared, inputs, &placed.outputs) }
 }
 
 /// What a kernel reads of one input: its TensorFlow dtype, dims and
@@ -787,23 +614,11 @@ impl InputParts {
             DType::Resource | DType::Variant => Err(Error::unimplemented(format!(
                 "input {index} is {dtype}: the TensorFlow plugin does not take {dtype} tensors yet"
             ))),
-            DType::Bool => {
-                // Our bools must be 0 or 1, which TensorFlow's are: copied, checked.
-                let values = bytes
-                    .iter()
-                    .map(|&b| match b {
-                        0 => Ok(false),
-                        1 => Ok(true),
-                        _ => Err(Error::invalid_argument(format!(
-                            "input {index} holds a bool byte {b}"
-                        ))),
-                    })
-                    .collect::<Result<Vec<bool>>>()?;
-                Tensor::from_vec(dims, values)
-            }
+            // Bools are checked, the rest lent.
             // SAFETY: the caller's contract: TensorFlow's buffer outlives every
             // use of the tensor.
-            _ => unsafe { Tensor::lend(dtype, &dims, bytes) },
+            _ => unsafe { op_host::kernel::lend_input(dtype, &dims, bytes) }
+                .map_err(|e| e.with_context(format!("reading input {index}"))),
         }
     }
 }
@@ -909,7 +724,14 @@ unsafe fn copy_output(
     let allocated = unsafe { allocate_output(api, ctx, index, output.dtype(), dims, bytes.len()) }?;
     // SAFETY: the new output's buffer holds `bytes.len()` bytes (its dtype
     // and shape are the tensor's); only this kernel writes it now.
-    unsafe { raw_mut(allocated.data.cast::<u8>(), bytes.len()) }.copy_from_slice(bytes);
+    unsafe {
+        HostBuffer {
+            data: allocated.data.cast::<u8>(),
+            len: bytes.len(),
+        }
+        .as_mut_slice()
+    }
+    .copy_from_slice(bytes);
     Ok(())
 }
 

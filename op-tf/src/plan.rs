@@ -4,15 +4,11 @@
 use op_core::registry::{OP_KERNELS_OPS, OpEntry};
 use op_core::{ArgType, DType, DeviceType, KernelRegistration, Registry};
 
-/// Python's keywords: TensorFlow 2.21 writes wrappers that do not compile
-/// for some args of these names (`len(in)`), and a wrapper that does not
-/// compile fails `tf.load_op_library` for the whole library.
-pub const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
+/// Python's keywords ([`op_host::names::PYTHON_KEYWORDS`]): TensorFlow
+/// 2.21 writes wrappers that do not compile for some args of these names
+/// (`len(in)`), and a wrapper that does not compile fails
+/// `tf.load_op_library` for the whole library.
+pub use op_host::names::PYTHON_KEYWORDS;
 
 /// Why an op of the registry is not exported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,30 +72,7 @@ impl std::fmt::Display for GpuSkipped {
     }
 }
 
-/// Whose ops a library exports: every linked crate's (`export!()`), or
-/// those of the crates named (`export!(crates = [my_ops])`), so that a
-/// library whose crate links another op crate (for its kernels' helpers,
-/// or as a dependency) does not register that crate's ops a second time
-/// beside the other crate's own library.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Crates {
-    /// Every crate's ops.
-    All,
-    /// The ops of these crates (names as in Rust paths: `my_ops`).
-    Only(&'static [&'static str]),
-}
-
-impl Crates {
-    /// The crate `op` is of, when this selection leaves it out.
-    fn leaves_out(self, op: &OpEntry) -> Option<&'static str> {
-        let Crates::Only(names) = self else {
-            return None;
-        };
-        let module = op.registration().module_path;
-        let krate = module.split("::").next().unwrap_or(module);
-        (!names.contains(&krate)).then_some(krate)
-    }
-}
+pub use op_host::Crates;
 
 impl std::fmt::Display for Skipped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -290,18 +263,4 @@ fn has_resource_arg(def: &op_core::OpDef) -> bool {
         .iter()
         .chain(&def.outputs)
         .any(|arg| arg.ty == ArgType::Fixed(DType::Resource))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_keyword_list_is_sorted_as_python_lists_it() {
-        // Python's keyword.kwlist order: capitalized first, then a-z.
-        let mut sorted = PYTHON_KEYWORDS.to_vec();
-        sorted.sort();
-        assert_eq!(sorted, PYTHON_KEYWORDS);
-        assert_eq!(PYTHON_KEYWORDS.len(), 35);
-    }
 }

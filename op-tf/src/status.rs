@@ -57,25 +57,5 @@ pub(crate) fn check(
 /// The error's message and context lines, as TensorFlow shows a status
 /// (it writes the code's name itself), with any NUL made visible.
 pub(crate) fn message_of(error: &Error) -> CString {
-    let mut text = error.message().to_string();
-    for frame in error.context() {
-        text.push_str("\n\t");
-        text.push_str(frame);
-    }
-    CString::new(text.replace('\0', "\\0")).unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use op_core::Code;
-
-    #[test]
-    fn a_message_keeps_its_context_and_shows_nuls() {
-        let error = Error::new(Code::InvalidArgument, "bad\0value").with_context("in node 'z'");
-        assert_eq!(
-            message_of(&error).to_str().unwrap(),
-            "bad\\0value\n\tin node 'z'"
-        );
-    }
+    op_host::status::c_message_of(error)
 }
