@@ -96,6 +96,7 @@ fn tensorflow_python(args: &Args) -> Option<PathBuf> {
 const TENSORFLOW_PY: &str = include_str!("../python/package/tensorflow.py");
 const INIT_PY: &str = include_str!("../python/package/__init__.py");
 const PYPROJECT: &str = include_str!("../python/package/pyproject.toml");
+const ONNX_PY: &str = include_str!("../python/package/onnx.py");
 
 /// Runs the command in the workspace at `root`; prints its errors as
 /// `cargo xtask package: ...`.
@@ -210,10 +211,11 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
         .replace("VERSION", env!("CARGO_PKG_VERSION"))
         .replace("PACKAGE", &package);
     std::fs::write(top.join("pyproject.toml"), pyproject)?;
+    let onnx = write_onnx(&library, &inner, &package, &library_name.to_string_lossy())?;
     let extras = copy_python_of_its_own(&crate_dir, &inner)?;
     eprintln!(
         "wrote {}: {} ops ({} held back), {} kernels ({gpu_kernels} for the GPU; {} ops and {} \
-         kernels left out: `--list` says why){}; install it with `pip install {}`",
+         kernels left out: `--list` says why){onnx}{}; install it with `pip install {}`",
         top.display(),
         ops.len() + held_back.len(),
         held_back.len(),
@@ -344,31 +346,73 @@ fn build(root: &Path, krate: &str, dev: bool, python: Option<&Path>) -> io::Resu
     })
 }
 
+/// The `onnx` submodule, when the library exports to ONNX Runtime (it has
+/// `op_onnx_manifest()`): `onnx.py` and `onnx_manifest.json`, or neither.
+/// Returns what to add to the summary line.
+fn write_onnx(
+    library: &Path,
+    inner: &Path,
+    package: &str,
+    library_name: &str,
+) -> io::Result<String> {
+    let (py, json) = (inner.join("onnx.py"), inner.join("onnx_manifest.json"));
+    let Some(mut manifest) = read_named_manifest(library, "op_onnx_manifest")? else {
+        for stale in [py, json] {
+            if stale.exists() {
+                std::fs::remove_file(stale)?;
+            }
+        }
+        return Ok("; no ONNX Runtime ops (no `op_onnx::export!()`)".into());
+    };
+    manifest["library"] = serde_json::Value::String(library_name.into());
+    std::fs::write(&json, serde_json::to_string_pretty(&manifest)?)?;
+    std::fs::write(&py, ONNX_PY.replace("PACKAGE", package))?;
+    Ok(format!(
+        "; ONNX Runtime: {} ops in domain {} ({} left out)",
+        manifest["ops"].as_array().map_or(0, Vec::len),
+        manifest["domain"],
+        manifest["skipped"].as_array().map_or(0, Vec::len),
+    ))
+}
+
 /// The library's manifest, from its `op_tf_manifest()`.
 fn read_manifest(library: &Path) -> io::Result<serde_json::Value> {
+    read_named_manifest(library, "op_tf_manifest")?.ok_or_else(|| {
+        io::Error::other(format!(
+            "{} has no op_tf_manifest(): is `op_tf::export!();` in its lib.rs?",
+            library.display()
+        ))
+    })
+}
+
+/// The JSON that the library's C function `symbol` returns, or `None`
+/// when the library has no such function.
+fn read_named_manifest(library: &Path, symbol: &str) -> io::Result<Option<serde_json::Value>> {
     // SAFETY: loading runs the library's constructors: op-core's and
     // `op_tf::export!`'s, which find no TensorFlow in this process and
     // only record that. The library stays loaded until the process ends.
     let lib = unsafe { libloading::Library::new(library) }
         .map_err(|e| io::Error::other(format!("loading {}: {e}", library.display())))?;
-    // SAFETY: `export!` defines `op_tf_manifest` with this signature.
+    // Kept loaded until the process ends (unloading a library whose
+    // constructors ran is not worth its risk in a build tool).
+    let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    let name = format!("{symbol}\0");
+    // SAFETY: each host's `export!` defines its manifest function with
+    // this signature.
     let manifest: libloading::Symbol<'_, unsafe extern "C" fn() -> *const std::ffi::c_char> =
-        unsafe { lib.get(b"op_tf_manifest\0") }.map_err(|e| {
-            io::Error::other(format!(
-                "{} has no op_tf_manifest(): is `op_tf::export!();` in its lib.rs? ({e})",
-                library.display()
-            ))
-        })?;
+        match unsafe { lib.get(name.as_bytes()) } {
+            Ok(function) => function,
+            Err(_) => return Ok(None),
+        };
     // SAFETY: it returns a C string the library keeps.
     let text = unsafe { std::ffi::CStr::from_ptr(manifest()) }
         .to_string_lossy()
         .into_owned();
-    std::mem::forget(lib);
     let value: serde_json::Value = serde_json::from_str(&text)?;
     if let Some(error) = value.get("error") {
         return Err(io::Error::other(format!("the library's manifest: {error}")));
     }
-    Ok(value)
+    Ok(Some(value))
 }
 
 #[cfg(test)]

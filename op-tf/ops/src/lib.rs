@@ -6,3 +6,7 @@ op_tf::export!();
 
 // Links op-kernels, whose ops and kernels are what the library exports.
 extern crate op_kernels;
+
+// The same library is an ONNX Runtime custom-op library (domain
+// `opkit_ops`): `SessionOptions.register_custom_ops_library(path)`.
+op_onnx::export!();

@@ -3,6 +3,10 @@
 Submodules, one per runtime:
 
 - `tensorflow`: the ops in TensorFlow (`import PACKAGE.tensorflow as ops`).
+- `onnx`: the ops in ONNX Runtime (`PACKAGE.onnx.library_path()`, `PACKAGE.onnx.DOMAIN`,
+  `PACKAGE.onnx.make_node(...)`), when the library exports them (`op_onnx::export!()`).
+
+Each submodule imports only its own framework.
 
 Written by `cargo xtask package` (op-tf/python/package/__init__.py).
 """

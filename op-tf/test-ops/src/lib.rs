@@ -13,6 +13,8 @@ use op_core::shape_inference::InferenceContext;
 use op_core::{KernelConstruction, KernelContext, Result, Tensor, kernel, register_op};
 
 op_tf::export!();
+// And to ONNX Runtime (domain `op_tf_test_ops`), for op-onnx's fault tests.
+op_onnx::export!();
 
 /// Panics in its kernel's run, naming its input's first element.
 ///

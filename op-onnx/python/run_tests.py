@@ -1,0 +1,34 @@
+"""Runs op-onnx's Python tests against the installed package, in ONNX Runtime.
+
+    cargo xtask package --crate opkit-ops --out target/python
+    pip install target/python/opkit_ops      # into a venv with onnxruntime, onnx, numpy
+    cargo build -p op-tf-test-ops
+    python op-onnx/python/run_tests.py target/debug/libop_tf_test_ops.so
+
+Prints one line per failure and a summary, "N passed, N failed, N skipped",
+and exits non-zero when any test failed.
+"""
+
+import os
+import sys
+import unittest
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
+    # Ops that fail on purpose (op-tf/test-ops), exported to ONNX Runtime too.
+    os.environ["OPKIT_ONNX_TEST_OPS"] = os.path.abspath(sys.argv[1])
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")
+    sys.path.insert(0, here)
+    suite = unittest.defaultTestLoader.discover(here, pattern="test_*.py")
+    result = unittest.TextTestRunner(verbosity=1).run(suite)
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped
+    print(f"ONNX Runtime tests: {passed} passed, {failed} failed, {skipped} skipped")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
