@@ -448,87 +448,35 @@ unsafe fn kernel_attr(
                 .map(|()| AttrValue::Float(value))
             }
             (AttrKind::String, false) => {
-                let mut size = 0usize;
-                check(
+                read_sized(
                     api,
-                    (api.KernelInfoGetAttribute_string)(
-                        info,
-                        name_ptr,
-                        std::ptr::null_mut(),
-                        &mut size,
-                    ),
-                    doing,
+                    info,
+                    name_ptr,
+                    api.KernelInfoGetAttribute_string,
+                    &doing,
                 )
-                .and_then(|()| {
-                    let mut buffer = vec![0u8; size.max(1)];
-                    check(
-                        api,
-                        (api.KernelInfoGetAttribute_string)(
-                            info,
-                            name_ptr,
-                            buffer.as_mut_ptr().cast(),
-                            &mut size,
-                        ),
-                        doing,
-                    )?;
-                    buffer.truncate(size.saturating_sub(1));
-                    Ok(AttrValue::String(buffer))
+                .map(|chars| {
+                    // The size counts the NUL at the end.
+                    let bytes = chars.iter().map(|&c| c as u8);
+                    AttrValue::String(bytes.take_while(|&b| b != 0).collect())
                 })
             }
-            (AttrKind::Int, true) => {
-                let mut size = 0usize;
-                check(
-                    api,
-                    (api.KernelInfoGetAttributeArray_int64)(
-                        info,
-                        name_ptr,
-                        std::ptr::null_mut(),
-                        &mut size,
-                    ),
-                    doing,
-                )
-                .and_then(|()| {
-                    let mut values = vec![0i64; size];
-                    check(
-                        api,
-                        (api.KernelInfoGetAttributeArray_int64)(
-                            info,
-                            name_ptr,
-                            values.as_mut_ptr(),
-                            &mut size,
-                        ),
-                        doing,
-                    )?;
-                    Ok(AttrValue::List(op_core::ListValue::Int(values)))
-                })
-            }
-            (AttrKind::Float, true) => {
-                let mut size = 0usize;
-                check(
-                    api,
-                    (api.KernelInfoGetAttributeArray_float)(
-                        info,
-                        name_ptr,
-                        std::ptr::null_mut(),
-                        &mut size,
-                    ),
-                    doing,
-                )
-                .and_then(|()| {
-                    let mut values = vec![0f32; size];
-                    check(
-                        api,
-                        (api.KernelInfoGetAttributeArray_float)(
-                            info,
-                            name_ptr,
-                            values.as_mut_ptr(),
-                            &mut size,
-                        ),
-                        doing,
-                    )?;
-                    Ok(AttrValue::List(op_core::ListValue::Float(values)))
-                })
-            }
+            (AttrKind::Int, true) => read_sized(
+                api,
+                info,
+                name_ptr,
+                api.KernelInfoGetAttributeArray_int64,
+                &doing,
+            )
+            .map(|values| AttrValue::List(op_core::ListValue::Int(values))),
+            (AttrKind::Float, true) => read_sized(
+                api,
+                info,
+                name_ptr,
+                api.KernelInfoGetAttributeArray_float,
+                &doing,
+            )
+            .map(|values| AttrValue::List(op_core::ListValue::Float(values))),
             _ => {
                 return Err(Error::unimplemented(format!(
                     "attr '{name}' is of a kind ONNX attributes do not hold here"
@@ -541,6 +489,39 @@ unsafe fn kernel_attr(
         Err(error) if is_missing(&error) => Ok(None),
         Err(error) => Err(error),
     }
+}
+
+/// A kernel-info getter that fills a caller's buffer of values, after a
+/// size query with a null buffer: strings, int and float arrays.
+type SizedGetter<T> = unsafe extern "system" fn(
+    *const OrtKernelInfo,
+    *const c_char,
+    *mut T,
+    *mut usize,
+) -> OrtStatusPtr;
+
+/// The values `get` reads of attr `name`: the size first, then the values.
+///
+/// # Safety
+///
+/// `info` is live and `name` a C string.
+unsafe fn read_sized<T: Default + Clone>(
+    api: &OrtApi,
+    info: *const OrtKernelInfo,
+    name: *const c_char,
+    get: SizedGetter<T>,
+    doing: &dyn Fn() -> String,
+) -> Result<Vec<T>> {
+    let mut size = 0usize;
+    // SAFETY: the caller's contract; a null buffer asks for the size.
+    let status = unsafe { get(info, name, std::ptr::null_mut(), &mut size) };
+    check(api, status, doing)?;
+    let mut values = vec![T::default(); size.max(1)];
+    // SAFETY: as above; `values` holds `size` values (at least one).
+    let status = unsafe { get(info, name, values.as_mut_ptr(), &mut size) };
+    check(api, status, doing)?;
+    values.truncate(size);
+    Ok(values)
 }
 
 unsafe extern "system" fn kernel_destroy(kernel: *mut c_void) {

@@ -99,6 +99,14 @@ class Attrs(unittest.TestCase):
                 expected = expected[::-1] if reverse else expected
                 np.testing.assert_allclose(y, expected, err_msg=f"exclusive={exclusive} reverse={reverse}")
 
+    def test_a_list_of_ints_attr_is_onnxs_ints(self):
+        node = ops.make_node("squeeze", ["x"], ["y"], squeeze_dims=[0, 2])
+        s = session([node], [value("x", TensorProto.FLOAT, [1, 3, 1, 2])], [value("y", TensorProto.FLOAT, None)])
+        x = np.arange(6, dtype=np.float32).reshape(1, 3, 1, 2)
+        (y,) = s.run(None, {"x": x})
+        np.testing.assert_array_equal(y, x.reshape(3, 2))
+        self.assertEqual(s.get_outputs()[0].shape, [3, 2])
+
     def test_make_node_refuses_an_attr_the_op_does_not_have(self):
         with self.assertRaises(TypeError) as caught:
             ops.make_node("zero_out", ["x"], ["y"], preserve_index=1)
