@@ -11,7 +11,6 @@ and exits non-zero when any test failed.
 
 import os
 import sys
-import unittest
 
 
 def main():
@@ -19,15 +18,11 @@ def main():
         sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
     # Ops that fail on purpose (op-tf/test-ops), exported to ONNX Runtime too.
     os.environ["OPKIT_ONNX_TEST_OPS"] = os.path.abspath(sys.argv[1])
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")
-    sys.path.insert(0, here)
-    suite = unittest.defaultTestLoader.discover(here, pattern="test_*.py")
-    result = unittest.TextTestRunner(verbosity=1).run(suite)
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    passed = result.testsRun - failed - skipped
-    print(f"ONNX Runtime tests: {passed} passed, {failed} failed, {skipped} skipped")
-    sys.exit(1 if failed else 0)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
+    import suite
+
+    suite.run("ONNX Runtime tests", os.path.join(here, "tests"))
 
 
 if __name__ == "__main__":

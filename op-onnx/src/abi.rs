@@ -252,13 +252,18 @@ unsafe extern "system" fn get_execution_provider_type(_op: *const OrtCustomOp) -
     std::ptr::null()
 }
 
-unsafe extern "system" fn get_input_type(op: *const OrtCustomOp, index: usize) -> Onnx {
-    // SAFETY: as in `get_name`.
-    let op = unsafe { CustomOp::from_base(op) };
-    op.inputs
+/// The element type at `index`, or undefined past the end (ONNX Runtime
+/// asks only for indices below the count it was given).
+fn type_at(types: &[Onnx], index: usize) -> Onnx {
+    types
         .get(index)
         .copied()
         .unwrap_or(Onnx::ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED)
+}
+
+unsafe extern "system" fn get_input_type(op: *const OrtCustomOp, index: usize) -> Onnx {
+    // SAFETY: as in `get_name`.
+    type_at(&unsafe { CustomOp::from_base(op) }.inputs, index)
 }
 
 unsafe extern "system" fn get_input_type_count(op: *const OrtCustomOp) -> usize {
@@ -268,11 +273,7 @@ unsafe extern "system" fn get_input_type_count(op: *const OrtCustomOp) -> usize 
 
 unsafe extern "system" fn get_output_type(op: *const OrtCustomOp, index: usize) -> Onnx {
     // SAFETY: as in `get_name`.
-    let op = unsafe { CustomOp::from_base(op) };
-    op.outputs
-        .get(index)
-        .copied()
-        .unwrap_or(Onnx::ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED)
+    type_at(&unsafe { CustomOp::from_base(op) }.outputs, index)
 }
 
 unsafe extern "system" fn get_output_type_count(op: *const OrtCustomOp) -> usize {

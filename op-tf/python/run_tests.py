@@ -13,7 +13,6 @@ and exits non-zero when any test failed.
 
 import os
 import sys
-import unittest
 
 
 def main():
@@ -23,15 +22,11 @@ def main():
     os.environ["OPKIT_TF_TEST_OPS"] = os.path.abspath(sys.argv[1])
     # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests")
-    sys.path.insert(0, here)
-    suite = unittest.defaultTestLoader.discover(here, pattern="test_*.py")
-    result = unittest.TextTestRunner(verbosity=1).run(suite)
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    passed = result.testsRun - failed - skipped
-    print(f"TensorFlow plugin tests: {passed} passed, {failed} failed, {skipped} skipped")
-    sys.exit(1 if failed else 0)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
+    import suite
+
+    suite.run("TensorFlow plugin tests", os.path.join(here, "tests"))
 
 
 if __name__ == "__main__":
