@@ -6,11 +6,12 @@ use op_core::{AttrValue, DType, Runtime, Tensor};
 use op_host::kernel::{HostBuffer, HostKernel, OutputSink, PLACED_BYTES, lend_input};
 use proptest::prelude::*;
 
-/// A host that allocates each output in a Vec, and remembers the dims it
-/// was asked for.
+/// A host that allocates each output in a Vec (of u64s: aligned as a
+/// host's buffers are), and remembers the dims it was asked for.
 #[derive(Default)]
 struct Vecs {
-    buffers: Vec<Vec<u8>>,
+    buffers: Vec<Vec<u64>>,
+    lens: Vec<usize>,
     dims: Vec<Vec<usize>>,
     /// Bytes to give less than asked, to play a faulty host.
     short_by: usize,
@@ -24,13 +25,21 @@ impl OutputSink for Vecs {
         dims: &[usize],
     ) -> op_core::Result<HostBuffer> {
         let len = dims.iter().product::<usize>() * dtype.size_of().unwrap() - self.short_by;
-        self.buffers.push(vec![0xAB; len]);
+        self.buffers.push(vec![u64::MAX; len.div_ceil(8)]);
+        self.lens.push(len);
         self.dims.push(dims.to_vec());
         let buffer = self.buffers.last_mut().unwrap();
         Ok(HostBuffer {
-            data: buffer.as_mut_ptr(),
+            data: buffer.as_mut_ptr().cast(),
             len,
         })
+    }
+}
+
+impl Vecs {
+    /// Output `j`'s bytes.
+    fn bytes(&self, j: usize) -> &[u8] {
+        &bytemuck::cast_slice(&self.buffers[j])[..self.lens[j]]
     }
 }
 
@@ -64,7 +73,7 @@ proptest! {
             .run("ZeroOut", vec![Tensor::from_vec([len], values.clone()).unwrap()], &[])
             .unwrap();
         prop_assert_eq!(&sink.dims, &vec![vec![len]]);
-        prop_assert_eq!(bytemuck::cast_slice::<u8, i32>(&sink.buffers[0]), ours[0].as_slice::<i32>().unwrap());
+        prop_assert_eq!(bytemuck::cast_slice::<u8, i32>(sink.bytes(0)), ours[0].as_slice::<i32>().unwrap());
     }
 }
 
