@@ -169,19 +169,37 @@ impl HostKernel {
         let mut outputs: SmallVec<[Option<Tensor>; 4]> =
             smallvec::smallvec![None; self.output_types().len()];
         self.prepared.run_into(inputs, &mut outputs)?;
-        for (j, output) in outputs.iter().enumerate() {
-            let output = output
+        let outputs = outputs.iter().map(|output| {
+            output
                 .as_ref()
-                .ok_or_else(|| Error::internal("the kernel left an output unset"))?;
-            let bytes = plain_bytes(j, output)?;
-            let buffer = sink.allocate(j, output.dtype(), output.dims())?;
-            check_size(j, output.dtype(), output.dims(), buffer)?;
-            // SAFETY: the caller's contract: the host's buffer of `len`
-            // bytes (checked), written only here.
-            unsafe { buffer.as_mut_slice() }.copy_from_slice(bytes);
-        }
-        Ok(())
+                .ok_or_else(|| Error::internal("the kernel left an output unset"))
+        });
+        // SAFETY: the caller's contract.
+        unsafe { copy_outputs(outputs, sink) }
     }
+}
+
+/// Copies each of `outputs` (made by our runtime: a kernel's, a
+/// gradient's) into a buffer `sink` allocates for its dtype and dims.
+///
+/// # Safety
+///
+/// As [`HostKernel::run`]: each buffer `sink` gives holds its output and
+/// is the host's alone until the call returns.
+pub unsafe fn copy_outputs<'t>(
+    outputs: impl IntoIterator<Item = Result<&'t Tensor>>,
+    sink: &mut impl OutputSink,
+) -> Result<()> {
+    for (j, output) in outputs.into_iter().enumerate() {
+        let output = output?;
+        let bytes = plain_bytes(j, output)?;
+        let buffer = sink.allocate(j, output.dtype(), output.dims())?;
+        check_size(j, output.dtype(), output.dims(), buffer)?;
+        // SAFETY: the caller's contract: the host's buffer of `len` bytes
+        // (checked), written only here.
+        unsafe { buffer.as_mut_slice() }.copy_from_slice(bytes);
+    }
+    Ok(())
 }
 
 /// Output `index`'s bytes, or why a host cannot take them.

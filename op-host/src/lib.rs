@@ -41,7 +41,9 @@
 //! let mut outputs = Vecs(Vec::new());
 //! // SAFETY: each buffer the sink gives is its own, live through the call.
 //! unsafe { kernel.run(&mut inputs, &mut outputs) }?;
-//! assert_eq!(bytemuck::cast_slice::<u8, i32>(&outputs.0[0]), [5, 0, 0]);
+//! // (A Vec<u8> need not be aligned for i32s: the bytes are read as such.)
+//! let zeroed: Vec<i32> = outputs.0[0].chunks(4).map(|b| i32::from_ne_bytes(b.try_into().unwrap())).collect();
+//! assert_eq!(zeroed, [5, 0, 0]);
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
@@ -49,6 +51,7 @@ pub mod gradient;
 pub mod kernel;
 pub mod manifest;
 pub mod names;
+pub mod request;
 pub mod shape;
 pub mod status;
 

@@ -97,6 +97,39 @@ const TENSORFLOW_PY: &str = include_str!("../python/package/tensorflow.py");
 const INIT_PY: &str = include_str!("../python/package/__init__.py");
 const PYPROJECT: &str = include_str!("../python/package/pyproject.toml");
 const ONNX_PY: &str = include_str!("../python/package/onnx.py");
+const JAX_PY: &str = include_str!("../python/package/jax.py");
+
+/// A host's submodule of the package: written when the library exports
+/// to that host (it has the host's manifest function).
+struct HostModule {
+    /// The host, as the summary line names it.
+    host: &'static str,
+    /// The library's C function that returns the host's manifest.
+    manifest: &'static str,
+    /// The module's name (`onnx` writes `onnx.py` and `onnx_manifest.json`).
+    module: &'static str,
+    /// The module's source, with `PACKAGE` for the package's name.
+    source: &'static str,
+    /// The macro that exports to the host, for the summary line.
+    export: &'static str,
+}
+
+const HOST_MODULES: &[HostModule] = &[
+    HostModule {
+        host: "ONNX Runtime",
+        manifest: "op_onnx_manifest",
+        module: "onnx",
+        source: ONNX_PY,
+        export: "op_onnx::export!()",
+    },
+    HostModule {
+        host: "JAX",
+        manifest: "op_jax_manifest",
+        module: "jax",
+        source: JAX_PY,
+        export: "op_jax::export!()",
+    },
+];
 
 /// Runs the command in the workspace at `root`; prints its errors as
 /// `cargo xtask package: ...`.
@@ -211,11 +244,20 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
         .replace("VERSION", env!("CARGO_PKG_VERSION"))
         .replace("PACKAGE", &package);
     std::fs::write(top.join("pyproject.toml"), pyproject)?;
-    let onnx = write_onnx(&library, &inner, &package, &library_name.to_string_lossy())?;
+    let mut hosts = String::new();
+    for host in HOST_MODULES {
+        hosts += &write_host_module(
+            host,
+            &library,
+            &inner,
+            &package,
+            &library_name.to_string_lossy(),
+        )?;
+    }
     let extras = copy_python_of_its_own(&crate_dir, &inner)?;
     eprintln!(
         "wrote {}: {} ops ({} held back), {} kernels ({gpu_kernels} for the GPU; {} ops and {} \
-         kernels left out: `--list` says why){onnx}{}; install it with `pip install {}`",
+         kernels left out: `--list` says why){hosts}{}; install it with `pip install {}`",
         top.display(),
         ops.len() + held_back.len(),
         held_back.len(),
@@ -346,31 +388,37 @@ fn build(root: &Path, krate: &str, dev: bool, python: Option<&Path>) -> io::Resu
     })
 }
 
-/// The `onnx` submodule, when the library exports to ONNX Runtime (it has
-/// `op_onnx_manifest()`): `onnx.py` and `onnx_manifest.json`, or neither.
-/// Returns what to add to the summary line.
-fn write_onnx(
+/// `host`'s submodule, when the library exports to it: `<module>.py`
+/// and `<module>_manifest.json`, or neither. Returns what to add to the
+/// summary line.
+fn write_host_module(
+    host: &HostModule,
     library: &Path,
     inner: &Path,
     package: &str,
     library_name: &str,
 ) -> io::Result<String> {
-    let (py, json) = (inner.join("onnx.py"), inner.join("onnx_manifest.json"));
-    let Some(mut manifest) = read_named_manifest(library, "op_onnx_manifest")? else {
+    let py = inner.join(format!("{}.py", host.module));
+    let json = inner.join(format!("{}_manifest.json", host.module));
+    let Some(mut manifest) = read_named_manifest(library, host.manifest)? else {
         for stale in [py, json] {
             if stale.exists() {
                 std::fs::remove_file(stale)?;
             }
         }
-        return Ok("; no ONNX Runtime ops (no `op_onnx::export!()`)".into());
+        return Ok(format!("; no {} ops (no `{}`)", host.host, host.export));
     };
     manifest["library"] = serde_json::Value::String(library_name.into());
     std::fs::write(&json, serde_json::to_string_pretty(&manifest)?)?;
-    std::fs::write(&py, ONNX_PY.replace("PACKAGE", package))?;
+    std::fs::write(&py, host.source.replace("PACKAGE", package))?;
+    let domain = match manifest["domain"].as_str() {
+        Some(domain) => format!(" in domain {domain}"),
+        None => String::new(),
+    };
     Ok(format!(
-        "; ONNX Runtime: {} ops in domain {} ({} left out)",
+        "; {}: {} ops{domain} ({} left out)",
+        host.host,
         manifest["ops"].as_array().map_or(0, Vec::len),
-        manifest["domain"],
         manifest["skipped"].as_array().map_or(0, Vec::len),
     ))
 }

@@ -10,3 +10,6 @@ extern crate op_kernels;
 // The same library is an ONNX Runtime custom-op library (domain
 // `opkit_ops`): `SessionOptions.register_custom_ops_library(path)`.
 op_onnx::export!();
+
+// And a JAX library: `opkit_ops.jax` registers its XLA FFI handler.
+op_jax::export!();

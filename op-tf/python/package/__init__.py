@@ -5,6 +5,8 @@ Submodules, one per runtime:
 - `tensorflow`: the ops in TensorFlow (`import PACKAGE.tensorflow as ops`).
 - `onnx`: the ops in ONNX Runtime (`PACKAGE.onnx.library_path()`, `PACKAGE.onnx.DOMAIN`,
   `PACKAGE.onnx.make_node(...)`), when the library exports them (`op_onnx::export!()`).
+- `jax`: the ops as JAX functions (`import PACKAGE.jax as ops`), when the library
+  exports them (`op_jax::export!()`).
 
 Each submodule imports only its own framework.
 

@@ -15,6 +15,8 @@ use op_core::{KernelConstruction, KernelContext, Result, Tensor, kernel, registe
 op_tf::export!();
 // And to ONNX Runtime (domain `op_tf_test_ops`), for op-onnx's fault tests.
 op_onnx::export!();
+// And to JAX, for op-jax's fault tests.
+op_jax::export!();
 
 /// Panics in its kernel's run, naming its input's first element.
 ///
