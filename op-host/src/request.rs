@@ -9,7 +9,9 @@
 //! ```
 //!
 //! Dtypes are our `DataType` numbers; a `type` attr is one too, and may be
-//! left out where an input sets it. `"fixed_shapes": true` makes an
+//! left out where an input sets it. An integer input may carry its
+//! `"values"` (flat), for a shape function that reads them (the shape
+//! input of `Fill`). `"fixed_shapes": true` makes an
 //! output shape that the request alone does not fix an error.
 //! `"gradient": true` asks for the op's
 //! gradient instead ([`crate::gradient`]): its inputs are then the forward
@@ -42,6 +44,9 @@ pub struct Request {
     pub inputs: Vec<DType>,
     /// Each input's shape, where given (unknown otherwise).
     pub shapes: Vec<PartialShape>,
+    /// Each input's values, where given (`"values"`: a flat list), for a
+    /// shape function that reads them (a shape input of `Fill`).
+    pub values: Vec<Option<op_core::Tensor>>,
     /// Whether the call is of the op's gradient.
     pub gradient: bool,
     /// Whether every output shape must be known from the request alone
@@ -65,6 +70,7 @@ impl Request {
         let fixed_shapes = value["fixed_shapes"].as_bool().unwrap_or(false);
         let mut inputs = Vec::new();
         let mut shapes = Vec::new();
+        let mut values = Vec::new();
         for (i, input) in value["inputs"].as_array().into_iter().flatten().enumerate() {
             let dtype = input["dtype"]
                 .as_i64()
@@ -73,6 +79,10 @@ impl Request {
                     Error::invalid_argument(format!("op {name}: input {i} has no dtype we know"))
                 })?;
             inputs.push(dtype);
+            values.push(match &input["values"] {
+                Value::Array(items) => Some(int_values(name, i, dtype, input, items)?),
+                _ => None,
+            });
             shapes.push(match input["shape"].as_array() {
                 Some(dims) => PartialShape(Some(
                     dims.iter()
@@ -114,6 +124,7 @@ impl Request {
             attrs,
             inputs,
             shapes,
+            values,
             gradient,
             fixed_shapes,
         })
@@ -123,6 +134,39 @@ impl Request {
     /// single tensor: the hosts that use requests take no list args).
     pub fn input_types(&self) -> Vec<InputTypes> {
         self.inputs.iter().map(|d| InputTypes::Single(*d)).collect()
+    }
+}
+
+/// Input `i`'s given values, as a tensor of its dtype and shape: integers
+/// only (what shape functions read).
+fn int_values(
+    op: &str,
+    i: usize,
+    dtype: DType,
+    input: &Value,
+    items: &[Value],
+) -> Result<op_core::Tensor> {
+    let bad = || {
+        Error::invalid_argument(format!(
+            "op {op}: input {i}'s values are not {dtype} integers of its shape"
+        ))
+    };
+    let dims: Vec<usize> = input["shape"]
+        .as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|d| d.as_u64().map(|d| d as usize).ok_or_else(bad))
+        .collect::<Result<_>>()?;
+    let ints: Vec<i64> = items
+        .iter()
+        .map(|v| v.as_i64().ok_or_else(bad))
+        .collect::<Result<_>>()?;
+    match dtype {
+        DType::I32 => {
+            op_core::Tensor::from_vec(dims, ints.iter().map(|&v| v as i32).collect::<Vec<_>>())
+        }
+        DType::I64 => op_core::Tensor::from_vec(dims, ints),
+        _ => Err(bad()),
     }
 }
 
@@ -191,12 +235,13 @@ fn infer(text: &str) -> Result<Vec<Value>> {
             .map(|(dtype, shape)| json!({"dtype": dtype.enum_value(), "shape": shape_json(shape)}))
             .collect());
     }
+    let values: Vec<Option<&op_core::Tensor>> = request.values.iter().map(Option::as_ref).collect();
     let outputs = crate::shape::infer(
         request.entry,
         &request.input_types(),
         &request.attrs,
         &request.shapes,
-        &[],
+        &values,
     )?;
     crate::kernel::HostKernel::new(
         op_core::Runtime::global(),

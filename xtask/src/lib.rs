@@ -5,6 +5,7 @@
 
 pub mod codegen;
 pub mod compat;
+pub mod conformance;
 pub mod lite_resolver;
 pub mod opcheck;
 pub mod opdef;

@@ -36,6 +36,10 @@ enum Command {
     /// Runs the per-op contract tests on every registered op (or `--op NAME`)
     /// and prints what was checked, failures and warnings.
     Opcheck(xtask::opcheck::Args),
+    /// Writes the conformance suite's cases: each op's drawn inputs and
+    /// our runtime's outputs (tools/python/conformance.py runs them in
+    /// each host).
+    Conformance(xtask::conformance::Args),
     /// Writes a Rust function `resolver()` registering exactly the builtins
     /// that the given .tflite models use (selective registration), and
     /// `CUSTOM_OPS`, the custom ops the caller adds; --check compares.
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Opcheck(args) => xtask::opcheck::main(&args),
+        Command::Conformance(args) => xtask::conformance::main(&args),
         Command::Tensorflow(command) => {
             // The workspace root: xtask's manifest is one level below it.
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

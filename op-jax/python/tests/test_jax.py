@@ -102,6 +102,11 @@ class Shapes(unittest.TestCase):
         self.assertIn("Fill", str(caught.exception))
         self.assertIn("depends on input values", str(caught.exception))
 
+    def test_outside_jit_a_shape_input_with_values_fixes_the_output_shape(self):
+        # Concrete int32 inputs carry their values to our shape function.
+        y = ops.fill(jnp.array([2, 3], jnp.int32), jnp.float32(1.5))
+        np.testing.assert_array_equal(y, np.full((2, 3), 1.5, np.float32))
+
     def test_a_dtype_the_op_does_not_take_names_the_op(self):
         with self.assertRaises(ValueError) as caught:
             ops.zero_out(jnp.array([1.0]))

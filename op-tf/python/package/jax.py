@@ -79,11 +79,24 @@ def _infer(request):
     return answer["outputs"]
 
 
-def _request(entry, args, attrs, gradient=False):
+#: Concrete int32 and int64 inputs of at most this many elements have their values
+#: sent to the shape function (outside `jit`, an op whose output shape
+#: depends on such an input, `Fill`'s dims, runs).
+_VALUES_MAX = 64
+
+
+def _request(entry, args, attrs, gradient=False, values=False):
+    def described(a):
+        d = {"dtype": _number(a.dtype), "shape": list(a.shape)}
+        concrete = not isinstance(a, _jax.core.Tracer)
+        if values and concrete and a.dtype in (_np.int32, _np.int64) and a.size <= _VALUES_MAX:
+            d["values"] = _np.asarray(a).ravel().tolist()
+        return d
+
     return _json.dumps(
         {
             "op": entry["name"],
-            "inputs": [{"dtype": _number(a.dtype), "shape": list(a.shape)} for a in args],
+            "inputs": [described(a) for a in args],
             "attrs": attrs,
             "gradient": gradient,
             "fixed_shapes": True,
@@ -94,8 +107,11 @@ def _request(entry, args, attrs, gradient=False):
 
 def _results(entry, args, attrs, gradient=False):
     """The outputs of one call of the handler, as a list."""
+    # The handler's request carries no values (the kernel reads them from
+    # its buffers, and one kernel serves every value).
     request = _request(entry, args, attrs, gradient)
-    types = [_jax.ShapeDtypeStruct(tuple(o["shape"]), _DTYPES[o["dtype"]]) for o in _infer(request)]
+    answer = _infer(_request(entry, args, attrs, gradient, values=True))
+    types = [_jax.ShapeDtypeStruct(tuple(o["shape"]), _DTYPES[o["dtype"]]) for o in answer]
     return list(_jax.ffi.ffi_call(TARGET, types, vmap_method="sequential")(*args, opkit=request))
 
 

@@ -83,4 +83,11 @@ def make_node(op, inputs, outputs, name=None, **attrs):
         if isinstance(value, bool):
             value = int(value)
         values[known[key]["name"]] = value
-    return onnx.helper.make_node(entry["name"], list(inputs), list(outputs), name=name, domain=DOMAIN, **values)
+    node = onnx.helper.make_node(entry["name"], list(inputs), list(outputs), name=name, domain=DOMAIN)
+    # Each attribute typed by the op's declaration, so that an empty list
+    # (which onnx.helper cannot type) is written too.
+    kinds = {"list(int)": onnx.AttributeProto.INTS, "list(float)": onnx.AttributeProto.FLOATS}
+    types = {a["name"]: a["type"] for a in entry["attrs"]}
+    for key, value in values.items():
+        node.attribute.append(onnx.helper.make_attribute(key, value, attr_type=kinds.get(types[key])))
+    return node

@@ -1,0 +1,319 @@
+"""The conformance suite across hosts: the cases `cargo xtask conformance`
+wrote (each op's drawn inputs, attrs, and our runtime's outputs or error)
+run in TensorFlow, JAX and ONNX Runtime from the installed package
+(`opkit_ops`), compared with ours.
+
+    cargo xtask conformance --out target/conformance/cases.jsonl
+    python tools/python/conformance.py run target/conformance/cases.jsonl --hosts tensorflow --out tf.json
+    python tools/python/conformance.py run target/conformance/cases.jsonl --hosts jax,onnxruntime --out hosts.json
+    python tools/python/conformance.py report tf.json hosts.json
+
+(Each `run` in a venv with its hosts' frameworks; `report` needs only
+Python.) A case agrees when the host gives the same number of outputs, of
+the same dtypes and shapes, and the same values: bit-equal for integers
+and bools, within a stated tolerance for floats (FLOAT_TOLERANCE), nan
+where ours is nan; or when both ours and the host refuse it (an error). An
+op a host cannot hold is "not exportable", with the host's reason. TensorFlow
+runs our library's op, or, for an op TensorFlow has itself (our library
+leaves those to it), TensorFlow's own (`tf.raw_ops`, eagerly; a case ours
+refuses counts as refused there too when a `tf.function`, where
+TensorFlow's shape functions run, refuses it): that compares our kernel
+with TensorFlow's. `report` prints a table (op x host) and "N
+passed, N failed", and exits non-zero when any case differs. One host
+behaviour is counted apart: XLA (JAX) makes a call's outputs without
+calling the kernel when they are all empty, so a case our kernel refuses
+may come back as empty arrays there ("elided").
+"""
+
+import argparse
+import inspect
+import json
+import sys
+
+try:
+    # `run` needs numpy (in each host's venv); `report` needs only Python.
+    import numpy as np
+except ImportError:
+    np = None
+
+#: Relative and absolute tolerance of float outputs, by our DataType number.
+FLOAT_TOLERANCE = {1: (1e-5, 1e-6), 2: (1e-12, 1e-12), 19: (1e-2, 1e-3), 14: (2e-2, 1e-2)}
+#: numpy's names of our DataType numbers.
+_NUMPY = {
+    1: "float32", 2: "float64", 3: "int32", 4: "uint8", 5: "int16", 6: "int8", 9: "int64",
+    10: "bool", 17: "uint16", 19: "float16", 22: "uint32", 23: "uint64",
+}
+
+
+def _numpy_dtype(number):
+    if number == 14:
+        import ml_dtypes
+
+        return ml_dtypes.bfloat16
+    return np.dtype(_NUMPY[number])
+
+
+def _array(tensor):
+    values = [float(v) if isinstance(v, str) else v for v in tensor["values"]]
+    return np.array(values, dtype=_numpy_dtype(tensor["dtype"])).reshape(tensor["shape"])
+
+
+def _compare(case, got):
+    """None when `got` (a list of numpy arrays) agrees with our outputs, else why not."""
+    ours = case["outputs"]
+    if len(got) != len(ours):
+        return f"{len(got)} outputs, ours {len(ours)}"
+    for j, (g, o) in enumerate(zip(got, ours)):
+        expected = _array(o)
+        g = np.asarray(g)
+        if g.dtype != expected.dtype:
+            return f"output {j} is {g.dtype}, ours {expected.dtype}"
+        if g.shape != expected.shape:
+            return f"output {j} has shape {list(g.shape)}, ours {list(expected.shape)}"
+        if o["dtype"] in FLOAT_TOLERANCE:
+            rtol, atol = FLOAT_TOLERANCE[o["dtype"]]
+            if not np.allclose(g.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True):
+                return f"output {j} differs: {g.ravel()[:6].tolist()} vs ours {expected.ravel()[:6].tolist()}"
+        elif not np.array_equal(g, expected):
+            return f"output {j} differs: {g.ravel()[:6].tolist()} vs ours {expected.ravel()[:6].tolist()}"
+    return None
+
+
+class NotExportable(Exception):
+    """The host cannot hold the op, for the reason given."""
+
+
+class RefusedInAGraph(Exception):
+    """TensorFlow runs the case eagerly, but refuses it in a graph."""
+
+
+def tensorflow_host():
+    import tensorflow as tf
+
+    import opkit_ops.tensorflow as ops
+
+    manifest = ops._MANIFEST
+    ours = {op["name"]: op for op in manifest["ops"] + manifest.get("held_back", [])}
+    skipped = {op["name"]: op["why"] for op in manifest["skipped"]}
+
+    def run(case):
+        name = case["op"]
+        inputs = [tf.constant(_array(t)) for t in case["inputs"]]
+        attrs = {}
+        for key, value in case["attrs"].items():
+            attrs[key] = value
+        if name in ours:
+            entry = ours[name]
+            types = {a["name"]: a for a in entry["attrs"]}
+            kwargs = {}
+            for key, value in attrs.items():
+                if key in types and types[key]["type"] == "type":
+                    value = tf.dtypes.as_dtype(value)
+                kwargs[types[key]["python_name"] if key in types else key] = value
+            wrapper = getattr(ops, entry["python_name"])
+            outputs = wrapper(*inputs, **kwargs)
+        elif hasattr(tf.raw_ops, name):
+            # TensorFlow's Python names of its own ops' args (`axis` for
+            # `reduction_indices`) are its api_defs': the wrapper's
+            # parameters, inputs then attrs in the OpDef's order, as ours.
+            wrapper = getattr(tf.raw_ops, name)
+            params = [p for p in inspect.signature(wrapper).parameters if p != "name"]
+            n = len(inputs)
+            kwargs = dict(zip(params[:n], inputs))
+            types = dict(zip(case["attr_names"], case["attr_types"]))
+            for k, key in enumerate(case["attr_names"]):
+                if key in attrs:
+                    value = attrs[key]
+                    if types[key] == "type":
+                        value = tf.dtypes.as_dtype(value)
+                    kwargs[params[n + k]] = value
+            outputs = wrapper(**kwargs)
+            if "error" in case:
+                # Ours follows TensorFlow's shape functions, which run in a
+                # graph; its eager kernels accept some inputs (legacy
+                # shapes) that those refuse. Refused in a graph is refused.
+                try:
+                    tf.function(lambda: [wrapper(**kwargs)][:0])()
+                except Exception as e:
+                    raise RefusedInAGraph(str(e)) from None
+        else:
+            raise NotExportable(skipped.get(name, "not in the library"))
+        if isinstance(outputs, tf.Operation) or outputs is None:
+            return []
+        if not isinstance(outputs, (list, tuple)):
+            outputs = [outputs]
+        return [o.numpy() for o in outputs]
+
+    return run
+
+
+def jax_host():
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import opkit_ops.jax as ops
+
+    by_name = {op["name"]: op for op in ops._MANIFEST["ops"]}
+
+    def run(case):
+        entry = by_name.get(case["op"])
+        if entry is None:
+            raise NotExportable(ops.SKIPPED.get(case["op"], "not in the library"))
+        types = {a["name"]: a for a in entry["attrs"]}
+        kwargs = {}
+        for key, value in case["attrs"].items():
+            if types[key]["type"] == "type":
+                value = _numpy_dtype(value)
+            kwargs[types[key]["python_name"]] = value
+        outputs = getattr(ops, entry["python_name"])(*[_array(t) for t in case["inputs"]], **kwargs)
+        if not isinstance(outputs, tuple):
+            outputs = (outputs,)
+        return [np.asarray(o) for o in outputs]
+
+    return run
+
+
+def onnxruntime_host():
+    import onnxruntime as ort
+    from onnx import helper
+
+    import opkit_ops.onnx as ops
+
+    ort.set_default_logger_severity(3)
+    by_name = {op["name"]: op for op in ops.OPS.values()}
+    onnx_types = {1: 1, 2: 11, 3: 6, 4: 2, 5: 5, 6: 3, 9: 7, 10: 9, 17: 4, 19: 10, 22: 12, 23: 13, 14: 16}
+
+    def run(case):
+        entry = by_name.get(case["op"])
+        if entry is None:
+            raise NotExportable(ops.SKIPPED.get(case["op"], "not in the library"))
+        if not entry["outputs"]:
+            raise NotExportable("it has no outputs, and an ONNX graph runs nothing without one")
+        if any(t["dtype"] == 14 for t in case["inputs"] + case.get("outputs", [])):
+            raise NotExportable("onnxruntime's Python API takes and gives no bfloat16 arrays")
+        names = [f"in{i}" for i in range(len(case["inputs"]))]
+        outputs = [f"out{j}" for j in range(len(entry["outputs"]))]
+        types = {a["name"]: a for a in entry["attrs"]}
+        node = ops.make_node(entry["python_name"], names, outputs, **{types[k]["python_name"]: v for k, v in case["attrs"].items()})
+        graph = helper.make_graph(
+            [node],
+            "g",
+            [helper.make_tensor_value_info(n, onnx_types[t["dtype"]], t["shape"]) for n, t in zip(names, case["inputs"])],
+            # Our outputs' types (ONNX Runtime checks them against what our
+            # shape function infers); float where ours refused the case.
+            [helper.make_tensor_value_info(o, onnx_types[t["dtype"]], None) for o, t in zip(outputs, case.get("outputs") or [{"dtype": 1}] * len(outputs))],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), ops.opset()])
+        options = ort.SessionOptions()
+        options.register_custom_ops_library(ops.library_path())
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        return session.run(None, {n: _array(t) for n, t in zip(names, case["inputs"])})
+
+    return run
+
+
+HOSTS = {"tensorflow": tensorflow_host, "jax": jax_host, "onnxruntime": onnxruntime_host}
+
+
+def run_cases(path, hosts, out):
+    cases = [json.loads(line) for line in open(path)]
+    results = []
+    for host in hosts:
+        runner = HOSTS[host]()
+        for case in cases:
+            if "not_drawn" in case:
+                results.append({"op": case["op"], "host": host, "kernel": "", "verdict": "not drawn", "why": case["not_drawn"]})
+                continue
+            result = {"op": case["op"], "host": host, "kernel": case["kernel"]}
+            try:
+                got = runner(case)
+                if "error" in case and got and all(np.asarray(g).size == 0 for g in got):
+                    # XLA skips a call whose outputs are all empty: the
+                    # kernel that would refuse the inputs never runs.
+                    result.update(verdict="elided", why=f"ours refuses it ({case['error'][:120]}); the host made empty outputs without calling the kernel")
+                elif "error" in case:
+                    result.update(verdict="differ", why=f"ours refuses it ({case['error'][:120]}), the host runs it")
+                else:
+                    why = _compare(case, got)
+                    result.update(verdict="agree" if why is None else "differ", why=why)
+            except NotExportable as e:
+                result.update(verdict="not exportable", why=str(e))
+            except ValueError as e:
+                if "depends on input values" in str(e) and "error" not in case:
+                    # JAX fixes output shapes before the kernel runs.
+                    result.update(verdict="not exportable", why="its output shape depends on input values")
+                elif "error" in case:
+                    result.update(verdict="agree", why="both refuse it")
+                else:
+                    result.update(verdict="differ", why=f"the host refuses it: {str(e).splitlines()[0][:200]}")
+            except Exception as e:  # the host refused the case
+                if "error" in case:
+                    result.update(verdict="agree", why="both refuse it")
+                else:
+                    result.update(verdict="differ", why=f"the host refuses it: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}")
+            results.append(result)
+    with open(out, "w") as f:
+        json.dump(results, f)
+    print(f"{out}: {len(results)} results for {', '.join(hosts)}")
+
+
+def report(paths):
+    results = [r for p in paths for r in json.load(open(p))]
+    hosts = sorted({r["host"] for r in results})
+    ops = sorted({r["op"] for r in results})
+    table = {}
+    for r in results:
+        table.setdefault((r["op"], r["host"]), []).append(r)
+    width = max(len(op) for op in ops) if ops else 2
+    print(f"{'op':{width}}  " + "  ".join(f"{h:32}" for h in hosts))
+    passed = failed = elided = 0
+    failures = []
+    for op in ops:
+        cells = []
+        for host in hosts:
+            rs = table.get((op, host), [])
+            agree = sum(r["verdict"] == "agree" for r in rs)
+            differ = [r for r in rs if r["verdict"] == "differ"]
+            passed += agree
+            failed += len(differ)
+            elided += sum(r["verdict"] == "elided" for r in rs)
+            failures += differ
+            run = [r for r in rs if r["verdict"] != "not drawn"]
+            unheld = sum(r["verdict"] == "not exportable" for r in run)
+            if not run:
+                cells.append(f"no case: {rs[0]['why'].split(': ', 1)[-1]}"[:32] if rs else "")
+            elif unheld == len(run):
+                cells.append(f"not exportable: {run[0]['why']}"[:32])
+            elif differ:
+                cells.append(f"differ {len(differ)}/{len(run)}")
+            else:
+                cells.append(f"agree {agree}/{len(run)}" + (f" ({unheld} n/a)" if unheld else ""))
+        print(f"{op:{width}}  " + "  ".join(f"{c:32}" for c in cells))
+    for r in failures:
+        print(f"DIFFER {r['op']} in {r['host']} (kernel {r['kernel']}): {r['why']}")
+    for r in results:
+        if r["verdict"] == "elided":
+            print(f"ELIDED {r['op']} in {r['host']} (kernel {r['kernel']}): {r['why']}")
+    print("Cells: agree N/M (cases run; n/a: cases of dtypes the host cannot hold); not exportable: why; no case: why none was drawn. Full reasons: the results files.")
+    print(f"Conformance: {passed} passed, {failed} failed ({elided} cases our kernel refuses, whose empty outputs XLA made without calling it)")
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("cases")
+    run.add_argument("--hosts", required=True)
+    run.add_argument("--out", required=True)
+    rep = sub.add_parser("report")
+    rep.add_argument("results", nargs="+")
+    args = parser.parse_args()
+    if args.command == "run":
+        run_cases(args.cases, args.hosts.split(","), args.out)
+    else:
+        sys.exit(report(args.results))
+
+
+if __name__ == "__main__":
+    main()
