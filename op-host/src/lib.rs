@@ -51,6 +51,7 @@ pub mod gradient;
 pub mod kernel;
 pub mod manifest;
 pub mod names;
+pub mod plan;
 pub mod request;
 pub mod shape;
 pub mod status;

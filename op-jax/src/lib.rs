@@ -134,7 +134,7 @@ pub fn manifest(plan: &JaxPlan) -> String {
         .collect();
     let skipped: Vec<_> = plan
         .skipped()
-        .map(|(op, why)| json!({"name": op.def().name, "why": why.to_string()}))
+        .map(|(op, why)| json!({"name": op.def().name, "why": why.describe(plan::HOST)}))
         .collect();
     json!({
         "host": "jax",

@@ -156,7 +156,7 @@ pub fn manifest(plan: &OnnxPlan, domain: &str) -> String {
     }
     let skipped: Vec<_> = plan
         .skipped()
-        .map(|(op, why)| json!({"name": op.def().name, "why": why.to_string()}))
+        .map(|(op, why)| json!({"name": op.def().name, "why": why.describe(plan::HOST)}))
         .collect();
     json!({
         "host": "onnxruntime",

@@ -22,6 +22,7 @@
 use op_core::registry::OpEntry;
 use op_core::{ArgDef, AttrKind, DType, DeviceType, Registry};
 use op_host::Crates;
+use op_host::plan::{Rules, common_reason};
 
 use crate::dtype::{CROSSING, to_onnx};
 
@@ -42,85 +43,10 @@ pub struct OnnxOpSpec {
     pub outputs: Vec<DType>,
 }
 
-/// Why an op of the registry is not exported to ONNX Runtime.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Skipped {
-    /// The op is of a crate the library does not export.
-    OtherCrate {
-        /// The op's crate.
-        name: String,
-    },
-    /// It has no CPU kernel (ONNX Runtime runs custom ops on the CPU
-    /// here).
-    NoCpuKernel,
-    /// An input or output is a list (`N * T`, `list(type)`).
-    ListArg {
-        /// `input` or `output`.
-        kind: &'static str,
-        /// The arg.
-        name: String,
-    },
-    /// An input or output has a dtype that does not cross (strings,
-    /// resources, variants, quantized types).
-    ArgDtype {
-        /// `input` or `output`.
-        kind: &'static str,
-        /// The arg.
-        name: String,
-        /// Its dtype.
-        dtype: DType,
-    },
-    /// A `type` attr is set by no input (it picks an output dtype, or
-    /// nothing), and ONNX Runtime picks kernels by input types alone.
-    TypeAttrWithoutInput {
-        /// The attr.
-        name: String,
-    },
-    /// An attr is of a kind ONNX attributes do not hold here.
-    AttrKind {
-        /// The attr.
-        name: String,
-        /// Its type, as the spec writes it.
-        ty: String,
-    },
-    /// No combination of allowed dtypes has a CPU kernel that crosses.
-    NoCombination,
-}
+pub use op_host::plan::Skipped;
 
-impl std::fmt::Display for Skipped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Skipped::OtherCrate { name } => write!(
-                f,
-                "it is an op of crate {name}, which this library does not export"
-            ),
-            Skipped::NoCpuKernel => f.write_str("it has no CPU kernel"),
-            Skipped::ListArg { kind, name } => write!(
-                f,
-                "its {kind} '{name}' is a list of tensors, which this export does not map to \
-                 ONNX's variadic args yet"
-            ),
-            Skipped::ArgDtype { kind, name, dtype } => write!(
-                f,
-                "its {kind} '{name}' is {dtype}, which does not cross to ONNX Runtime"
-            ),
-            Skipped::TypeAttrWithoutInput { name } => write!(
-                f,
-                "its type attr '{name}' is set by no input, and ONNX Runtime picks a kernel by \
-                 input types alone"
-            ),
-            Skipped::AttrKind { name, ty } => write!(
-                f,
-                "its attr '{name}' is a {ty}, which ONNX attributes do not hold here (int, float, \
-                 bool, string, list(int) and list(float) do)"
-            ),
-            Skipped::NoCombination => f.write_str(
-                "no combination of its allowed dtypes has a CPU kernel of dtypes that cross",
-            ),
-        }
-    }
-}
+/// The host, as reasons name it.
+pub const HOST: &str = "ONNX Runtime";
 
 /// The custom ops a library exports to ONNX Runtime, and the ops it
 /// leaves out.
@@ -139,8 +65,25 @@ impl OnnxPlan {
             skipped: Vec::new(),
         };
         for entry in entries {
-            let result = match crates.leaves_out(entry) {
-                Some(name) => Err(Skipped::OtherCrate { name: name.into() }),
+            let rules = Rules {
+                host: HOST,
+                crosses: &|d| to_onnx(d).is_some(),
+                carries: &|ty| {
+                    matches!(
+                        (ty.kind, ty.is_list),
+                        (
+                            AttrKind::Type
+                                | AttrKind::Int
+                                | AttrKind::Float
+                                | AttrKind::Bool
+                                | AttrKind::String,
+                            false
+                        ) | (AttrKind::Int | AttrKind::Float, true)
+                    )
+                },
+            };
+            let result = match common_reason(entry, crates, &rules) {
+                Some(why) => Err(why),
                 None => combinations(entry),
             };
             match result {
@@ -170,58 +113,28 @@ fn combinations(entry: &'static OpEntry) -> Result<Vec<OnnxOpSpec>, Skipped> {
         .iter()
         .filter(|k| k.device == DeviceType::Cpu)
         .collect();
-    if cpu.is_empty() {
-        return Err(Skipped::NoCpuKernel);
-    }
-    let args =
-        (def.inputs.iter().map(|a| ("input", a))).chain(def.outputs.iter().map(|a| ("output", a)));
-    for (kind, arg) in args {
-        if arg.number_attr.is_some() || arg.type_list_attr().is_some() {
-            return Err(Skipped::ListArg {
-                kind,
-                name: arg.name.clone(),
-            });
-        }
-        if let Some(dtype) = arg.fixed_type()
-            && to_onnx(dtype).is_none()
-        {
-            return Err(Skipped::ArgDtype {
-                kind,
-                name: arg.name.clone(),
-                dtype,
-            });
-        }
-    }
     let set_by_input = |name: &str| def.inputs.iter().any(|a| a.type_attr() == Some(name));
     let mut free: Vec<(&'static str, Vec<DType>)> = Vec::new();
-    for attr in &def.attrs {
-        let ty = attr.ty;
-        match (ty.kind, ty.is_list) {
-            (AttrKind::Type, false) => {
-                if !set_by_input(&attr.name) {
-                    return Err(Skipped::TypeAttrWithoutInput {
-                        name: attr.name.clone(),
-                    });
-                }
-                let allowed: Vec<DType> = CROSSING
-                    .iter()
-                    .map(|(d, _)| *d)
-                    .filter(|d| match &attr.allowed_values {
-                        Some(op_core::ListValue::Type(types)) => types.contains(d),
-                        _ => true,
-                    })
-                    .collect();
-                free.push((attr.name.as_str(), allowed));
-            }
-            (AttrKind::Int | AttrKind::Float | AttrKind::Bool | AttrKind::String, false)
-            | (AttrKind::Int | AttrKind::Float, true) => {}
-            _ => {
-                return Err(Skipped::AttrKind {
-                    name: attr.name.clone(),
-                    ty: ty.to_string(),
-                });
-            }
+    // Only the type attrs matter here: the shared rules took the others.
+    let type_attrs = def
+        .attrs
+        .iter()
+        .filter(|a| a.ty.kind == AttrKind::Type && !a.ty.is_list);
+    for attr in type_attrs {
+        if !set_by_input(&attr.name) {
+            return Err(Skipped::TypeAttrWithoutInput {
+                name: attr.name.clone(),
+            });
         }
+        let allowed: Vec<DType> = CROSSING
+            .iter()
+            .map(|(d, _)| *d)
+            .filter(|d| match &attr.allowed_values {
+                Some(op_core::ListValue::Type(types)) => types.contains(d),
+                _ => true,
+            })
+            .collect();
+        free.push((attr.name.as_str(), allowed));
     }
     let mut specs = Vec::new();
     let mut combination: Vec<(&'static str, DType)> = Vec::new();
