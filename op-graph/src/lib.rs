@@ -77,6 +77,7 @@
 
 pub mod graph;
 pub mod graphdef;
+pub mod onnx;
 mod plan;
 mod run;
 pub mod saved_model;

@@ -220,6 +220,26 @@ enum GraphCommand {
         #[arg(long, default_value_t = 1, value_name = "N")]
         inter_op_threads: usize,
     },
+    /// Write a GraphDef as an ONNX model (`--onnx`): ops with an ONNX
+    /// equivalent as that op, the others in a custom-op domain that our
+    /// ONNX Runtime library (op-onnx) holds.
+    Export {
+        /// The GraphDef (`.pb` binary, `.pbtxt` text).
+        model: PathBuf,
+        /// Where to write the ONNX model.
+        output: PathBuf,
+        /// Write ONNX (the one format `export` writes; required, so that
+        /// the command says what it makes).
+        #[arg(long, required = true)]
+        onnx: bool,
+        /// A tensor the model outputs (`node` or `node:k`). Repeat for each.
+        #[arg(long = "fetch", value_name = "NAME", required = true)]
+        fetches: Vec<String>,
+        /// The custom-op domain of our ops (the library's: its crate's
+        /// name, `opkit_ops` for op-kernels').
+        #[arg(long, default_value = "opkit_ops")]
+        domain: String,
+    },
     /// Rewrite a GraphDef (binary or text, by extension) after checking every node.
     Convert {
         /// The GraphDef to read.
@@ -277,6 +297,13 @@ pub fn run(
             out,
         ),
         Command::Graph(GraphCommand::Convert { input, output }) => convert(&input, &output, out),
+        Command::Graph(GraphCommand::Export {
+            model,
+            output,
+            onnx: _,
+            fetches,
+            domain,
+        }) => export_onnx(&model, &output, &fetches, &domain, out),
         Command::Lite(LiteCommand::Run {
             model,
             inputs,
@@ -503,6 +530,27 @@ fn run_graph(
 }
 
 /// `opkit graph convert`.
+fn export_onnx(
+    input: &Path,
+    output: &Path,
+    fetches: &[String],
+    domain: &str,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let graph = graphdef::read(input, Registry::global())?;
+    let fetches: Vec<&str> = fetches.iter().map(String::as_str).collect();
+    op_graph::onnx::write(&graph, &fetches, domain, output)?;
+    writeln!(
+        out,
+        "{} nodes: {} -> {} (ONNX opset {}, our other ops in domain {domain})",
+        graph.len(),
+        input.display(),
+        output.display(),
+        op_graph::onnx::OPSET
+    )
+    .map_err(io_error)
+}
+
 fn convert(input: &Path, output: &Path, out: &mut dyn Write) -> Result<()> {
     let graph = graphdef::read(input, Registry::global())?;
     graphdef::write(&graph, output)?;

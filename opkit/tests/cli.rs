@@ -177,3 +177,63 @@ fn graph_convert_writes_text_that_reads_back_the_same() {
     assert_eq!(shown_text, shown_binary);
     std::fs::remove_file(&out_path).unwrap();
 }
+
+#[test]
+fn graph_export_onnx_writes_a_model_of_onnx_ops_and_ours() {
+    use prost::Message;
+    let out_path = std::env::temp_dir().join(format!("opkit-cli-{}.onnx", std::process::id()));
+    let graph = std::env::temp_dir().join(format!("opkit-cli-{}-export.pbtxt", std::process::id()));
+    std::fs::write(
+        &graph,
+        r#"node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "shape" value { shape { dim { size: -1 } } } } }
+node { name: "z" op: "ZeroOut" input: "x" }
+node { name: "y" op: "AddV2" input: "z" input: "x" attr { key: "T" value { type: DT_INT32 } } }"#,
+    )
+    .unwrap();
+    let (status, out, err) = opkit(&[
+        "graph",
+        "export",
+        "--onnx",
+        graph.to_str().unwrap(),
+        out_path.to_str().unwrap(),
+        "--fetch",
+        "y",
+    ]);
+    assert_eq!(status, ExitCode::SUCCESS, "{err}");
+    assert!(out.starts_with("3 nodes: "), "{out}");
+    let model =
+        op_graph::onnx::proto::ModelProto::decode(std::fs::read(&out_path).unwrap().as_slice())
+            .unwrap();
+    let g = model.graph.unwrap();
+    let ops: Vec<(&str, &str)> = g
+        .node
+        .iter()
+        .map(|n| (n.domain.as_str(), n.op_type.as_str()))
+        .collect();
+    assert_eq!(ops, [("opkit_ops", "ZeroOut"), ("", "Add")]);
+    // The unknown dim is a named one.
+    let dim = &g.input[0]
+        .r#type
+        .as_ref()
+        .unwrap()
+        .tensor_type
+        .as_ref()
+        .unwrap()
+        .shape
+        .as_ref()
+        .unwrap()
+        .dim[0];
+    assert_eq!(dim.dim_param.as_deref(), Some("x_0"));
+    let (status, _, err) = opkit(&[
+        "graph",
+        "export",
+        graph.to_str().unwrap(),
+        out_path.to_str().unwrap(),
+        "--fetch",
+        "y",
+    ]);
+    assert_ne!(status, ExitCode::SUCCESS);
+    assert!(err.contains("--onnx"), "{err}");
+    std::fs::remove_file(&out_path).unwrap();
+    std::fs::remove_file(&graph).unwrap();
+}
