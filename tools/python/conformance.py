@@ -4,8 +4,10 @@ run in TensorFlow, JAX and ONNX Runtime from the installed package
 (`opkit_ops`), compared with ours.
 
     cargo xtask conformance --out target/conformance/cases.jsonl
-    python tools/python/conformance.py run target/conformance/cases.jsonl --hosts tensorflow --out tf.json
-    python tools/python/conformance.py run target/conformance/cases.jsonl --hosts jax,onnxruntime --out hosts.json
+    python tools/python/conformance.py run target/conformance/cases.jsonl --hosts tensorflow \
+        --packages opkit_ops,examples_tf --out tf.json
+    python tools/python/conformance.py run target/conformance/cases.jsonl --hosts jax,onnxruntime \
+        --packages opkit_ops,examples_tf --out hosts.json
     python tools/python/conformance.py report tf.json hosts.json
 
 (Each `run` in a venv with its hosts' frameworks; `report` needs only
@@ -87,14 +89,35 @@ class RefusedInAGraph(Exception):
     """TensorFlow runs the case eagerly, but refuses it in a graph."""
 
 
-def tensorflow_host():
+def _modules(packages, host):
+    """Each package's module for `host` (`opkit_ops.jax`), in order."""
+    import importlib
+
+    return [importlib.import_module(f"{package}.{host}") for package in packages]
+
+
+def _skip_reasons(modules, reasons):
+    """Why each op is left out: the first package's reason that is not
+    "another crate's op" (each package holds its own crate's ops)."""
+    merged = {}
+    for module in modules:
+        for name, why in reasons(module).items():
+            if name not in merged or "which this library does not export" in merged[name]:
+                merged[name] = why
+    return merged
+
+
+def tensorflow_host(packages):
     import tensorflow as tf
 
-    import opkit_ops.tensorflow as ops
-
-    manifest = ops._MANIFEST
-    ours = {op["name"]: op for op in manifest["ops"] + manifest.get("held_back", [])}
-    skipped = {op["name"]: op["why"] for op in manifest["skipped"]}
+    modules = _modules(packages, "tensorflow")
+    ours, wrappers = {}, {}
+    for module in modules:
+        manifest = module._MANIFEST
+        for op in manifest["ops"] + manifest.get("held_back", []):
+            ours.setdefault(op["name"], op)
+            wrappers.setdefault(op["name"], getattr(module, op["python_name"]))
+    skipped = _skip_reasons(modules, lambda m: {op["name"]: op["why"] for op in m._MANIFEST["skipped"]})
 
     def run(case):
         name = case["op"]
@@ -110,8 +133,7 @@ def tensorflow_host():
                 if key in types and types[key]["type"] == "type":
                     value = tf.dtypes.as_dtype(value)
                 kwargs[types[key]["python_name"] if key in types else key] = value
-            wrapper = getattr(ops, entry["python_name"])
-            outputs = wrapper(*inputs, **kwargs)
+            outputs = wrappers[name](*inputs, **kwargs)
         elif hasattr(tf.raw_ops, name):
             # TensorFlow's Python names of its own ops' args (`axis` for
             # `reduction_indices`) are its api_defs': the wrapper's
@@ -147,25 +169,29 @@ def tensorflow_host():
     return run
 
 
-def jax_host():
+def jax_host(packages):
     import jax
 
     jax.config.update("jax_enable_x64", True)
-    import opkit_ops.jax as ops
-
-    by_name = {op["name"]: op for op in ops._MANIFEST["ops"]}
+    modules = _modules(packages, "jax")
+    by_name, functions = {}, {}
+    for module in modules:
+        for op in module._MANIFEST["ops"]:
+            by_name.setdefault(op["name"], op)
+            functions.setdefault(op["name"], getattr(module, op["python_name"]))
+    skipped = _skip_reasons(modules, lambda m: m.SKIPPED)
 
     def run(case):
         entry = by_name.get(case["op"])
         if entry is None:
-            raise NotExportable(ops.SKIPPED.get(case["op"], "not in the library"))
+            raise NotExportable(skipped.get(case["op"], "not in the library"))
         types = {a["name"]: a for a in entry["attrs"]}
         kwargs = {}
         for key, value in case["attrs"].items():
             if types[key]["type"] == "type":
                 value = _numpy_dtype(value)
             kwargs[types[key]["python_name"]] = value
-        outputs = getattr(ops, entry["python_name"])(*[_array(t) for t in case["inputs"]], **kwargs)
+        outputs = functions[case["op"]](*[_array(t) for t in case["inputs"]], **kwargs)
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
         return [np.asarray(o) for o in outputs]
@@ -173,20 +199,25 @@ def jax_host():
     return run
 
 
-def onnxruntime_host():
+def onnxruntime_host(packages):
     import onnxruntime as ort
     from onnx import helper
 
-    import opkit_ops.onnx as ops
-
     ort.set_default_logger_severity(3)
-    by_name = {op["name"]: op for op in ops.OPS.values()}
+    modules = _modules(packages, "onnx")
+    by_name, owner = {}, {}
+    for module in modules:
+        for op in module.OPS.values():
+            by_name.setdefault(op["name"], op)
+            owner.setdefault(op["name"], module)
+    skipped = _skip_reasons(modules, lambda m: m.SKIPPED)
     onnx_types = {1: 1, 2: 11, 3: 6, 4: 2, 5: 5, 6: 3, 9: 7, 10: 9, 17: 4, 19: 10, 22: 12, 23: 13, 14: 16}
 
     def run(case):
         entry = by_name.get(case["op"])
         if entry is None:
-            raise NotExportable(ops.SKIPPED.get(case["op"], "not in the library"))
+            raise NotExportable(skipped.get(case["op"], "not in the library"))
+        ops = owner[case["op"]]
         if not entry["outputs"]:
             raise NotExportable("it has no outputs, and an ONNX graph runs nothing without one")
         if any(t["dtype"] == 14 for t in case["inputs"] + case.get("outputs", [])):
@@ -215,11 +246,11 @@ def onnxruntime_host():
 HOSTS = {"tensorflow": tensorflow_host, "jax": jax_host, "onnxruntime": onnxruntime_host}
 
 
-def run_cases(path, hosts, out):
+def run_cases(path, hosts, packages, out):
     cases = [json.loads(line) for line in open(path)]
     results = []
     for host in hosts:
-        runner = HOSTS[host]()
+        runner = HOSTS[host](packages)
         for case in cases:
             if "not_drawn" in case:
                 results.append({"op": case["op"], "host": host, "kernel": "", "verdict": "not drawn", "why": case["not_drawn"]})
@@ -306,11 +337,12 @@ def main():
     run.add_argument("cases")
     run.add_argument("--hosts", required=True)
     run.add_argument("--out", required=True)
+    run.add_argument("--packages", default="opkit_ops", help="the packages whose ops run, comma-separated (opkit_ops,examples_tf)")
     rep = sub.add_parser("report")
     rep.add_argument("results", nargs="+")
     args = parser.parse_args()
     if args.command == "run":
-        run_cases(args.cases, args.hosts.split(","), args.out)
+        run_cases(args.cases, args.hosts.split(","), args.packages.split(","), args.out)
     else:
         sys.exit(report(args.results))
 

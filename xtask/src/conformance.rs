@@ -1,5 +1,6 @@
 //! `cargo xtask conformance --out CASES.jsonl`: the cases of the
-//! conformance suite across hosts. For every op of op-kernels, and each of
+//! conformance suite across hosts. For every op of op-kernels and of the
+//! examples crate (a downstream user's ops), and each of
 //! its CPU kernels, it draws cases from the op's declaration as opcheck
 //! does (the op's own input generator where it has one, the generic one
 //! otherwise), runs each on our runtime, and writes one JSON line per
@@ -61,10 +62,14 @@ pub fn main(args: &Args) -> ExitCode {
 
 fn write_cases(args: &Args) -> io::Result<(usize, usize, usize)> {
     op_kernels::link();
+    examples::link();
     let mut out = BufWriter::new(std::fs::File::create(&args.out)?);
     let mut entries: Vec<&OpEntry> = Registry::global()
         .ops()
-        .filter(|op| op.registration().module_path.starts_with("op_kernels"))
+        .filter(|op| {
+            let module = op.registration().module_path;
+            module.starts_with("op_kernels") || module.starts_with("examples")
+        })
         .filter(|op| args.ops.is_empty() || args.ops.contains(&op.def().name))
         .collect();
     entries.sort_by(|a, b| a.def().name.cmp(&b.def().name));

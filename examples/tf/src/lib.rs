@@ -6,6 +6,7 @@
 //! cargo xtask package --crate examples-tf --out target/python
 //! pip install target/python/examples_tf
 //! python -c "import examples_tf.tensorflow as ops; print(ops.examples_clip_by_value([-1.0, 0.5, 2.0]))"
+//! python -c "import examples_tf.jax as ops; print(ops.examples_clip_by_value([-1.0, 0.5, 2.0]))"
 //! ```
 //!
 //! `examples` links op-kernels, whose ops have their own library
@@ -13,5 +14,8 @@
 //! two load side by side.
 
 op_tf::export!(crates = [examples]);
+// The same library in ONNX Runtime (domain `examples_tf`) and JAX.
+op_onnx::export!(crates = [examples]);
+op_jax::export!(crates = [examples]);
 
 extern crate examples;
