@@ -137,6 +137,15 @@ class Gradients(unittest.TestCase):
                 args = [jnp.asarray(a, jnp.float32) for a in args]
                 check_grads(lambda *a: op(*a, **attrs), args, order=1, modes=["rev"], atol=1e-2, rtol=1e-2)
 
+    def test_check_grads_passes_for_every_op_with_a_gradient(self):
+        cases = os.environ.get("OPKIT_CONFORMANCE_CASES")
+        if not cases:
+            self.skipTest("OPKIT_CONFORMANCE_CASES (cargo xtask conformance's cases) is not set")
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "every_gradient.py")
+        run = subprocess.run([sys.executable, script, cases], capture_output=True, text=True, timeout=600)
+        print("\n" + run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "", file=sys.stderr)
+        self.assertEqual(run.returncode, 0, run.stdout[-4000:] + run.stderr[-2000:])
+
     def test_grad_under_jit(self):
         g = jax.jit(jax.grad(lambda x: ops.zero_out_polymorphic(x).sum()))(jnp.ones(3))
         np.testing.assert_array_equal(g, [1.0, 0.0, 0.0])
