@@ -47,6 +47,8 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod gradient;
 pub mod kernel;
 pub mod manifest;
