@@ -13,10 +13,12 @@
 //! | which crates' ops a library exports | [`Crates`] |
 //! | the names Python sees (`zero_out`, `in_`) and docstrings | [`names`] |
 //! | what a library holds (ops, args, attrs, kernels, shape rules), as JSON for generated Python | [`manifest`] |
+//! | a host's C functions found in the process, not linked | [`c_api`] |
 //!
 //! A crate of its own because each host crate speaks a different C ABI
 //! and is linked only into a library built for that host, while all of
-//! them need these; it has no foreign ABI, and depends on op-core alone.
+//! them need these; it has no foreign ABI of its own, and depends on op-core (and libc, to
+//! look a host's functions up).
 //!
 //! ```
 //! op_kernels::link();
@@ -47,6 +49,7 @@
 //! # Ok::<(), op_core::Error>(())
 //! ```
 
+pub mod c_api;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 pub mod gradient;

@@ -33,6 +33,7 @@ use op_core::{
     AttrDef, AttrKind, AttrValue, DType, Error, InputTypes, ListValue, Registry, Result,
 };
 use serde_json::{Value, json};
+use std::ffi::{CStr, CString, c_char};
 
 /// A call, read.
 pub struct Request {
@@ -218,6 +219,31 @@ pub fn infer_json(text: &str) -> String {
     match answer {
         Ok(outputs) => json!({ "outputs": outputs }).to_string(),
         Err(error) => json!({ "error": crate::status::message_of(&error) }).to_string(),
+    }
+}
+
+/// [`infer_json`] for a C string, as a C string the caller frees with
+/// [`free_c`]: what a host's generated Python calls through `ctypes` at
+/// trace time (`op_jax_infer`, `op_torch_infer`).
+///
+/// # Safety
+///
+/// `request` is a C string.
+pub unsafe fn infer_c(request: *const c_char) -> *mut c_char {
+    // SAFETY: the caller's contract.
+    let text = unsafe { CStr::from_ptr(request) }.to_string_lossy();
+    CString::new(infer_json(&text)).unwrap_or_default().into_raw()
+}
+
+/// Frees what [`infer_c`] returned.
+///
+/// # Safety
+///
+/// `text` came from [`infer_c`], not yet freed (or is null).
+pub unsafe fn free_c(text: *mut c_char) {
+    if !text.is_null() {
+        // SAFETY: the caller's contract: a CString's raw pointer.
+        drop(unsafe { CString::from_raw(text) });
     }
 }
 

@@ -10,7 +10,6 @@
 //! output into the buffer XLA allocated at trace time.
 
 use std::collections::HashMap;
-use std::ffi::{CString, c_char};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use op_core::{Code, DType, Error, Result, Runtime, Tensor, contain_panic};
@@ -265,30 +264,5 @@ unsafe fn execute(frame: &ffi::CallFrame) -> Result<()> {
             // SAFETY: as above.
             unsafe { copy_outputs(grads.iter().map(Ok), &mut outputs) }
         }
-    }
-}
-
-/// [`op_host::request::infer_json`] for a C string, as a C string the
-/// caller frees with [`free`].
-///
-/// # Safety
-///
-/// `request` is a C string.
-pub unsafe fn infer(request: *const c_char) -> *mut c_char {
-    // SAFETY: the caller's contract.
-    let text = unsafe { std::ffi::CStr::from_ptr(request) }.to_string_lossy();
-    let answer = op_host::request::infer_json(&text);
-    CString::new(answer).unwrap_or_default().into_raw()
-}
-
-/// Frees what [`infer`] returned.
-///
-/// # Safety
-///
-/// `text` came from [`infer`], not yet freed (or is null).
-pub unsafe fn free(text: *mut c_char) {
-    if !text.is_null() {
-        // SAFETY: the caller's contract.
-        drop(unsafe { CString::from_raw(text) });
     }
 }

@@ -90,7 +90,7 @@ macro_rules! export {
             request: *const ::std::ffi::c_char,
         ) -> *mut ::std::ffi::c_char {
             // SAFETY: the caller's contract.
-            unsafe { $crate::handler::infer(request) }
+            unsafe { $crate::__private::infer_c(request) }
         }
 
         /// Frees what `op_jax_infer` returned.
@@ -101,7 +101,7 @@ macro_rules! export {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn op_jax_free(text: *mut ::std::ffi::c_char) {
             // SAFETY: the caller's contract.
-            unsafe { $crate::handler::free(text) }
+            unsafe { $crate::__private::free_c(text) }
         }
 
         /// What the library exports to JAX, as JSON. Owned by the library.
@@ -115,6 +115,7 @@ macro_rules! export {
 #[doc(hidden)]
 pub mod __private {
     pub use op_host::Crates;
+    pub use op_host::request::{free_c, infer_c};
 }
 
 /// The manifest of `plan`: `{"host": "jax", "ffi_api_version": [major,

@@ -79,66 +79,7 @@ pub type DeleteFn = unsafe extern "C" fn(kernel: *mut c_void);
 /// Frees the data of a tensor made by `TF_NewTensor`.
 pub type DeallocatorFn = unsafe extern "C" fn(data: *mut c_void, len: usize, arg: *mut c_void);
 
-/// Declares a table of C functions, one field per function, and its
-/// lookup by name (`resolve`): TensorFlow's ([`Api`]) and the resource
-/// shim's (`shim::Shim`).
-macro_rules! c_api {
-    (
-        $(#[$doc:meta])*
-        $vis:vis struct $table:ident {
-            $(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*
-        }
-    ) => {
-        $(#[$doc])*
-        $vis struct $table {
-            $(
-                #[doc = concat!("`", stringify!($name), "`.")]
-                $vis $name: unsafe extern "C" fn($($ty),*) $(-> $ret)?,
-            )*
-        }
-
-        impl $table {
-            /// The names of every function the table holds.
-            #[allow(dead_code, reason = "not every table's names are listed outside tests")]
-            pub const NAMES: &[&str] = &[$(stringify!($name)),*];
-
-            /// The table, each function looked up with `lookup`; the names
-            /// of those it does not find otherwise.
-            pub(crate) fn resolve(
-                lookup: impl Fn(&CStr) -> *mut c_void,
-            ) -> Result<$table, Vec<&'static str>> {
-                let mut missing = Vec::new();
-                $(
-                    let $name = lookup(
-                        // The name with its NUL, for dlsym.
-                        CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes())
-                            .expect("no NUL inside a function's name"),
-                    );
-                    if $name.is_null() {
-                        missing.push(stringify!($name));
-                    }
-                )*
-                if !missing.is_empty() {
-                    return Err(missing);
-                }
-                Ok($table {
-                    $(
-                        // SAFETY: `dlsym` found a function of this name in
-                        // TensorFlow's library or the shim, whose C
-                        // signature the field declares (from the library's
-                        // header or source); a data
-                        // pointer and a function pointer have one size here.
-                        $name: unsafe {
-                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>($name)
-                        },
-                    )*
-                })
-            }
-        }
-    };
-}
-
-pub(crate) use c_api;
+pub(crate) use op_host::c_api;
 
 c_api! {
     /// TensorFlow's C functions, found in the process ([`Api::load`]).
@@ -327,26 +268,7 @@ impl Api {
     /// `libtensorflow_framework.so.2` if it is loaded. `Err` names the
     /// functions neither has (every one, when no TensorFlow is loaded).
     pub fn load() -> Result<Api, Vec<&'static str>> {
-        // SAFETY: dlopen with RTLD_NOLOAD only looks for a library already
-        // loaded (it loads nothing, runs no constructor); the name is a C
-        // string. The handle is never closed: TensorFlow stays loaded.
-        let framework = unsafe {
-            libc::dlopen(
-                FRAMEWORK.as_ptr(),
-                libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_GLOBAL,
-            )
-        };
-        Api::resolve(|name| {
-            // SAFETY: `name` is a C string; RTLD_DEFAULT and a handle from
-            // dlopen are valid for dlsym, which only looks the name up.
-            let global = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
-            if global.is_null() && !framework.is_null() {
-                // SAFETY: as above.
-                unsafe { libc::dlsym(framework, name.as_ptr()) }
-            } else {
-                global
-            }
-        })
+        Api::resolve(op_host::c_api::in_process(FRAMEWORK, true))
     }
 }
 
@@ -358,21 +280,6 @@ mod tests {
     fn a_process_without_tensorflow_names_every_function_missing() {
         let missing = Api::load().err().expect("no TensorFlow in a Rust test");
         assert_eq!(missing, Api::NAMES);
-    }
-
-    #[test]
-    fn lookup_fails_on_the_functions_it_does_not_find() {
-        let missing = Api::resolve(|name| {
-            if name == c"TF_NewStatus" {
-                std::ptr::null_mut()
-            } else {
-                // Any non-null address: the table is not called.
-                std::ptr::NonNull::<u8>::dangling().as_ptr().cast()
-            }
-        })
-        .err()
-        .expect("one function is missing");
-        assert_eq!(missing, ["TF_NewStatus"]);
     }
 
     #[test]
