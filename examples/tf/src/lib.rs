@@ -14,8 +14,10 @@
 //! two load side by side.
 
 op_tf::export!(crates = [examples]);
-// The same library in ONNX Runtime (domain `examples_tf`) and JAX.
+// The same library in ONNX Runtime (domain `examples_tf`), JAX and PyTorch
+// (namespace `examples_tf`).
 op_onnx::export!(crates = [examples]);
 op_jax::export!(crates = [examples]);
+op_torch::export!(crates = [examples]);
 
 extern crate examples;

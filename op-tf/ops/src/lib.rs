@@ -13,3 +13,7 @@ op_onnx::export!();
 
 // And a JAX library: `opkit_ops.jax` registers its XLA FFI handler.
 op_jax::export!();
+
+// And a PyTorch library: `torch.ops.load_library(path)` registers its ops
+// as `torch.ops.opkit_ops.<name>`.
+op_torch::export!();

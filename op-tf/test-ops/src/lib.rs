@@ -17,6 +17,8 @@ op_tf::export!();
 op_onnx::export!();
 // And to JAX, for op-jax's fault tests.
 op_jax::export!();
+// And to PyTorch (namespace `op_tf_test_ops`), for op-torch's fault tests.
+op_torch::export!();
 
 /// Panics in its kernel's run, naming its input's first element.
 ///
