@@ -98,6 +98,7 @@ const INIT_PY: &str = include_str!("../python/package/__init__.py");
 const PYPROJECT: &str = include_str!("../python/package/pyproject.toml");
 const ONNX_PY: &str = include_str!("../python/package/onnx.py");
 const JAX_PY: &str = include_str!("../python/package/jax.py");
+const TORCH_PY: &str = include_str!("../python/package/torch.py");
 
 /// A host's submodule of the package: written when the library exports
 /// to that host (it has the host's manifest function).
@@ -128,6 +129,13 @@ const HOST_MODULES: &[HostModule] = &[
         module: "jax",
         source: JAX_PY,
         export: "op_jax::export!()",
+    },
+    HostModule {
+        host: "PyTorch",
+        manifest: "op_torch_manifest",
+        module: "torch",
+        source: TORCH_PY,
+        export: "op_torch::export!()",
     },
 ];
 

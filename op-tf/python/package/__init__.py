@@ -7,6 +7,8 @@ Submodules, one per runtime:
   `PACKAGE.onnx.make_node(...)`), when the library exports them (`op_onnx::export!()`).
 - `jax`: the ops as JAX functions (`import PACKAGE.jax as ops`), when the library
   exports them (`op_jax::export!()`).
+- `torch`: the ops in PyTorch, `torch.ops.PACKAGE.<name>` and plain functions
+  (`import PACKAGE.torch as ops`), when the library exports them (`op_torch::export!()`).
 
 Each submodule imports only its own framework.
 
