@@ -1,6 +1,6 @@
 //! A LiteRT delegate library for op-litert's Python tests
 //! (`libop_litert_test_delegate.so`): the seed's custom `Sin`, and `Bad`,
-//! whose invoke panics (a custom op no model of TensorFlow's converter has:
+//! whose invoke panics, and `Two`, whose prepare wants two inputs (a custom op no model of TensorFlow's converter has:
 //! the tests make one by renaming `Sin` in `sin_custom.tflite`). No framework ops are linked, so
 //! the bridge offers none, and `Cumprod` is a custom op it lacks.
 
@@ -46,5 +46,21 @@ impl Bad {
 
     fn invoke(_ctx: &mut InvokeContext<'_>) -> Result<()> {
         panic!("Bad's invoke panics on purpose")
+    }
+}
+
+/// Wants two inputs: on a one-input model its prepare fails, and the error
+/// must name the op and what it expected.
+struct Two;
+
+#[lite_kernel(custom = "Two")]
+impl Two {
+    fn prepare(ctx: &mut PrepareContext<'_>) -> Result<()> {
+        lite_ensure_eq!(ctx, ctx.num_inputs(), 2);
+        Ok(())
+    }
+
+    fn invoke(_ctx: &mut InvokeContext<'_>) -> Result<()> {
+        Ok(())
     }
 }
