@@ -224,12 +224,8 @@ impl ExternalNode {
             &self.slots,
             &self.host,
         );
-        let mut ctx = PrepareContext::new(
-            info,
-            &mut self.output_specs,
-            &mut self.temporary_specs,
-            &[],
-        );
+        let mut ctx =
+            PrepareContext::new(info, &mut self.output_specs, &mut self.temporary_specs, &[]);
         let kernel = &mut self.kernel;
         contain(id, || kernel.prepare(&mut ctx))?;
         self.prepared.clear();
@@ -265,9 +261,11 @@ impl ExternalNode {
         outputs: &[HostTensor<'_>],
     ) -> Result<()> {
         if !self.ready {
-            return Err(self.id(Phase::Invoke).frame_error(Error::failed_precondition(
-                "the node is not prepared: its last prepare or invoke failed",
-            )));
+            return Err(self
+                .id(Phase::Invoke)
+                .frame_error(Error::failed_precondition(
+                    "the node is not prepared: its last prepare or invoke failed",
+                )));
         }
         self.check_prepared(outputs)?;
         self.update_host(inputs, outputs)?;
@@ -295,9 +293,8 @@ impl ExternalNode {
             self.generation,
         );
         let kernel = &mut self.kernel;
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            kernel.invoke(&mut ctx)
-        }));
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel.invoke(&mut ctx)));
         match outcome {
             Ok(result) => result.map_err(|e| id.frame_error(e)),
             Err(payload) => {
@@ -438,7 +435,12 @@ impl ExternalNode {
             .iter()
             .zip(&self.inputs)
             .map(|(tensor, k)| (tensor.as_ref(), *k))
-            .chain(outputs.iter().zip(&self.outputs).map(|(t, &k)| (Some(t), Some(k))));
+            .chain(
+                outputs
+                    .iter()
+                    .zip(&self.outputs)
+                    .map(|(t, &k)| (Some(t), Some(k))),
+            );
         for (i, (tensor, k)) in given.enumerate() {
             match (tensor, k) {
                 (Some(tensor), Some(k)) => {

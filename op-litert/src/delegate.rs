@@ -341,9 +341,13 @@ unsafe extern "C" fn delegate_prepare(
                         Unclaimed::Ignore => {}
                     }
                 }
-                let replace = (*context).ReplaceNodeSubsetsWithDelegateKernels.ok_or_else(
-                    || Error::internal("LiteRT's context has no ReplaceNodeSubsetsWithDelegateKernels"),
-                )?;
+                let replace = (*context)
+                    .ReplaceNodeSubsetsWithDelegateKernels
+                    .ok_or_else(|| {
+                        Error::internal(
+                            "LiteRT's context has no ReplaceNodeSubsetsWithDelegateKernels",
+                        )
+                    })?;
                 // One node at a time: every claimed node is its own
                 // partition, so that its tensors stay LiteRT's (LiteRT does
                 // not allocate a partition's inner tensors).
@@ -392,10 +396,12 @@ unsafe fn custom_nodes(context: *mut TfLiteContext) -> Result<Vec<CustomNode>> {
     let plan = unsafe { TfLiteIntArray::as_slice(plan) }.to_vec();
     let mut nodes = Vec::new();
     for index in plan {
+        // SAFETY: LiteRT's context and function, for a node of its plan.
         let (_, registration) = unsafe { node_and_registration(context, get_node, index) }?;
         // SAFETY: LiteRT's registration, live for the interpreter.
         let registration = unsafe { &*registration };
-        if registration.builtin_code != BUILTIN_OPERATOR_CUSTOM || registration.custom_name.is_null()
+        if registration.builtin_code != BUILTIN_OPERATOR_CUSTOM
+            || registration.custom_name.is_null()
         {
             continue;
         }
@@ -436,8 +442,8 @@ unsafe fn node_and_registration(
 ) -> Result<(*mut TfLiteNode, *mut TfLiteRegistration)> {
     let mut node = std::ptr::null_mut();
     let mut registration = std::ptr::null_mut();
-    // SAFETY: the caller's contract.
     check(
+        // SAFETY: the caller's contract.
         unsafe { get_node(context, index, &mut node, &mut registration) },
         "GetNodeAndRegistration",
     )?;
@@ -453,7 +459,9 @@ fn check(status: TfLiteStatus, what: &str) -> Result<()> {
     if status == K_TF_LITE_OK {
         Ok(())
     } else {
-        Err(Error::internal(format!("LiteRT's {what} failed (status {status})")))
+        Err(Error::internal(format!(
+            "LiteRT's {what} failed (status {status})"
+        )))
     }
 }
 
@@ -562,7 +570,9 @@ unsafe fn kernel_for(
         let name = match unsafe { tensor(context, t) } {
             Ok(Some(tensor)) if !tensor.name.is_null() => {
                 // SAFETY: a null-terminated name.
-                unsafe { CStr::from_ptr(tensor.name) }.to_string_lossy().into_owned()
+                unsafe { CStr::from_ptr(tensor.name) }
+                    .to_string_lossy()
+                    .into_owned()
             }
             _ => format!("tensor {t}"),
         };
@@ -582,7 +592,10 @@ unsafe fn kernel_for(
 /// # Safety
 ///
 /// `context` is LiteRT's live context.
-unsafe fn tensor<'a>(context: *mut TfLiteContext, t: c_int) -> Result<Option<&'a mut TfLiteTensor>> {
+unsafe fn tensor<'a>(
+    context: *mut TfLiteContext,
+    t: c_int,
+) -> Result<Option<&'a mut TfLiteTensor>> {
     if t < 0 {
         return Ok(None);
     }
@@ -752,66 +765,83 @@ unsafe extern "C" fn kernel_free(_context: *mut TfLiteContext, buffer: *mut c_vo
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(kernel)));
 }
 
-unsafe extern "C" fn kernel_prepare(context: *mut TfLiteContext, node: *mut TfLiteNode) -> TfLiteStatus {
+unsafe extern "C" fn kernel_prepare(
+    context: *mut TfLiteContext,
+    node: *mut TfLiteNode,
+) -> TfLiteStatus {
     // SAFETY: LiteRT's live context and node, for the call.
     unsafe {
-        guarded(context, "op-litert: the delegate kernel's prepare", K_TF_LITE_ERROR, || {
-            let kernel = kernel_of(node)?;
-            kernel.read_shapes(context)?;
-            let Kernel {
-                inputs,
-                outputs,
-                names,
-                shapes,
-                node,
-            } = kernel;
-            let external = node.as_mut().map_err(|e| e.clone())?;
-            let op = external.op().to_owned();
-            let (ins, outs) = Kernel::host_tensors(context, &op, inputs, outputs, names, shapes)?;
-            let prepared = external.prepare(&ins, &outs)?;
-            let resize = (*context)
-                .ResizeTensor
-                .ok_or_else(|| Error::internal("LiteRT's context has no ResizeTensor"))?;
-            for (k, (out, want)) in outs.iter().zip(prepared).enumerate() {
-                if out.dtype != want.dtype {
-                    return Err(Error::invalid_argument(format!(
-                        "op-litert delegate: custom op {} makes output {k} ({}) {}, but the model says {}",
-                        quoted(&op),
-                        quoted(out.name),
-                        want.dtype,
-                        out.dtype
-                    )));
+        guarded(
+            context,
+            "op-litert: the delegate kernel's prepare",
+            K_TF_LITE_ERROR,
+            || {
+                let kernel = kernel_of(node)?;
+                kernel.read_shapes(context)?;
+                let Kernel {
+                    inputs,
+                    outputs,
+                    names,
+                    shapes,
+                    node,
+                } = kernel;
+                let external = node.as_mut().map_err(|e| e.clone())?;
+                let op = external.op().to_owned();
+                let (ins, outs) =
+                    Kernel::host_tensors(context, &op, inputs, outputs, names, shapes)?;
+                let prepared = external.prepare(&ins, &outs)?;
+                let resize = (*context)
+                    .ResizeTensor
+                    .ok_or_else(|| Error::internal("LiteRT's context has no ResizeTensor"))?;
+                for (k, (out, want)) in outs.iter().zip(prepared).enumerate() {
+                    if out.dtype != want.dtype {
+                        return Err(Error::invalid_argument(format!(
+                            "op-litert delegate: custom op {} makes output {k} ({}) {}, but the model says {}",
+                            quoted(&op),
+                            quoted(out.name),
+                            want.dtype,
+                            out.dtype
+                        )));
+                    }
+                    if out.shape != want.shape.as_slice() {
+                        let tensor = tensor(context, outputs[k])?.expect("an output is never -1");
+                        let dims = int_array(&want.shape)?;
+                        check(resize(context, tensor, dims), "ResizeTensor")?;
+                    }
                 }
-                if out.shape != want.shape.as_slice() {
-                    let tensor = tensor(context, outputs[k])?.expect("an output is never -1");
-                    let dims = int_array(&want.shape)?;
-                    check(resize(context, tensor, dims), "ResizeTensor")?;
-                }
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
     }
 }
 
-unsafe extern "C" fn kernel_invoke(context: *mut TfLiteContext, node: *mut TfLiteNode) -> TfLiteStatus {
+unsafe extern "C" fn kernel_invoke(
+    context: *mut TfLiteContext,
+    node: *mut TfLiteNode,
+) -> TfLiteStatus {
     // SAFETY: LiteRT's live context and node, for the call.
     unsafe {
-        guarded(context, "op-litert: the delegate kernel's invoke", K_TF_LITE_ERROR, || {
-            let kernel = kernel_of(node)?;
-            kernel.read_shapes(context)?;
-            let Kernel {
-                inputs,
-                outputs,
-                names,
-                shapes,
-                node,
-            } = kernel;
-            let external = node.as_mut().map_err(|e| e.clone())?;
-            let (ins, outs) =
-                Kernel::host_tensors(context, external.op(), inputs, outputs, names, shapes)?;
-            // LiteRT does not touch the node's tensors while it runs.
-            external.invoke(&ins, &outs)
-        })
+        guarded(
+            context,
+            "op-litert: the delegate kernel's invoke",
+            K_TF_LITE_ERROR,
+            || {
+                let kernel = kernel_of(node)?;
+                kernel.read_shapes(context)?;
+                let Kernel {
+                    inputs,
+                    outputs,
+                    names,
+                    shapes,
+                    node,
+                } = kernel;
+                let external = node.as_mut().map_err(|e| e.clone())?;
+                let (ins, outs) =
+                    Kernel::host_tensors(context, external.op(), inputs, outputs, names, shapes)?;
+                // LiteRT does not touch the node's tensors while it runs.
+                external.invoke(&ins, &outs)
+            },
+        )
     }
 }
 
@@ -822,13 +852,16 @@ unsafe extern "C" {
 /// A `TfLiteIntArray` of `shape`, malloc'd: `ResizeTensor` takes
 /// ownership and frees it with `free`.
 fn int_array(shape: &[usize]) -> Result<*mut TfLiteIntArray> {
-    let too_big = || Error::invalid_argument(format!("shape {:?} does not fit LiteRT's int dims", shape));
+    let too_big =
+        || Error::invalid_argument(format!("shape {:?} does not fit LiteRT's int dims", shape));
     let size = c_int::try_from(shape.len()).map_err(|_| too_big())?;
     let bytes = std::mem::size_of::<c_int>() * (shape.len() + 1);
     // SAFETY: malloc of a positive size; checked for null.
     let array = unsafe { malloc(bytes) }.cast::<TfLiteIntArray>();
     if array.is_null() {
-        return Err(Error::resource_exhausted("cannot allocate a shape for LiteRT"));
+        return Err(Error::resource_exhausted(
+            "cannot allocate a shape for LiteRT",
+        ));
     }
     // SAFETY: `array` has room for `size` and `shape.len()` ints after it.
     unsafe {

@@ -150,8 +150,7 @@ pub struct TfLiteNode {
 }
 
 /// `TfLiteRegistration::init`.
-pub type InitFn =
-    unsafe extern "C" fn(*mut TfLiteContext, *const c_char, usize) -> *mut c_void;
+pub type InitFn = unsafe extern "C" fn(*mut TfLiteContext, *const c_char, usize) -> *mut c_void;
 /// `TfLiteRegistration::free`.
 pub type FreeFn = unsafe extern "C" fn(*mut TfLiteContext, *mut c_void);
 /// `TfLiteRegistration::prepare` and `invoke`.
@@ -213,8 +212,11 @@ pub struct TfLiteContext {
     pub impl_: *mut c_void,
     /// Resizes a tensor; takes ownership of the (malloc'd) shape.
     pub ResizeTensor: Option<
-        unsafe extern "C" fn(*mut TfLiteContext, *mut TfLiteTensor, *mut TfLiteIntArray)
-            -> TfLiteStatus,
+        unsafe extern "C" fn(
+            *mut TfLiteContext,
+            *mut TfLiteTensor,
+            *mut TfLiteIntArray,
+        ) -> TfLiteStatus,
     >,
     /// printf-style error reporting.
     pub ReportError: Option<unsafe extern "C" fn(*mut TfLiteContext, *const c_char, ...)>,
@@ -246,7 +248,8 @@ pub struct TfLiteDelegate {
     /// The delegate's own data.
     pub data_: *mut c_void,
     /// Claims nodes.
-    pub Prepare: Option<unsafe extern "C" fn(*mut TfLiteContext, *mut TfLiteDelegate) -> TfLiteStatus>,
+    pub Prepare:
+        Option<unsafe extern "C" fn(*mut TfLiteContext, *mut TfLiteDelegate) -> TfLiteStatus>,
     /// `CopyFromBufferHandle`.
     pub CopyFromBufferHandle: *const c_void,
     /// `CopyToBufferHandle`.
@@ -290,7 +293,10 @@ mod tests {
         assert_eq!(offset_of!(TfLiteContext, ResizeTensor), 32);
         assert_eq!(offset_of!(TfLiteContext, ReportError), 40);
         assert_eq!(offset_of!(TfLiteContext, GetNodeAndRegistration), 56);
-        assert_eq!(offset_of!(TfLiteContext, ReplaceNodeSubsetsWithDelegateKernels), 64);
+        assert_eq!(
+            offset_of!(TfLiteContext, ReplaceNodeSubsetsWithDelegateKernels),
+            64
+        );
         assert_eq!(size_of::<TfLiteDelegate>(), 56);
         assert_eq!(offset_of!(TfLiteDelegate, flags), 40);
         assert_eq!(size_of::<TfLiteDelegateParams>(), 32);

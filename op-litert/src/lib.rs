@@ -67,12 +67,16 @@
 //! functions that take a `tflite::MutableOpResolver*` and must call its C++
 //! method `MutableOpResolver::AddCustom(char const*, TfLiteRegistration
 //! const*, int, int)`. The ai-edge-litert 2.x wheel exports no C++ symbol
-//! (its `libpywrap_litert_common.so` exports only the Python modules'
-//! init functions), so a library cannot call `AddCustom` on it, from Rust
-//! or C++; the older `tflite-runtime` wheels did export it, but their last
-//! release (2.14) has no wheel for Python 3.12 and up, and none for this
-//! project's CI's Python in some builds. The delegate needs no C++ symbol
-//! at all, which is why it is the route here.
+//! (its `libpywrap_litert_common.so` exports only the Python modules' init
+//! functions), so a library cannot call `AddCustom` there, from Rust or
+//! C++. The older `tflite-runtime` (last release 2.14.0, with a CPython
+//! 3.11 wheel) does export both `AddCustom` overloads from
+//! `_pywrap_tensorflow_interpreter_wrapper.so`; a Rust registerer could
+//! call the mangled symbol (`#[link_name]`, resolved at load time against
+//! the already-loaded wrapper) with a `TfLiteRegistration` running the
+//! same kernels. It is not offered: it ties the library to one C++ ABI and
+//! one frozen package, while the delegate needs no C++ symbol and works
+//! with both.
 
 pub mod delegate;
 pub mod ffi;

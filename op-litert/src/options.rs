@@ -108,7 +108,11 @@ fn parse_ops(value: &str, available: &[&str]) -> Result<BTreeSet<String>> {
             let list = if available.is_empty() {
                 "none".to_owned()
             } else {
-                available.iter().map(|n| quoted(n).to_string()).collect::<Vec<_>>().join(", ")
+                available
+                    .iter()
+                    .map(|n| quoted(n).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             };
             return Err(Error::invalid_argument(format!(
                 "op-litert delegate: option 'ops' names {}, which this library has no kernel for: it has {list}{hint}",
@@ -184,7 +188,11 @@ mod tests {
              did you mean 'ops'?"
         );
         let err = Options::parse(&[("unclaimed", "fail")], &HAVE).unwrap_err();
-        assert!(err.message().contains("expected 'report', 'error' or 'ignore'"), "{err}");
+        assert!(
+            err.message()
+                .contains("expected 'report', 'error' or 'ignore'"),
+            "{err}"
+        );
         let options = Options::parse(&[("unclaimed", "error")], &HAVE).unwrap();
         assert_eq!(options.unclaimed, Unclaimed::Error);
     }

@@ -195,7 +195,6 @@ pub(crate) struct HostBytes {
     pub(crate) len: usize,
 }
 
-
 /// Which of a node's tensors a message is about.
 #[derive(Copy, Clone)]
 enum Role {
@@ -264,8 +263,7 @@ impl<'a> NodeInfo<'a> {
             return Some(&mut []);
         }
         // SAFETY: as in `host_shared`, exclusively: the caller's contract.
-        (!host.ptr.is_null())
-            .then(|| unsafe { std::slice::from_raw_parts_mut(host.ptr, host.len) })
+        (!host.ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts_mut(host.ptr, host.len) })
     }
 
     /// The node's index in the subgraph's operator list.
@@ -526,11 +524,17 @@ impl<'a> PrepareContext<'a> {
                 let constants = self.constants;
                 Ok(&constants[offset..offset + slot.bytes])
             }
-            // SAFETY: a constant is never written, by a kernel or its host.
-            Place::Host(k) if slot.kind.constant => unsafe { self.info.host_shared(k) }
-                .ok_or_else(|| self.error(format_args!(
-                    "input {i} ({}) is a constant without data", quoted(&slot.name)
-                ))),
+            Place::Host(k) if slot.kind.constant => {
+                // SAFETY: a constant is never written, by a kernel or its
+                // host, and its bytes are valid for the prepare (the
+                // external node's contract).
+                unsafe { self.info.host_shared(k) }.ok_or_else(|| {
+                    self.error(format_args!(
+                        "input {i} ({}) is a constant without data",
+                        quoted(&slot.name)
+                    ))
+                })
+            }
             _ => Err(self.error(format_args!(
                 "input {i} ({}) is not a constant of the model: its value is known only at invoke",
                 quoted(&slot.name)
