@@ -270,6 +270,7 @@ impl Interpreter {
                 &node.inputs,
                 &node.outputs,
                 &self.tensors,
+                &[],
             );
             let mut ctx = PrepareContext::new(
                 info,
@@ -438,6 +439,7 @@ impl Interpreter {
                     &node.inputs,
                     &node.outputs,
                     tensors,
+                    &[],
                 );
                 let mut ctx = InvokeContext::new(
                     info,
@@ -796,7 +798,7 @@ fn cast_mut<T: ArenaElement>(bytes: &mut [u8]) -> Result<&mut [T]> {
 
 /// Fails unless the arena can hold elements of `dtype`: every fixed-size,
 /// unquantized dtype. `what` names the tensor.
-fn check_dtype(dtype: DType, what: impl FnOnce() -> String) -> Result<()> {
+pub(crate) fn check_dtype(dtype: DType, what: impl FnOnce() -> String) -> Result<()> {
     if dtype.size_of().is_some() && !dtype.is_quantized() {
         return Ok(());
     }
@@ -1162,7 +1164,7 @@ fn check_disjoint(index: usize, node: &Node, tensors: &[TensorSlot]) -> Result<(
 
 /// Runs one phase of a kernel (init or prepare), turning its error into a
 /// framed one and a panic into an `Internal` error naming the node.
-fn contain<T>(id: NodeId<'_>, phase: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(crate) fn contain<T>(id: NodeId<'_>, phase: impl FnOnce() -> Result<T>) -> Result<T> {
     match catch_unwind(AssertUnwindSafe(phase)) {
         Ok(result) => result.map_err(|error| id.frame_error(error)),
         Err(payload) => Err(panic_error(id, payload.as_ref())),
@@ -1170,7 +1172,7 @@ fn contain<T>(id: NodeId<'_>, phase: impl FnOnce() -> Result<T>) -> Result<T> {
 }
 
 /// The `Internal` error for a kernel's panic, with the panic's message.
-fn panic_error(id: NodeId<'_>, payload: &(dyn std::any::Any + Send)) -> Error {
+pub(crate) fn panic_error(id: NodeId<'_>, payload: &(dyn std::any::Any + Send)) -> Error {
     let message = payload
         .downcast_ref::<&str>()
         .copied()

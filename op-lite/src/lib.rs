@@ -115,6 +115,12 @@
 //! feature `framework-ops`): its attrs come from the custom options
 //! ([`attrs`]), its prepare from its shape function, its invoke from its
 //! kernel, writing into the arena.
+//!
+//! # Kernels in another runtime
+//!
+//! [`external::ExternalNode`] runs one lite kernel as one node of another
+//! interpreter, over that interpreter's tensor memory: what `op-litert`
+//! builds LiteRT's delegate on.
 
 pub mod builtins;
 pub mod model;
@@ -125,6 +131,7 @@ pub mod arena;
 pub mod attrs;
 #[cfg(feature = "framework-ops")]
 pub mod bridge;
+pub mod external;
 pub mod interpreter;
 pub mod kernel;
 pub mod registration;

@@ -52,6 +52,9 @@ pub(crate) enum Place {
     Constant(usize),
     /// At this offset of the arena.
     Arena(usize),
+    /// In memory of another runtime: entry `k` of the contexts' host table
+    /// ([`crate::external`]).
+    Host(usize),
 }
 
 /// An output's shape and dtype while its node's prepare sets them.

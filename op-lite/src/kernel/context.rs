@@ -183,6 +183,16 @@ pub struct NodeInfo<'a> {
     inputs: &'a [Option<usize>],
     outputs: &'a [usize],
     tensors: &'a [TensorSlot],
+    host: &'a [HostBytes],
+}
+
+/// Bytes another runtime owns, which a [`Place::Host`] tensor names: what
+/// [`crate::external::ExternalNode`] lends a kernel. Empty for the
+/// interpreter's own nodes.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct HostBytes {
+    pub(crate) ptr: *mut u8,
+    pub(crate) len: usize,
 }
 
 /// Which of a node's tensors a message is about.
@@ -210,6 +220,7 @@ impl<'a> NodeInfo<'a> {
         inputs: &'a [Option<usize>],
         outputs: &'a [usize],
         tensors: &'a [TensorSlot],
+        host: &'a [HostBytes],
     ) -> NodeInfo<'a> {
         NodeInfo {
             id,
@@ -217,7 +228,42 @@ impl<'a> NodeInfo<'a> {
             inputs,
             outputs,
             tensors,
+            host,
         }
+    }
+
+    /// The host bytes of a [`Place::Host`] tensor, shared.
+    ///
+    /// # Safety
+    ///
+    /// No mutable reference to these bytes may be live during `'a`; the
+    /// bytes are valid for `'a` (the contract of the external node that
+    /// made the table).
+    #[inline]
+    unsafe fn host_shared(&self, k: usize) -> Option<&'a [u8]> {
+        let host = self.host.get(k)?;
+        if host.len == 0 {
+            return Some(&[]);
+        }
+        // SAFETY: non-null with `len` readable bytes for 'a, and no mutable
+        // slice of them live: the caller's contract.
+        (!host.ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts(host.ptr, host.len) })
+    }
+
+    /// The host bytes of a [`Place::Host`] tensor, mutable.
+    ///
+    /// # Safety
+    ///
+    /// No other reference to these bytes may be live during `'a`; the bytes
+    /// are valid and writable for `'a`.
+    #[inline]
+    unsafe fn host_exclusive(&self, k: usize) -> Option<&'a mut [u8]> {
+        let host = self.host.get(k)?;
+        if host.len == 0 {
+            return Some(&mut []);
+        }
+        // SAFETY: as in `host_shared`, exclusively: the caller's contract.
+        (!host.ptr.is_null()).then(|| unsafe { std::slice::from_raw_parts_mut(host.ptr, host.len) })
     }
 
     /// The node's index in the subgraph's operator list.
@@ -444,7 +490,12 @@ impl<'a> PrepareContext<'a> {
     /// Whether input `i` is a constant of the model, whose value prepare
     /// can read with [`constant_input`](Self::constant_input).
     pub fn is_constant_input(&self, i: usize) -> Result<bool> {
-        Ok(matches!(self.input_slot(i)?.1.place, Place::Constant(_)))
+        let slot = self.input_slot(i)?.1;
+        Ok(match slot.place {
+            Place::Constant(_) => true,
+            Place::Host(_) => slot.kind.constant,
+            _ => false,
+        })
     }
 
     /// The value of input `i`, a constant of the model: a shape, an axis,
@@ -468,14 +519,27 @@ impl<'a> PrepareContext<'a> {
     /// The bytes of input `i`, a constant of the model.
     pub fn constant_input_bytes(&self, i: usize) -> Result<&'a [u8]> {
         let (_, slot) = self.input_slot(i)?;
-        let Place::Constant(offset) = slot.place else {
-            return Err(self.error(format_args!(
+        match slot.place {
+            Place::Constant(offset) => {
+                let constants = self.constants;
+                Ok(&constants[offset..offset + slot.bytes])
+            }
+            Place::Host(k) if slot.kind.constant => {
+                // SAFETY: a constant is never written, by a kernel or its
+                // host, and its bytes are valid for the prepare (the
+                // external node's contract).
+                unsafe { self.info.host_shared(k) }.ok_or_else(|| {
+                    self.error(format_args!(
+                        "input {i} ({}) is a constant without data",
+                        quoted(&slot.name)
+                    ))
+                })
+            }
+            _ => Err(self.error(format_args!(
                 "input {i} ({}) is not a constant of the model: its value is known only at invoke",
                 quoted(&slot.name)
-            )));
-        };
-        let constants = self.constants;
-        Ok(&constants[offset..offset + slot.bytes])
+            ))),
+        }
     }
 
     /// Requests a temporary tensor of `dtype` and `shape` for the node's
@@ -730,6 +794,13 @@ impl<'a> InvokeContext<'a> {
                 unsafe { self.arena.shared(offset, slot.bytes) }
             }
             Place::Constant(offset) => constants.get(offset..offset.saturating_add(slot.bytes)),
+            Place::Host(k) => {
+                self.borrow(t, SHARED, role, i)?;
+                // SAFETY: as for the arena: marked shared for the invoke,
+                // and the external node checked that no writable tensor of
+                // the node overlaps another.
+                unsafe { self.info.host_shared(k) }
+            }
             Place::Nowhere => Some(&[][..]),
         };
         bytes.ok_or_else(|| self.misplaced(slot))
@@ -748,6 +819,13 @@ impl<'a> InvokeContext<'a> {
                 // for every node); and the next invoke has another
                 // generation, when the slices (bounded by 'a) are dead.
                 unsafe { self.arena.exclusive(offset, slot.bytes) }
+            }
+            Place::Host(k) if !slot.kind.constant => {
+                self.borrow(t, EXCLUSIVE, role, i)?;
+                // SAFETY: as for the arena: marked exclusive for the invoke,
+                // and the external node checked that it overlaps no other
+                // tensor of the node.
+                unsafe { self.info.host_exclusive(k) }
             }
             Place::Nowhere if slot.bytes == 0 => Some(&mut [][..]),
             _ => None,

@@ -58,7 +58,7 @@ mod context;
 mod ensure;
 mod options;
 
-pub(crate) use context::{ArenaView, NodeId, Phase};
+pub(crate) use context::{ArenaView, HostBytes, NodeId, Phase};
 pub use context::{InitContext, InvokeContext, NodeInfo, PrepareContext, TemporaryLifetime};
 pub use options::{CustomOptions, FromOption, OptionValue};
 
