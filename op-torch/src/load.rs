@@ -14,8 +14,8 @@ use serde_json::json;
 
 use crate::kernel::{Loaded, OPS, SLOTS, SlotOp, TRAMPOLINES};
 use crate::plan::{HOST, TorchPlan};
-use crate::schema::Schema;
-use crate::shim::{Host, TARGET, TARGET_VERSION};
+use crate::schema::{Schema, Slot};
+use crate::shim::{Host, TARGET, TARGET_VERSION, TorchLibraryHandle};
 
 /// What the load did, as text: `ok` and a line per op, or `error:` and why.
 static REPORT: OnceLock<CString> = OnceLock::new();
@@ -77,51 +77,61 @@ fn register(crates: Crates, namespace: &str) -> Result<String> {
     }
     let ns = c_string(namespace)?;
     let file = c_string(file!())?;
-    let (mut def_lib, mut impl_lib) = (std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: C strings PyTorch copies; the libraries are kept (never
+    let mut def_lib: TorchLibraryHandle = std::ptr::null_mut();
+    // SAFETY: C strings PyTorch copies; the library is kept (never
     // deleted: the ops stay registered while the process lives).
-    unsafe {
-        if (host.torch.aoti_torch_library_init_def)(
-            ns.as_ptr(),
-            file.as_ptr(),
-            line!(),
-            &mut def_lib,
-        ) != 0
-        {
-            return Err(Error::already_exists(format!(
-                "PyTorch refused namespace '{namespace}' (another library defines it already?)"
-            )));
-        }
-        if (host.torch.aoti_torch_library_init_impl)(
-            ns.as_ptr(),
-            c"CPU".as_ptr(),
-            file.as_ptr(),
-            line!(),
-            &mut impl_lib,
-        ) != 0
-        {
-            return Err(Error::internal(format!(
-                "PyTorch refused CPU kernels for '{namespace}'"
-            )));
-        }
+    if unsafe {
+        (host.torch.aoti_torch_library_init_def)(ns.as_ptr(), file.as_ptr(), line!(), &mut def_lib)
+    } != 0
+    {
+        return Err(Error::already_exists(format!(
+            "PyTorch refused namespace '{namespace}' (another library defines it already?)"
+        )));
     }
+    let kernels_for = |key: &std::ffi::CStr| {
+        let mut library: TorchLibraryHandle = std::ptr::null_mut();
+        // SAFETY: as above.
+        let code = unsafe {
+            (host.torch.aoti_torch_library_init_impl)(
+                ns.as_ptr(),
+                key.as_ptr(),
+                file.as_ptr(),
+                line!(),
+                &mut library,
+            )
+        };
+        if code != 0 {
+            return Err(Error::internal(format!(
+                "PyTorch refused {key:?} kernels for '{namespace}'"
+            )));
+        }
+        Ok(library)
+    };
+    let cpu_lib = kernels_for(c"CPU")?;
+    // PyTorch picks a kernel by its tensor arguments' device: an op
+    // without any (NoOp) has its kernel for every device.
+    let any_lib = kernels_for(c"CompositeExplicitAutograd")?;
     let mut text = String::new();
-    let mut defined = vec![false; ops.len()];
     for (slot, op) in ops.iter().enumerate() {
         let schema = c_string(&op.schema.text)?;
         let name = c_string(&op.schema.name)?;
+        let takes_tensors = op
+            .schema
+            .slots
+            .iter()
+            .any(|(slot, _)| *slot == Slot::Tensor);
+        let kernels = if takes_tensors { cpu_lib } else { any_lib };
         // SAFETY: live libraries, C strings PyTorch copies, a trampoline
         // that lives as long as the library.
         let ok = unsafe {
             (host.torch.aoti_torch_library_def)(def_lib, schema.as_ptr()) == 0
                 && (host.torch.torch_library_impl)(
-                    impl_lib,
+                    kernels,
                     name.as_ptr(),
                     TRAMPOLINES[slot],
                     TARGET_VERSION,
                 ) == 0
         };
-        defined[slot] = ok;
         let _ = if ok {
             writeln!(text, "op {}::{}", namespace, op.schema.text)
         } else {

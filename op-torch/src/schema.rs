@@ -15,8 +15,9 @@
 //! assert_eq!(schema("ZeroOut"), "zero_out(Tensor to_zero) -> Tensor");
 //! assert_eq!(
 //!     schema("ZeroOutPreserveIndex"),
-//!     "zero_out_preserve_index(Tensor to_zero, *, int preserve_index=0) -> Tensor"
+//!     "zero_out_preserve_index(Tensor to_zero, *, int preserve_index) -> Tensor"
 //! );
+//! assert_eq!(schema("Cast"), "cast(Tensor x, *, ScalarType DstT, bool Truncate=False) -> Tensor");
 //! ```
 //!
 //! The gradient of an op with a `#[gradient]` is an op of its own,
@@ -116,7 +117,7 @@ impl Schema {
     /// let schema = op_torch::schema::Schema::gradient(op).unwrap();
     /// assert_eq!(
     ///     schema.text,
-    ///     "zero_out_polymorphic_backward(Tensor x, Tensor y, Tensor y_grad) -> Tensor"
+    ///     "zero_out_polymorphic_backward(Tensor to_zero, Tensor zeroed, Tensor zeroed_grad) -> Tensor"
     /// );
     /// ```
     pub fn gradient(op: &'static OpEntry) -> Result<Schema, Unmapped> {
@@ -270,7 +271,10 @@ mod tests {
     #[test]
     fn a_type_attr_an_input_sets_is_left_out_of_the_schema() {
         let schema = Schema::new(op("ZeroOutPolymorphic")).unwrap();
-        assert_eq!(schema.text, "zero_out_polymorphic(Tensor x) -> Tensor");
+        assert_eq!(
+            schema.text,
+            "zero_out_polymorphic(Tensor to_zero) -> Tensor"
+        );
         assert_eq!(schema.slots, [(Slot::Tensor, None)]);
     }
 

@@ -1,6 +1,6 @@
 """The conformance suite across hosts: the cases `cargo xtask conformance`
 wrote (each op's drawn inputs, attrs, and our runtime's outputs or error)
-run in TensorFlow, JAX and ONNX Runtime from the installed package
+run in TensorFlow, JAX, ONNX Runtime and PyTorch from the installed package
 (`opkit_ops`), compared with ours.
 
     cargo xtask conformance --out target/conformance/cases.jsonl
@@ -8,7 +8,9 @@ run in TensorFlow, JAX and ONNX Runtime from the installed package
         --packages opkit_ops,examples_tf --out tf.json
     python tools/python/conformance.py run target/conformance/cases.jsonl --hosts jax,onnxruntime \
         --packages opkit_ops,examples_tf --out hosts.json
-    python tools/python/conformance.py report tf.json hosts.json
+    python tools/python/conformance.py run target/conformance/cases.jsonl \
+        --hosts pytorch,pytorch-opcheck,pytorch-gradcheck --packages opkit_ops,examples_tf --out torch.json
+    python tools/python/conformance.py report tf.json hosts.json torch.json
 
 (Each `run` in a venv with its hosts' frameworks; `report` needs only
 Python.) A case agrees when the host gives the same number of outputs, of
@@ -24,7 +26,10 @@ with TensorFlow's. `report` prints a table (op x host) and "N
 passed, N failed", and exits non-zero when any case differs. One host
 behaviour is counted apart: XLA (JAX) makes a call's outputs without
 calling the kernel when they are all empty, so a case our kernel refuses
-may come back as empty arrays there ("elided").
+may come back as empty arrays there ("elided"). `pytorch-opcheck` also runs
+`torch.library.opcheck` on the first case of each kernel, and
+`pytorch-gradcheck` `torch.autograd.gradcheck` on one case of each op with a
+`#[gradient]`: a check that fails is a case that differs.
 """
 
 import argparse
@@ -243,7 +248,152 @@ def onnxruntime_host(packages):
     return run
 
 
-HOSTS = {"tensorflow": tensorflow_host, "jax": jax_host, "onnxruntime": onnxruntime_host}
+def _torch_ops(packages):
+    """Each exported op's manifest entry and `torch.ops` overload, and why each other op is left out."""
+    import torch
+
+    modules = _modules(packages, "torch")
+    entries, overloads = {}, {}
+    for module in modules:
+        for op in module._MANIFEST["ops"]:
+            entries.setdefault(op["name"], op)
+            overloads.setdefault(op["name"], getattr(getattr(torch.ops, module.NAMESPACE), op["torch_name"]).default)
+    return entries, overloads, _skip_reasons(modules, lambda m: m.SKIPPED), modules[0]._DTYPES
+
+
+def _torch_call(torch, dtypes, entry, case):
+    """The case's inputs as tensors, and its attrs as the schema's keyword arguments."""
+
+    def tensor(t):
+        if t["dtype"] == 14:  # numpy has no bfloat16 of its own
+            return torch.tensor(_array(t).astype(np.float32)).to(torch.bfloat16)
+        return torch.from_numpy(_array(t).copy())
+
+    types = {a["name"]: a for a in entry["attrs"]}
+    kwargs = {}
+    for key, value in case["attrs"].items():
+        if types[key]["type"] == "type":
+            value = dtypes[value]
+        kwargs[types[key]["python_name"]] = value
+    return [tensor(t) for t in case["inputs"]], kwargs
+
+
+def _torch_numpy(torch, outputs):
+    if outputs is None:  # an op of no outputs
+        return []
+    if not isinstance(outputs, (list, tuple)):
+        outputs = [outputs]
+    arrays = []
+    for o in outputs:
+        if o.dtype == torch.bfloat16:
+            arrays.append(o.view(torch.int16).numpy().view(_numpy_dtype(14)))
+        else:
+            arrays.append(o.detach().numpy())
+    return arrays
+
+
+def pytorch_host(packages, check=None):
+    """PyTorch: each case through `torch.ops.<namespace>.<op>`; with `check`, also
+    `check(overload, entry, case, inputs, kwargs)` first (opcheck, gradcheck)."""
+    import torch
+
+    entries, overloads, skipped, dtypes = _torch_ops(packages)
+
+    def run(case):
+        entry = entries.get(case["op"])
+        if entry is None:
+            raise NotExportable(skipped.get(case["op"], "not in the library"))
+        inputs, kwargs = _torch_call(torch, dtypes, entry, case)
+        if check is not None and "error" not in case:
+            check(overloads[case["op"]], entry, case, inputs, kwargs)
+        return _torch_numpy(torch, overloads[case["op"]](*inputs, **kwargs))
+
+    return run
+
+
+class NotChecked(Exception):
+    """A check that does not apply to the case (counted as n/a)."""
+
+
+def pytorch_opcheck_host(packages):
+    """`torch.library.opcheck` (schema, fake tensor, autograd registration,
+    aot_dispatch_dynamic) on the first case of each kernel whose outputs are finite
+    (opcheck compares eager and traced outputs without equal_nan), then the case's outputs."""
+    import torch
+
+    checked = set()
+
+    def check(overload, entry, case, inputs, kwargs):
+        key = (case["op"], case["kernel"])
+        if key in checked:
+            raise NotChecked("opcheck runs on the first case of each kernel")
+        if any(isinstance(v, str) for t in case["outputs"] for v in t["values"]):
+            raise NotChecked("opcheck compares outputs without equal_nan: it runs on finite ones")
+        checked.add(key)
+        try:
+            torch.library.opcheck(overload, tuple(inputs), kwargs)
+        except Exception as e:
+            if "rank depends on input values" in str(e):
+                checked.discard(key)
+                raise NotChecked(
+                    "an output's rank depends on an input's values, and PyTorch's fake tensors have no dynamic rank"
+                ) from None
+            raise
+
+    return pytorch_host(packages, check)
+
+
+def pytorch_gradcheck_host(packages):
+    """`torch.autograd.gradcheck` of each op with a `#[gradient]` on its first case
+    with float inputs of at most 32 elements and finite float outputs (in float64,
+    with gradcheck's own tolerances, where the op has a float64 kernel; 2e-2
+    otherwise), then the case's outputs."""
+    import torch
+
+    checked = set()
+
+    def check(overload, entry, case, inputs, kwargs):
+        if not entry["backward"]:
+            raise NotChecked("the op has no #[gradient]")
+        floats = [i for i, t in enumerate(case["inputs"]) if t["dtype"] in (1, 2)]
+        usable = (
+            floats
+            and all(0 < len(t["values"]) <= 32 for t in case["inputs"])
+            and all(t["dtype"] in (1, 2) and not any(isinstance(v, str) for v in t["values"]) for t in case["outputs"])
+        )
+        if not usable or case["op"] in checked:
+            raise NotChecked("gradcheck runs on the first case with small float inputs and finite float outputs")
+        checked.add(case["op"])
+        # A float32 case of an op with a float64 kernel is checked in
+        # float64, where numeric derivatives are tight.
+        has_double = any(c["dtype"] == 2 for k in entry["kernels"] for c in k["constraints"])
+        double = has_double or all(case["inputs"][i]["dtype"] == 2 for i in floats)
+        tolerance = {} if double else {"eps": 1e-3, "atol": 2e-2, "rtol": 2e-2}
+
+        def f(*xs):
+            args = list(inputs)
+            for i, x in zip(floats, xs):
+                args[i] = x
+            return overload(*args, **kwargs)
+
+        xs = [inputs[i].to(torch.float64 if double else inputs[i].dtype, copy=True).requires_grad_(True) for i in floats]
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # gradcheck warns of float32 inputs
+            torch.autograd.gradcheck(f, xs, **tolerance)
+
+    return pytorch_host(packages, check)
+
+
+HOSTS = {
+    "tensorflow": tensorflow_host,
+    "jax": jax_host,
+    "onnxruntime": onnxruntime_host,
+    "pytorch": pytorch_host,
+    "pytorch-opcheck": pytorch_opcheck_host,
+    "pytorch-gradcheck": pytorch_gradcheck_host,
+}
 
 
 def run_cases(path, hosts, packages, out):
@@ -269,6 +419,8 @@ def run_cases(path, hosts, packages, out):
                     result.update(verdict="agree" if why is None else "differ", why=why)
             except NotExportable as e:
                 result.update(verdict="not exportable", why=str(e))
+            except NotChecked as e:
+                result.update(verdict="not exportable", why=f"n/a: {e}")
             except ValueError as e:
                 if "depends on input values" in str(e) and "error" not in case:
                     # JAX fixes output shapes before the kernel runs.

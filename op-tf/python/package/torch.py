@@ -102,32 +102,51 @@ def _attrs(entry, given):
 # Sentinel values for symbolic dims: a shape function run on two sets of them
 # tells an output dim that is an input's dim (it follows the sentinel) from a
 # constant one (it stays).
-_SENTINELS = (1 << 20, 1 << 21)
+_SENTINELS = (10007, 20011)
 
 
 def _fake_outputs(entry, tensors, attrs):
     """The outputs' dtypes and shapes (ints or SymInts), from our shape function."""
     shapes = [list(t.shape) for t in tensors]
-    symbols = []
+    # Each symbolic dim's symbol number, fixed before any `int(d)` below
+    # specializes a symbol (after which it prints as its value).
+    symbols, by_symbol, numbered = [], {}, []
     for shape in shapes:
+        row = []
         for d in shape:
-            if not isinstance(d, int) and str(d) not in symbols:
+            if isinstance(d, int):
+                row.append(None)
+                continue
+            if str(d) not in by_symbol:
                 symbols.append(str(d))
+                by_symbol[str(d)] = d
+            row.append(symbols.index(str(d)))
+        numbered.append(row)
 
-    def run(base):
+    def run(value):
         inputs = []
-        for t, shape in zip(tensors, shapes):
-            dims = [d if isinstance(d, int) else base + 7 * symbols.index(str(d)) for d in shape]
+        for t, shape, row in zip(tensors, shapes, numbered):
+            dims = [d if k is None else value(k, d) for d, k in zip(shape, row)]
             inputs.append({"dtype": _number(t.dtype), "shape": dims})
         return _infer({"op": entry["name"], "inputs": inputs, "attrs": attrs})
 
-    first = run(_SENTINELS[0])
-    second = run(_SENTINELS[1]) if symbols else first
-    by_symbol = {}
-    for shape in shapes:
-        for d in shape:
-            if not isinstance(d, int):
-                by_symbol.setdefault(str(d), d)
+    def fixed():
+        return run(lambda k, d: int(d))
+
+    try:
+        first = run(lambda k, d: _SENTINELS[0] + 7 * k)
+        second = run(lambda k, d: _SENTINELS[1] + 7 * k) if symbols else first
+    except ValueError:
+        if not symbols:
+            raise
+        # The sentinels broke a rule between inputs (a vector whose length
+        # is another input's rank): the dims are fixed at their values.
+        first = second = fixed()
+    ranks = [None if o["shape"] is None else len(o["shape"]) for o in first]
+    if symbols and ranks != [None if o["shape"] is None else len(o["shape"]) for o in second]:
+        # An output's rank follows an input's dim (a shape input's length):
+        # PyTorch has no dynamic rank, so the dims are fixed at their values.
+        first = second = fixed()
     outputs = []
     for a, b in zip(first, second):
         if a["shape"] is None:
@@ -148,6 +167,9 @@ def _fake_outputs(entry, tensors, attrs):
 
 
 def _one_or_tuple(results):
+    """What an op of `results` returns: a tensor, a tuple, or None (`-> ()`)."""
+    if not results:
+        return None
     return results[0] if len(results) == 1 else tuple(results)
 
 

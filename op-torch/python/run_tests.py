@@ -1,0 +1,29 @@
+"""Runs op-torch's Python tests against the installed package, in PyTorch.
+
+    cargo xtask package --crate opkit-ops --out target/python
+    pip install target/python/opkit_ops      # into a venv with torch and numpy
+    cargo build -p op-tf-test-ops
+    python op-torch/python/run_tests.py target/debug/libop_tf_test_ops.so
+
+Prints one line per failure and a summary, "N passed, N failed, N skipped",
+and exits non-zero when any test failed.
+"""
+
+import os
+import sys
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
+    # Ops that fail on purpose (op-tf/test-ops), exported to PyTorch too.
+    os.environ["OPKIT_TORCH_TEST_OPS"] = os.path.abspath(sys.argv[1])
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
+    import suite
+
+    suite.run("PyTorch tests", os.path.join(here, "tests"))
+
+
+if __name__ == "__main__":
+    main()
