@@ -232,7 +232,9 @@ pub fn infer_json(text: &str) -> String {
 pub unsafe fn infer_c(request: *const c_char) -> *mut c_char {
     // SAFETY: the caller's contract.
     let text = unsafe { CStr::from_ptr(request) }.to_string_lossy();
-    CString::new(infer_json(&text)).unwrap_or_default().into_raw()
+    CString::new(infer_json(&text))
+        .unwrap_or_default()
+        .into_raw()
 }
 
 /// Frees what [`infer_c`] returned.

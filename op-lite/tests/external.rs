@@ -141,7 +141,8 @@ fn invoke_refuses_an_output_of_another_shape_than_prepare_made() {
     let err = unsafe { node.invoke(&ins, &outs) }.unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition);
     assert!(
-        err.message().contains("is float [1], but prepare made it float [3]"),
+        err.message()
+            .contains("is float [1], but prepare made it float [3]"),
         "{err}"
     );
 }

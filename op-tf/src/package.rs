@@ -99,6 +99,7 @@ const PYPROJECT: &str = include_str!("../python/package/pyproject.toml");
 const ONNX_PY: &str = include_str!("../python/package/onnx.py");
 const JAX_PY: &str = include_str!("../python/package/jax.py");
 const TORCH_PY: &str = include_str!("../python/package/torch.py");
+const LITERT_PY: &str = include_str!("../python/package/litert.py");
 
 /// A host's submodule of the package: written when the library exports
 /// to that host (it has the host's manifest function).
@@ -136,6 +137,13 @@ const HOST_MODULES: &[HostModule] = &[
         module: "torch",
         source: TORCH_PY,
         export: "op_torch::export!()",
+    },
+    HostModule {
+        host: "LiteRT",
+        manifest: "op_litert_manifest",
+        module: "litert",
+        source: LITERT_PY,
+        export: "op_litert::export!()",
     },
 ];
 

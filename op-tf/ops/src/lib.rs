@@ -17,3 +17,7 @@ op_jax::export!();
 // And a PyTorch library: `torch.ops.load_library(path)` registers its ops
 // as `torch.ops.opkit_ops.<name>`.
 op_torch::export!();
+
+// And a LiteRT delegate: `load_delegate(opkit_ops.litert.delegate_path())`
+// claims a model's custom ops that the library has (seed 002's `Sin`).
+op_litert::export!();

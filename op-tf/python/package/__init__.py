@@ -9,6 +9,8 @@ Submodules, one per runtime:
   exports them (`op_jax::export!()`).
 - `torch`: the ops in PyTorch, `torch.ops.PACKAGE.<name>` and plain functions
   (`import PACKAGE.torch as ops`), when the library exports them (`op_torch::export!()`).
+- `litert`: the library as a LiteRT delegate (`PACKAGE.litert.delegate_path()`,
+  `PACKAGE.litert.load_delegate()`), when it is one (`op_litert::export!()`).
 
 Each submodule imports only its own framework.
 
