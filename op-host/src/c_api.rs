@@ -130,6 +130,7 @@ pub fn in_process(library: &CStr, make_global: bool) -> impl Fn(&CStr) -> *mut c
 mod tests {
     crate::c_api! {
         /// Two names.
+        #[allow(dead_code, reason = "resolved, never called")]
         struct Two {
             fn first();
             fn second(x: i32) -> i32;

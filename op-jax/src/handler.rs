@@ -4,7 +4,7 @@
 //! which op it stands for, so the call says it: its one attribute,
 //! `opkit`, is the call's request ([`op_host::request`]: the op, its
 //! inputs' dtypes and shapes, its attrs), the same text the Python side
-//! gave [`infer`] at trace time for the output shapes. The handler makes
+//! gave `op_jax_infer` (`op_host::request::infer_c`) at trace time for the output shapes. The handler makes
 //! the kernel (or gradient) for a request once and keeps it, keyed by that
 //! text; each call then lends XLA's input buffers to it and writes each
 //! output into the buffer XLA allocated at trace time.

@@ -282,18 +282,14 @@ fn check(code: i32, what: &str) -> Result<()> {
 unsafe fn list_items(host: &Host, list: *mut c_void) -> Result<Vec<StableIValue>> {
     let mut len = 0usize;
     // SAFETY: the caller's contract.
-    check(
-        unsafe { (host.torch.torch_list_size)(list, &mut len) },
-        "read a list's size",
-    )?;
+    let code = unsafe { (host.torch.torch_list_size)(list, &mut len) };
+    check(code, "read a list's size")?;
     (0..len)
         .map(|i| {
             let mut item = 0;
             // SAFETY: `i` is in the list.
-            check(
-                unsafe { (host.torch.torch_list_get_item)(list, i, &mut item) },
-                "read a list",
-            )?;
+            let code = unsafe { (host.torch.torch_list_get_item)(list, i, &mut item) };
+            check(code, "read a list")?;
             Ok(item)
         })
         .collect()
@@ -437,10 +433,8 @@ fn read_input<'h>(
     let source = copy.as_ref().map_or(tensor.handle, |c| c.handle);
     let mut data = std::ptr::null_mut();
     // SAFETY: a live tensor handle.
-    check(
-        unsafe { (t.aoti_torch_get_data_ptr)(source, &mut data) },
-        "read a tensor's data",
-    )?;
+    let code = unsafe { (t.aoti_torch_get_data_ptr)(source, &mut data) };
+    check(code, "read a tensor's data")?;
     Ok(Input {
         dtype,
         dims,
@@ -466,20 +460,18 @@ fn empty_like<'h>(
     }
     let mut handle = std::ptr::null_mut();
     // SAFETY: `dims.len()` sizes and strides; the handle is written.
-    check(
-        unsafe {
-            (host.torch.aoti_torch_empty_strided)(
-                dims.len() as i64,
-                sizes.as_ptr(),
-                strides.as_ptr(),
-                code,
-                host.cpu,
-                0,
-                &mut handle,
-            )
-        },
-        "allocate a tensor",
-    )?;
+    let code = unsafe {
+        (host.torch.aoti_torch_empty_strided)(
+            dims.len() as i64,
+            sizes.as_ptr(),
+            strides.as_ptr(),
+            code,
+            host.cpu,
+            0,
+            &mut handle,
+        )
+    };
+    check(code, "allocate a tensor")?;
     let tensor = TensorRef { host, handle };
     fill(tensor.handle)?;
     Ok(tensor)
@@ -503,10 +495,8 @@ impl OutputSink for TorchOutputs<'_> {
         let tensor = empty_like(self.host, dtype, dims, |_| Ok(()))?;
         let mut data = std::ptr::null_mut();
         // SAFETY: a live tensor handle.
-        check(
-            unsafe { (self.host.torch.aoti_torch_get_data_ptr)(tensor.handle, &mut data) },
-            "read a tensor's data",
-        )?;
+        let code = unsafe { (self.host.torch.aoti_torch_get_data_ptr)(tensor.handle, &mut data) };
+        check(code, "read a tensor's data")?;
         self.made.push(tensor);
         let len = dims.iter().product::<usize>() * dtype.size_of().unwrap_or(0);
         Ok(HostBuffer {

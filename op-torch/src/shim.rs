@@ -1,6 +1,6 @@
 //! The part of PyTorch's stable C ABI the bridge uses, declared by hand
 //! (no headers, no C++ compiler) and found in the process at load
-//! ([`Torch::load`]).
+//! ([`Host::load`]).
 //!
 //! The functions are those of `torch/csrc/inductor/aoti_torch/c/shim.h`
 //! and `torch/csrc/stable/c/shim.h` that PyTorch 2.10 has; each later
