@@ -1,13 +1,14 @@
-"""Our ops in JAX and ONNX Runtime against each host's own builtin op of
-the same bytes, measured in the same process, in alternation:
+"""Our ops in JAX, ONNX Runtime and PyTorch against each host's own builtin
+op of the same bytes, measured in the same process, in alternation:
 
     cargo xtask package --crate opkit-ops --out target/python-bench   # release (no --dev)
     pip install target/python-bench/opkit_ops    # into a venv with jax, jaxlib, onnxruntime, onnx
-    python tools/python/host_bench.py
+    python tools/python/host_bench.py            # and in one with torch: each host that imports
 
 For each host: our `Example` (x * 2, the guide's example op) against the
 host's own x * 2 (a jitted `x * 2` in JAX; ONNX's `Mul` by a constant 2 in
-a session with the same options in ONNX Runtime), each a whole call, on one
+a session with the same options in ONNX Runtime; eager `x * 2` in PyTorch,
+beside our op called eagerly through `torch.ops`), each a whole call, on one
 element (the cost of a call) and on 1e7 float32 (ratio: the host's time
 over ours, so that more than 1 is ours faster). Prints one line per
 figure.
@@ -100,6 +101,26 @@ def onnx_figures():
     report("ONNX Runtime", "1e7 float32, no spinning", a, b)
 
 
+def torch_figures():
+    import torch
+
+    import opkit_ops.torch as ops
+
+    torch.set_num_threads(torch.get_num_threads())
+    ours = torch.ops.opkit_ops.example
+    for n, calls, what in [(1, 20000, "one element, per call"), (10_000_000, 5, "1e7 float32")]:
+        x = torch.arange(n, dtype=torch.float32)
+        torch.testing.assert_close(ours(x), x * 2)
+        a, b = compare(what, lambda: ours(x), lambda: x * 2, calls)
+        report("PyTorch", what, a, b)
+    del ops
+
+
 if __name__ == "__main__":
-    jax_figures()
-    onnx_figures()
+    import importlib.util
+
+    for module, figures in [("jax", jax_figures), ("onnxruntime", onnx_figures), ("torch", torch_figures)]:
+        if importlib.util.find_spec(module) is None:
+            print(f"skipped: {module} is not installed in this Python")
+        else:
+            figures()
