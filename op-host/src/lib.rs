@@ -9,6 +9,7 @@
 //! | the dtypes of a node's inputs from its attrs, as a host that builds a kernel from a node knows them | [`kernel::input_types`] |
 //! | our shape function called from outside, with shapes, dtypes and attrs | [`shape`] |
 //! | our gradient function run for a host, on our runtime | [`gradient`] |
+//! | a call's kernel or gradient, made once per key and kept | [`prepared`] |
 //! | our errors (and contained panics) as the text of a host's status | [`status`] |
 //! | which crates' ops a library exports | [`Crates`] |
 //! | the names Python sees (`zero_out`, `in_`) and docstrings | [`names`] |
@@ -57,6 +58,7 @@ pub mod kernel;
 pub mod manifest;
 pub mod names;
 pub mod plan;
+pub mod prepared;
 pub mod request;
 pub mod shape;
 pub mod status;

@@ -12,18 +12,9 @@ and exits non-zero when any test failed.
 import os
 import sys
 
-
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
-    # Ops that fail on purpose (op-tf/test-ops), exported to JAX too.
-    os.environ["OPKIT_JAX_TEST_OPS"] = os.path.abspath(sys.argv[1])
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
-    import suite
-
-    suite.run("JAX tests", os.path.join(here, "tests"))
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "python"))
+import suite  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    # Ops that fail on purpose (op-tf/test-ops), exported to JAX too.
+    suite.main("JAX tests", __file__, "OPKIT_JAX_TEST_OPS", "TEST_OPS.so (with the package opkit_ops installed)")

@@ -9,12 +9,12 @@
 //! text; each call then lends XLA's input buffers to it and writes each
 //! output into the buffer XLA allocated at trace time.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::Arc;
 
-use op_core::{Code, DType, Error, Result, Runtime, Tensor, contain_panic};
+use op_core::{Code, DType, Error, Result, Runtime, contain_panic};
 use op_host::gradient::GradientRunner;
-use op_host::kernel::{HostBuffer, HostKernel, OutputSink, copy_outputs, lend_input};
+use op_host::kernel::{HostBuffer, HostKernel, OutputSink, lend_input};
+use op_host::prepared::{Inputs, Prepared, PreparedCache};
 use op_host::request::Request;
 use smallvec::SmallVec;
 
@@ -26,40 +26,26 @@ use crate::ffi;
 /// whose XLA speaks 0.2.
 pub const API_VERSION: (i32, i32) = (0, 1);
 
-/// What a request runs.
-enum Prepared {
-    Kernel(HostKernel),
-    Gradient(GradientRunner),
-}
-
 /// The prepared calls, by request text.
-fn cache() -> &'static RwLock<HashMap<String, Arc<Prepared>>> {
-    static CACHE: OnceLock<RwLock<HashMap<String, Arc<Prepared>>>> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
+static CACHE: PreparedCache = PreparedCache::new();
 
 /// The prepared call for `text`, made on first use.
 fn prepared(text: &str) -> Result<Arc<Prepared>> {
-    if let Some(found) = cache().read().ok().and_then(|c| c.get(text).cloned()) {
-        return Ok(found);
-    }
-    let request = Request::parse(text)?;
-    let def = request.entry.def();
-    let made = Arc::new(if request.gradient {
-        Prepared::Gradient(GradientRunner::new(request.entry, &request.attrs)?)
-    } else {
-        Prepared::Kernel(HostKernel::new(
-            Runtime::global(),
-            &def.name,
-            &request.input_types(),
-            &request.attrs,
-            &def.name,
-        )?)
-    });
-    if let Ok(mut cache) = cache().write() {
-        cache.insert(text.to_owned(), made.clone());
-    }
-    Ok(made)
+    CACHE.get_or_make(text, || {
+        let request = Request::parse(text)?;
+        let def = request.entry.def();
+        Ok(if request.gradient {
+            Prepared::Gradient(GradientRunner::new(request.entry, &request.attrs)?)
+        } else {
+            Prepared::Kernel(HostKernel::new(
+                Runtime::global(),
+                &def.name,
+                &request.input_types(),
+                &request.attrs,
+                &def.name,
+            )?)
+        })
+    })
 }
 
 /// Our dtype of XLA's `dtype` number, when its buffers cross.
@@ -235,7 +221,7 @@ unsafe fn execute(frame: &ffi::CallFrame) -> Result<()> {
     // SAFETY: the caller's contract.
     let text = unsafe { request_text(&frame.attrs) }?;
     let prepared = prepared(text)?;
-    let mut inputs: SmallVec<[Tensor; 8]> = SmallVec::new();
+    let mut inputs = Inputs::new();
     for i in 0..frame.args.size.max(0) as usize {
         // SAFETY: `i` is below the count; XLA's input buffer, unwritten
         // while the kernel runs, outlives the lent tensors (gone before
@@ -254,15 +240,7 @@ unsafe fn execute(frame: &ffi::CallFrame) -> Result<()> {
         inputs.push(tensor);
     }
     let mut outputs = XlaOutputs { rets: &frame.rets };
-    match &*prepared {
-        // SAFETY: each result buffer is XLA's for this call, written only
-        // through the sink.
-        Prepared::Kernel(kernel) => unsafe { kernel.run(&mut inputs, &mut outputs) },
-        Prepared::Gradient(gradient) => {
-            let grads = gradient.run(Runtime::global(), &inputs)?;
-            drop(inputs);
-            // SAFETY: as above.
-            unsafe { copy_outputs(grads.iter().map(Ok), &mut outputs) }
-        }
-    }
+    // SAFETY: each result buffer is XLA's for this call, written only
+    // through the sink.
+    unsafe { prepared.run(inputs, &mut outputs) }
 }

@@ -12,17 +12,9 @@ and exits non-zero when any test failed.
 import os
 import sys
 
-
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py DELEGATE.so (in a Python with ai-edge-litert and numpy)")
-    os.environ["OP_LITERT_TEST_DELEGATE"] = os.path.abspath(sys.argv[1])
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
-    import suite
-
-    suite.run("LiteRT delegate tests", os.path.join(here, "tests"))
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "python"))
+import suite  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    # The delegate library of test kernels (op-litert/test-delegate).
+    suite.main("LiteRT delegate tests", __file__, "OP_LITERT_TEST_DELEGATE", "DELEGATE.so (in a Python with ai-edge-litert and numpy)")

@@ -765,6 +765,41 @@ unsafe extern "C" fn kernel_free(_context: *mut TfLiteContext, buffer: *mut c_vo
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(kernel)));
 }
 
+/// Runs `body` on `node`'s kernel, with LiteRT's tensors of the node read
+/// as host tensors (inputs, outputs) and the outputs' tensor indices.
+///
+/// # Safety
+///
+/// LiteRT's live context and node (one of ours), for the call.
+unsafe fn with_host_tensors<R>(
+    context: *mut TfLiteContext,
+    node: *mut TfLiteNode,
+    body: impl FnOnce(
+        &mut ExternalNode,
+        &[Option<HostTensor<'_>>],
+        &[HostTensor<'_>],
+        &[c_int],
+    ) -> Result<R>,
+) -> Result<R> {
+    // SAFETY: the caller's contract.
+    let kernel = unsafe { kernel_of(node) }?;
+    // SAFETY: as above.
+    unsafe { kernel.read_shapes(context) }?;
+    let Kernel {
+        inputs,
+        outputs,
+        names,
+        shapes,
+        node,
+    } = kernel;
+    let external = node.as_mut().map_err(|e| e.clone())?;
+    let op = external.op().to_owned();
+    // SAFETY: as above.
+    let (ins, outs) =
+        unsafe { Kernel::host_tensors(context, &op, inputs, outputs, names, shapes) }?;
+    body(external, &ins, &outs, outputs)
+}
+
 unsafe extern "C" fn kernel_prepare(
     context: *mut TfLiteContext,
     node: *mut TfLiteNode,
@@ -776,40 +811,31 @@ unsafe extern "C" fn kernel_prepare(
             "op-litert: the delegate kernel's prepare",
             K_TF_LITE_ERROR,
             || {
-                let kernel = kernel_of(node)?;
-                kernel.read_shapes(context)?;
-                let Kernel {
-                    inputs,
-                    outputs,
-                    names,
-                    shapes,
-                    node,
-                } = kernel;
-                let external = node.as_mut().map_err(|e| e.clone())?;
-                let op = external.op().to_owned();
-                let (ins, outs) =
-                    Kernel::host_tensors(context, &op, inputs, outputs, names, shapes)?;
-                let prepared = external.prepare(&ins, &outs)?;
-                let resize = (*context)
-                    .ResizeTensor
-                    .ok_or_else(|| Error::internal("LiteRT's context has no ResizeTensor"))?;
-                for (k, (out, want)) in outs.iter().zip(prepared).enumerate() {
-                    if out.dtype != want.dtype {
-                        return Err(Error::invalid_argument(format!(
-                            "op-litert delegate: custom op {} makes output {k} ({}) {}, but the model says {}",
-                            quoted(&op),
-                            quoted(out.name),
-                            want.dtype,
-                            out.dtype
-                        )));
+                with_host_tensors(context, node, |external, ins, outs, outputs| {
+                    let op = external.op().to_owned();
+                    let prepared = external.prepare(ins, outs)?;
+                    let resize = (*context)
+                        .ResizeTensor
+                        .ok_or_else(|| Error::internal("LiteRT's context has no ResizeTensor"))?;
+                    for (k, (out, want)) in outs.iter().zip(prepared).enumerate() {
+                        if out.dtype != want.dtype {
+                            return Err(Error::invalid_argument(format!(
+                                "op-litert delegate: custom op {} makes output {k} ({}) {}, but the model says {}",
+                                quoted(&op),
+                                quoted(out.name),
+                                want.dtype,
+                                out.dtype
+                            )));
+                        }
+                        if out.shape != want.shape.as_slice() {
+                            let tensor =
+                                tensor(context, outputs[k])?.expect("an output is never -1");
+                            let dims = int_array(&want.shape)?;
+                            check(resize(context, tensor, dims), "ResizeTensor")?;
+                        }
                     }
-                    if out.shape != want.shape.as_slice() {
-                        let tensor = tensor(context, outputs[k])?.expect("an output is never -1");
-                        let dims = int_array(&want.shape)?;
-                        check(resize(context, tensor, dims), "ResizeTensor")?;
-                    }
-                }
-                Ok(())
+                    Ok(())
+                })
             },
         )
     }
@@ -826,20 +852,10 @@ unsafe extern "C" fn kernel_invoke(
             "op-litert: the delegate kernel's invoke",
             K_TF_LITE_ERROR,
             || {
-                let kernel = kernel_of(node)?;
-                kernel.read_shapes(context)?;
-                let Kernel {
-                    inputs,
-                    outputs,
-                    names,
-                    shapes,
-                    node,
-                } = kernel;
-                let external = node.as_mut().map_err(|e| e.clone())?;
-                let (ins, outs) =
-                    Kernel::host_tensors(context, external.op(), inputs, outputs, names, shapes)?;
-                // LiteRT does not touch the node's tensors while it runs.
-                external.invoke(&ins, &outs)
+                with_host_tensors(context, node, |external, ins, outs, _| {
+                    // LiteRT does not touch the node's tensors while it runs.
+                    external.invoke(ins, outs)
+                })
             },
         )
     }

@@ -14,20 +14,11 @@ and exits non-zero when any test failed.
 import os
 import sys
 
-
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py TEST_OPS.so (with the packages opkit_ops and examples_tf installed)")
-    # The library of test ops: some fail on purpose, one has a named resource (op-tf/test-ops).
-    os.environ["OPKIT_TF_TEST_OPS"] = os.path.abspath(sys.argv[1])
-    # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
-    import suite
-
-    suite.run("TensorFlow plugin tests", os.path.join(here, "tests"))
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "python"))
+import suite  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    # TensorFlow's C++ logs (oneDNN, CPU features) are not the tests' output.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # The library of test ops: some fail on purpose, one has a named resource (op-tf/test-ops).
+    suite.main("TensorFlow plugin tests", __file__, "OPKIT_TF_TEST_OPS", "TEST_OPS.so (with the packages opkit_ops and examples_tf installed)")

@@ -12,18 +12,9 @@ and exits non-zero when any test failed.
 import os
 import sys
 
-
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: run_tests.py TEST_OPS.so (with the package opkit_ops installed)")
-    # Ops that fail on purpose (op-tf/test-ops), exported to PyTorch too.
-    os.environ["OPKIT_TORCH_TEST_OPS"] = os.path.abspath(sys.argv[1])
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "..", "..", "tools", "python"))
-    import suite
-
-    suite.run("PyTorch tests", os.path.join(here, "tests"))
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "python"))
+import suite  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    # Ops that fail on purpose (op-tf/test-ops), exported to PyTorch too.
+    suite.main("PyTorch tests", __file__, "OPKIT_TORCH_TEST_OPS", "TEST_OPS.so (with the package opkit_ops installed)")

@@ -25,15 +25,15 @@
 //!    PyTorch's own `c10::Error` with our message, through
 //!    `aoti_torch_check`: Python sees a `RuntimeError`.
 
-use std::collections::HashMap;
 use std::ffi::{CString, c_void};
 use std::fmt::Write as _;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use op_core::registry::OpEntry;
-use op_core::{AttrValue, DType, Error, ListValue, Result, Runtime, Tensor, contain_panic};
+use op_core::{AttrValue, DType, Error, ListValue, Result, Runtime, contain_panic};
 use op_host::gradient::GradientRunner;
-use op_host::kernel::{HostBuffer, HostKernel, OutputSink, copy_outputs, lend_input};
+use op_host::kernel::{HostBuffer, HostKernel, OutputSink, lend_input};
+use op_host::prepared::{Inputs, Prepared, PreparedCache};
 use smallvec::SmallVec;
 
 use crate::schema::{Schema, Slot};
@@ -320,16 +320,8 @@ unsafe fn string_bytes(host: &Host, string: *mut c_void) -> Result<Vec<u8>> {
     Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }.to_vec())
 }
 
-/// A kernel made for one op, input dtypes and attrs.
-enum Prepared {
-    Kernel(HostKernel),
-    Gradient(GradientRunner),
-}
-
-fn cache() -> &'static RwLock<HashMap<String, Arc<Prepared>>> {
-    static CACHE: OnceLock<RwLock<HashMap<String, Arc<Prepared>>>> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
+/// The kernels made, by op, input dtypes and attr values.
+static CACHE: PreparedCache = PreparedCache::new();
 
 /// The kernel for `op` with these inputs and attrs, made once.
 fn prepared(
@@ -338,26 +330,20 @@ fn prepared(
     inputs: &[DType],
     attrs: &[(&str, AttrValue)],
 ) -> Result<Arc<Prepared>> {
-    if let Some(found) = cache().read().ok().and_then(|c| c.get(key).cloned()) {
-        return Ok(found);
-    }
-    let def = op.entry.def();
-    let made = Arc::new(if op.gradient {
-        Prepared::Gradient(GradientRunner::new(op.entry, attrs)?)
-    } else {
-        let types: Vec<op_core::InputTypes> = inputs.iter().map(|d| (*d).into()).collect();
-        Prepared::Kernel(HostKernel::new(
-            Runtime::global(),
-            &def.name,
-            &types,
-            attrs,
-            &op.qualified,
-        )?)
-    });
-    if let Ok(mut cache) = cache().write() {
-        cache.insert(key.to_owned(), made.clone());
-    }
-    Ok(made)
+    CACHE.get_or_make(key, || {
+        Ok(if op.gradient {
+            Prepared::Gradient(GradientRunner::new(op.entry, attrs)?)
+        } else {
+            let types: Vec<op_core::InputTypes> = inputs.iter().map(|d| (*d).into()).collect();
+            Prepared::Kernel(HostKernel::new(
+                Runtime::global(),
+                &op.entry.def().name,
+                &types,
+                attrs,
+                &op.qualified,
+            )?)
+        })
+    })
 }
 
 /// An input, read: its dtype and dims, and the tensor whose memory is lent
@@ -559,7 +545,7 @@ fn run<'h>(
     let _ = write!(key, "|{attrs:?}");
     let forward: Vec<DType> = inputs.iter().take(n_forward).map(|i| i.dtype).collect();
     let prepared = prepared(op, &key, &forward, &attrs)?;
-    let mut lent: SmallVec<[Tensor; 8]> = SmallVec::new();
+    let mut lent = Inputs::new();
     for (i, input) in inputs.iter().enumerate() {
         let len = input.dims.iter().product::<usize>() * input.dtype.size_of().unwrap_or(0);
         let bytes: &[u8] = if len == 0 || input.data.is_null() {
@@ -583,16 +569,8 @@ fn run<'h>(
         made: SmallVec::new(),
         expected: num_outputs,
     };
-    match &*prepared {
-        // SAFETY: each buffer the sink gives is a new tensor's, its alone.
-        Prepared::Kernel(kernel) => unsafe { kernel.run(&mut lent, &mut outputs) }?,
-        Prepared::Gradient(gradient) => {
-            let grads = gradient.run(Runtime::global(), &lent)?;
-            drop(lent);
-            // SAFETY: as above.
-            unsafe { copy_outputs(grads.iter().map(Ok), &mut outputs) }?;
-        }
-    }
+    // SAFETY: each buffer the sink gives is a new tensor's, its alone.
+    unsafe { prepared.run(lent, &mut outputs) }?;
     if outputs.made.len() != num_outputs {
         return Err(Error::internal(format!(
             "the kernel made {} outputs, but PyTorch expects {num_outputs}",
