@@ -95,6 +95,7 @@ fn tensorflow_python(args: &Args) -> Option<PathBuf> {
 
 const TENSORFLOW_PY: &str = include_str!("../python/package/tensorflow.py");
 const INIT_PY: &str = include_str!("../python/package/__init__.py");
+const HOST_PY: &str = include_str!("../python/package/_host.py");
 const PYPROJECT: &str = include_str!("../python/package/pyproject.toml");
 const ONNX_PY: &str = include_str!("../python/package/onnx.py");
 const JAX_PY: &str = include_str!("../python/package/jax.py");
@@ -255,6 +256,7 @@ fn package(root: &Path, args: &Args) -> io::Result<()> {
         inner.join("__init__.py"),
         INIT_PY.replace("PACKAGE", &package),
     )?;
+    std::fs::write(inner.join("_host.py"), HOST_PY)?;
     let pyproject = PYPROJECT
         .replace("DISTRIBUTION", &package.replace('_', "-"))
         .replace("VERSION", env!("CARGO_PKG_VERSION"))

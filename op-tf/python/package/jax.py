@@ -23,16 +23,14 @@ Written by `cargo xtask package` (op-tf/python/package/jax.py).
 import ctypes as _ctypes
 import functools as _functools
 import json as _json
-import os as _os
 
 import jax as _jax
 import jax.numpy as _jnp
 import numpy as _np
 
-_HERE = _os.path.dirname(_os.path.abspath(__file__))
-with open(_os.path.join(_HERE, "jax_manifest.json")) as _f:
-    _MANIFEST = _json.load(_f)
-_LIBRARY = _os.path.join(_HERE, _MANIFEST["library"])
+from . import _host
+
+_MANIFEST, _LIBRARY = _host.manifest("jax")
 
 #: The XLA FFI target every op of the library calls.
 TARGET = "opkit.PACKAGE"
@@ -42,9 +40,7 @@ FFI_API_VERSION = tuple(_MANIFEST["ffi_api_version"])
 SKIPPED = {op["name"]: op["why"] for op in _MANIFEST["skipped"]}
 
 _lib = _ctypes.CDLL(_LIBRARY)
-_lib.op_jax_infer.restype = _ctypes.c_void_p
-_lib.op_jax_infer.argtypes = [_ctypes.c_char_p]
-_lib.op_jax_free.argtypes = [_ctypes.c_void_p]
+_infer = _host.ShapeFunctions(_lib, "op_jax").outputs
 _jax.ffi.register_ffi_target(TARGET, _jax.ffi.pycapsule(_lib.op_jax_call), platform="cpu")
 
 # Our DataType numbers and numpy's dtypes.
@@ -66,17 +62,6 @@ def _number(dtype):
         return _NUMBERS[_np.dtype(dtype)]
     except (KeyError, TypeError):
         raise TypeError(f"dtype {dtype} does not cross to the library's ops") from None
-
-
-def _infer(request):
-    pointer = _lib.op_jax_infer(request.encode())
-    try:
-        answer = _json.loads(_ctypes.string_at(pointer).decode())
-    finally:
-        _lib.op_jax_free(pointer)
-    if "error" in answer:
-        raise ValueError(answer["error"])
-    return answer["outputs"]
 
 
 #: Concrete int32 and int64 inputs of at most this many elements have their values

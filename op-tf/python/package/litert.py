@@ -18,13 +18,9 @@ leaves). Importing this module needs no LiteRT; `load_delegate` does.
 Written by `cargo xtask package` (op-tf/python/package/litert.py).
 """
 
-import json as _json
-import os as _os
+from . import _host
 
-_HERE = _os.path.dirname(_os.path.abspath(__file__))
-with open(_os.path.join(_HERE, "litert_manifest.json")) as _f:
-    _MANIFEST = _json.load(_f)
-_LIBRARY = _os.path.join(_HERE, _MANIFEST["library"])
+_MANIFEST, _LIBRARY = _host.manifest("litert")
 
 #: The custom ops the delegate can claim, by name: "lite_kernel" or "framework".
 OPS = {op["name"]: op["from"] for op in _MANIFEST["ops"]}

@@ -21,13 +21,9 @@ left out. Importing this module needs neither onnx nor onnxruntime;
 Written by `cargo xtask package` (op-tf/python/package/onnx.py).
 """
 
-import json as _json
-import os as _os
+from . import _host
 
-_HERE = _os.path.dirname(_os.path.abspath(__file__))
-with open(_os.path.join(_HERE, "onnx_manifest.json")) as _f:
-    _MANIFEST = _json.load(_f)
-_LIBRARY = _os.path.join(_HERE, _MANIFEST["library"])
+_MANIFEST, _LIBRARY = _host.manifest("onnx")
 
 #: The custom-op domain of the library's ops.
 DOMAIN = _MANIFEST["domain"]

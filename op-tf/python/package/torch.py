@@ -24,15 +24,12 @@ Written by `cargo xtask package` (op-tf/python/package/torch.py).
 """
 
 import ctypes as _ctypes
-import json as _json
-import os as _os
 
 import torch as _torch
 
-_HERE = _os.path.dirname(_os.path.abspath(__file__))
-with open(_os.path.join(_HERE, "torch_manifest.json")) as _f:
-    _MANIFEST = _json.load(_f)
-_LIBRARY = _os.path.join(_HERE, _MANIFEST["library"])
+from . import _host
+
+_MANIFEST, _LIBRARY = _host.manifest("torch")
 
 #: The namespace of the library's ops: `torch.ops.NAMESPACE.<name>`.
 NAMESPACE = _MANIFEST["namespace"]
@@ -44,9 +41,7 @@ SKIPPED = {op["name"]: op["why"] for op in _MANIFEST["skipped"]}
 _torch.ops.load_library(_LIBRARY)
 _lib = _ctypes.CDLL(_LIBRARY)
 _lib.op_torch_load_report.restype = _ctypes.c_char_p
-_lib.op_torch_infer.restype = _ctypes.c_void_p
-_lib.op_torch_infer.argtypes = [_ctypes.c_char_p]
-_lib.op_torch_free.argtypes = [_ctypes.c_void_p]
+_infer = _host.ShapeFunctions(_lib, "op_torch").outputs
 #: What loading the library registered with PyTorch, a line per op.
 LOAD_REPORT = _lib.op_torch_load_report().decode()
 if not LOAD_REPORT.startswith("ok"):
@@ -72,17 +67,6 @@ def _number(dtype):
         return _NUMBERS[dtype]
     except KeyError:
         raise TypeError(f"dtype {dtype} does not cross to the library's ops") from None
-
-
-def _infer(request):
-    pointer = _lib.op_torch_infer(_json.dumps(request).encode())
-    try:
-        answer = _json.loads(_ctypes.string_at(pointer).decode())
-    finally:
-        _lib.op_torch_free(pointer)
-    if "error" in answer:
-        raise ValueError(answer["error"])
-    return answer["outputs"]
 
 
 def _attrs(entry, given):
