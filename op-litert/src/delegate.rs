@@ -27,14 +27,37 @@ pub struct Library {
     names: BTreeMap<String, &'static str>,
 }
 
+/// A function that adds custom ops to a resolver, as TensorFlow Lite's
+/// `resolver.AddCustom("Sin", Register_SIN())` does (seed 002): what
+/// `export!(register = path)` names.
+pub type Registrar = fn(&mut MutableOpResolver);
+
+/// The registrar of this library's `export!`, set by its entry points
+/// before the library is first made.
+static REGISTRAR: OnceLock<Option<Registrar>> = OnceLock::new();
+
+/// Sets the library's registrar (`export!(register = ...)`); the first
+/// call wins. The `export!` entry points call it.
+pub fn set_registrar(registrar: Option<Registrar>) {
+    let _ = REGISTRAR.set(registrar);
+}
+
 impl Library {
-    /// The library of what is linked into the program.
-    pub fn linked() -> Library {
+    /// The library of what is linked into the program: its `#[lite_kernel]`s
+    /// and, with a `registrar`, the custom ops it adds (`"registered"`),
+    /// then the framework's ops.
+    pub fn linked(registrar: Option<Registrar>) -> Library {
         let mut linked = MutableOpResolver::new();
         linked.add_linked();
         let mut names = BTreeMap::new();
         for (name, _) in linked.custom_ops() {
             names.insert(name, "lite_kernel");
+        }
+        if let Some(register) = registrar {
+            register(&mut linked);
+            for (name, _) in linked.custom_ops() {
+                names.entry(name).or_insert("registered");
+            }
         }
         let resolver = FrameworkOps::new().over(linked);
         for (name, _) in resolver.custom_ops() {
@@ -46,11 +69,11 @@ impl Library {
     /// The library of the process, made once.
     pub fn global() -> &'static Library {
         static LIBRARY: OnceLock<Library> = OnceLock::new();
-        LIBRARY.get_or_init(Library::linked)
+        LIBRARY.get_or_init(|| Library::linked(REGISTRAR.get().copied().flatten()))
     }
 
     /// The custom ops the library can claim, sorted, with where each comes
-    /// from (`"lite_kernel"` or `"framework"`).
+    /// from (`"lite_kernel"`, `"registered"` or `"framework"`).
     pub fn ops(&self) -> impl Iterator<Item = (&str, &'static str)> {
         self.names.iter().map(|(n, from)| (n.as_str(), *from))
     }

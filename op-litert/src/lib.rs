@@ -92,9 +92,20 @@ pub mod options;
 /// - `tflite_plugin_destroy_delegate(delegate)`.
 /// - `op_litert_manifest()`: the custom ops the library can claim, as JSON
 ///   ([`delegate::manifest_json`]), owned by the library.
+///
+/// `export!(register = my_crate::register_sin)` also claims the custom ops
+/// that function adds to a resolver (a [`delegate::Registrar`]: the seed's
+/// `resolver.AddCustom("Sin", Register_SIN())`, written
+/// `resolver.add_custom("Sin", FnOp::new(sin_prepare, sin_eval))`).
 #[macro_export]
 macro_rules! export {
     () => {
+        $crate::export!(@with ::std::option::Option::None);
+    };
+    (register = $register:path) => {
+        $crate::export!(@with ::std::option::Option::Some($register as $crate::delegate::Registrar));
+    };
+    (@with $registrar:expr) => {
         /// LiteRT's external-delegate entry point: makes the delegate.
         ///
         /// # Safety
@@ -108,6 +119,7 @@ macro_rules! export {
             num_options: usize,
             report_error: ::std::option::Option<unsafe extern "C" fn(*const ::std::ffi::c_char)>,
         ) -> *mut $crate::ffi::TfLiteDelegate {
+            $crate::delegate::set_registrar($registrar);
             // SAFETY: the caller's contract.
             unsafe { $crate::delegate::create_delegate(keys, values, num_options, report_error) }
         }
@@ -128,6 +140,7 @@ macro_rules! export {
         /// The custom ops this library's delegate can claim, as JSON.
         #[unsafe(no_mangle)]
         pub extern "C" fn op_litert_manifest() -> *const ::std::ffi::c_char {
+            $crate::delegate::set_registrar($registrar);
             $crate::delegate::manifest()
         }
     };

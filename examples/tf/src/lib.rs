@@ -19,5 +19,8 @@ op_tf::export!(crates = [examples]);
 op_onnx::export!(crates = [examples]);
 op_jax::export!(crates = [examples]);
 op_torch::export!(crates = [examples]);
+// And a LiteRT delegate with the seed's own `Sin` (its `SinPrepare` and
+// `SinEval`, registered as the seed's `resolver.AddCustom` does).
+op_litert::export!(register = examples::sin_lite::register_sin);
 
 extern crate examples;

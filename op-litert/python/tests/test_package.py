@@ -1,6 +1,7 @@
-"""Seed 002's custom Sin in LiteRT through the installed opkit_ops package:
+"""Seed 002's custom Sin in LiteRT through the installed packages:
 `opkit_ops.litert` is the library as a delegate, whose Sin is the framework's
-op through the lite bridge. Skipped, and said, without the package."""
+op through the lite bridge; `examples_tf.litert`, a downstream crate's, whose
+Sin is the seed's own kernel. Skipped, and said, without a package."""
 
 import unittest
 
@@ -13,6 +14,10 @@ try:
     import opkit_ops.litert as ops
 except ImportError:
     ops = None
+try:
+    import examples_tf.litert as user_ops
+except ImportError:
+    user_ops = None
 
 
 @unittest.skipIf(ops is None, "the opkit_ops package is not installed in this Python")
@@ -35,3 +40,17 @@ class OpkitOpsInLiteRT(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipIf(user_ops is None, "the examples_tf package is not installed in this Python")
+class ADownstreamCratesSinInLiteRT(unittest.TestCase):
+    """The examples crate's library: its delegate claims the seed's own Sin
+    (SinPrepare and SinEval, added by `export!(register = ...)`)."""
+
+    def test_the_seed_s_sin_is_the_registered_one(self):
+        self.assertEqual(user_ops.OPS.get("Sin"), "registered")
+
+    def test_seed_002_sin_model_gives_the_seed_s_results(self):
+        interpreter = Interpreter(model_path=model("sin_custom"), experimental_delegates=[user_ops.load_delegate(ops="Sin")])
+        x = npy("sin_custom.input.npy")
+        np.testing.assert_allclose(run(interpreter, x), npy("sin_custom.output.npy"), rtol=1e-6, atol=1e-6)
