@@ -64,6 +64,19 @@ pub use plan::{Skipped, TorchOp, TorchPlan};
 /// [`load::manifest`]). `export!(crates = [my_ops])` exports the ops of
 /// those crates only; `export!(namespace = "my_ns")` names the namespace
 /// (by default the crate's name); both may be given, crates first.
+///
+/// ```
+/// op_torch::export!(crates = [op_kernels], namespace = "my_ns");
+/// extern crate op_kernels;
+/// # fn main() {
+/// // SAFETY: the manifest is a C string the library keeps.
+/// let manifest = unsafe { std::ffi::CStr::from_ptr(op_torch_manifest()) }.to_str().unwrap();
+/// let manifest: serde_json::Value = serde_json::from_str(manifest).unwrap();
+/// assert_eq!(manifest["namespace"], "my_ns");
+/// assert_eq!(manifest["target"], "2.10");
+/// assert!(manifest["ops"].as_array().unwrap().iter().any(|op| op["name"] == "ZeroOut"));
+/// # }
+/// ```
 #[macro_export]
 macro_rules! export {
     () => {
