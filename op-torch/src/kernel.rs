@@ -57,6 +57,8 @@ pub struct SlotOp {
     pub gradient: bool,
     /// `namespace::name`, for errors.
     pub qualified: String,
+    /// The schema's tensor args' names, in order, for errors.
+    pub tensor_names: Vec<String>,
 }
 
 /// PyTorch's ABI and the slots' ops, set once at load.
@@ -323,18 +325,23 @@ unsafe fn string_bytes(host: &Host, string: *mut c_void) -> Result<Vec<u8>> {
 /// The kernels made, by op, input dtypes and attr values.
 static CACHE: PreparedCache = PreparedCache::new();
 
+thread_local! {
+    /// The buffer each call writes its cache key into.
+    static KEY: std::cell::RefCell<String> = std::cell::RefCell::new(String::with_capacity(128));
+}
+
 /// The kernel for `op` with these inputs and attrs, made once.
 fn prepared(
     op: &SlotOp,
     key: &str,
-    inputs: &[DType],
+    inputs: impl FnOnce() -> Vec<DType>,
     attrs: &[(&str, AttrValue)],
 ) -> Result<Arc<Prepared>> {
     CACHE.get_or_make(key, || {
         Ok(if op.gradient {
             Prepared::Gradient(GradientRunner::new(op.entry, attrs)?)
         } else {
-            let types: Vec<op_core::InputTypes> = inputs.iter().map(|d| (*d).into()).collect();
+            let types: Vec<op_core::InputTypes> = inputs().into_iter().map(Into::into).collect();
             Prepared::Kernel(HostKernel::new(
                 Runtime::global(),
                 &op.entry.def().name,
@@ -506,9 +513,9 @@ fn run<'h>(
         )));
     }
     let def = op.entry.def();
-    let tensor_names: Vec<String> = tensor_arg_names(&op.schema);
+    let tensor_names = &op.tensor_names;
     let mut inputs: SmallVec<[Input<'_>; 8]> = SmallVec::new();
-    let mut attrs: Vec<(&str, AttrValue)> = Vec::new();
+    let mut attrs: SmallVec<[(&str, AttrValue); 4]> = SmallVec::new();
     for (arg, (slot, attr)) in args.iter().zip(&op.schema.slots) {
         match (arg, attr) {
             (Owned::Tensor(tensor), _) => {
@@ -537,14 +544,25 @@ fn run<'h>(
             attrs.push((attr, AttrValue::Type(input.dtype)));
         }
     }
-    let mut key = String::with_capacity(64);
-    let _ = write!(key, "{}", op.qualified);
-    for input in &inputs {
-        let _ = write!(key, "|{}", input.dtype.enum_value());
-    }
-    let _ = write!(key, "|{attrs:?}");
-    let forward: Vec<DType> = inputs.iter().take(n_forward).map(|i| i.dtype).collect();
-    let prepared = prepared(op, &key, &forward, &attrs)?;
+    // The cache's key, written into this thread's buffer: no allocation
+    // once the buffer has grown.
+    let prepared = KEY.with(|key| {
+        let mut key = key.borrow_mut();
+        key.clear();
+        let _ = write!(key, "{}", op.qualified);
+        for input in &inputs {
+            let _ = write!(key, "|{}", input.dtype.enum_value());
+        }
+        let _ = write!(key, "|{attrs:?}");
+        let forward = || {
+            inputs
+                .iter()
+                .take(n_forward)
+                .map(|i| i.dtype)
+                .collect::<Vec<DType>>()
+        };
+        prepared(op, &key, forward, &attrs)
+    })?;
     let mut lent = Inputs::new();
     for (i, input) in inputs.iter().enumerate() {
         let len = input.dims.iter().product::<usize>() * input.dtype.size_of().unwrap_or(0);
@@ -581,7 +599,7 @@ fn run<'h>(
 }
 
 /// The names of a schema's tensor args, in order.
-fn tensor_arg_names(schema: &Schema) -> Vec<String> {
+pub fn tensor_arg_names(schema: &Schema) -> Vec<String> {
     let open = schema.text.find('(').map_or(0, |i| i + 1);
     let close = schema.text.find(") ->").unwrap_or(schema.text.len());
     schema.text[open..close]

@@ -65,6 +65,7 @@ fn register(crates: Crates, namespace: &str) -> Result<String> {
                 schema: schema.clone(),
                 gradient,
                 qualified: format!("{namespace}::{}", schema.name),
+                tensor_names: crate::kernel::tensor_arg_names(schema),
             });
         }
     }

@@ -106,13 +106,32 @@ def torch_figures():
 
     import opkit_ops.torch as ops
 
-    torch.set_num_threads(torch.get_num_threads())
-    ours = torch.ops.opkit_ops.example
+    ours = torch.ops.opkit_ops.example.default
     for n, calls, what in [(1, 20000, "one element, per call"), (10_000_000, 5, "1e7 float32")]:
         x = torch.arange(n, dtype=torch.float32)
         torch.testing.assert_close(ours(x), x * 2)
         a, b = compare(what, lambda: ours(x), lambda: x * 2, calls)
         report("PyTorch", what, a, b)
+    # Example has a #[gradient]: its autograd formula is registered from
+    # Python (torch.library.register_autograd), whose kernel runs on every
+    # call. Equal has none, so it shows the C ABI's own cost:
+    x = torch.arange(1, dtype=torch.float32)
+    a, b = compare("", lambda: torch.ops.opkit_ops.equal.default(x, x), lambda: torch.eq(x, x), 20000)
+    report("PyTorch", "Equal (no autograd), per call", a, b)
+
+    # And a peer: the same x * 2 as PyTorch's own Python custom op with an
+    # autograd formula (torch.library.custom_op), against ours.
+    @torch.library.custom_op("host_bench::double", mutates_args=())
+    def double(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    double.register_autograd(lambda ctx, grad: grad * 2)
+    peer = torch.ops.host_bench.double.default
+    a, b = compare("", lambda: ours(x), lambda: peer(x), 20000)
+    print(
+        f"{'PyTorch':13} {'vs a torch.library.custom_op':28} ours {a * 1e6:10.2f} us   peer    {b * 1e6:10.2f} us   "
+        f"ours - peer    {(a - b) * 1e6:+8.2f} us   peer/ours    {b / a:5.2f}x"
+    )
     del ops
 
 
