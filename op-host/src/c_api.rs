@@ -5,7 +5,7 @@
 //! lacks one is told which by name instead of failing in the dynamic
 //! linker or crashing later.
 //!
-//! [`c_api!`](crate::c_api) declares the table; [`in_process`] is the
+//! [`c_api!`](macro@crate::c_api) declares the table; [`in_process`] is the
 //! lookup most hosts want.
 //!
 //! ```
@@ -35,7 +35,7 @@ use std::ffi::{CStr, c_void};
 /// Declares a table of C functions, one field per function (`unsafe
 /// extern "C"`), and `resolve(lookup)`: the table with each function
 /// looked up by name, or the names of those `lookup` did not find (null).
-/// `NAMES` lists every function's name. See the [module docs](crate::c_api).
+/// `NAMES` lists every function's name. See the [module docs](mod@crate::c_api).
 #[macro_export]
 macro_rules! c_api {
     (
@@ -96,7 +96,7 @@ macro_rules! c_api {
     };
 }
 
-/// A lookup for [`c_api!`](crate::c_api)'s `resolve`: each name among the
+/// A lookup for [`c_api!`](macro@crate::c_api)'s `resolve`: each name among the
 /// process's global symbols, then in `library` (a soname: `libtorch_cpu.so`)
 /// if the process has loaded it, as hosts that load their own libraries
 /// without `RTLD_GLOBAL` (PyTorch) do. Loads nothing. With `make_global`,

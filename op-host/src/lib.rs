@@ -14,7 +14,7 @@
 //! | which crates' ops a library exports | [`Crates`] |
 //! | the names Python sees (`zero_out`, `in_`) and docstrings | [`names`] |
 //! | what a library holds (ops, args, attrs, kernels, shape rules), as JSON for generated Python | [`manifest`] |
-//! | a host's C functions found in the process, not linked | [`c_api`] |
+//! | a host's C functions found in the process, not linked | [`mod@c_api`] |
 //!
 //! A crate of its own because each host crate speaks a different C ABI
 //! and is linked only into a library built for that host, while all of
