@@ -64,7 +64,7 @@
 //! ([`resources`]; without a shim, resource ops are left out and the export
 //! says why). GPU kernels (the `gpu` feature, and the shim for
 //! TensorFlow's CUDA stream) run through op-cuda on TensorFlow's GPU device
-//! ([`gpu`]); they are built and registered, but have not yet run on a GPU.
+//! (`op_tf::gpu`, with the `gpu` feature); they are built and registered, but have not yet run on a GPU.
 
 pub mod api;
 #[cfg(feature = "gpu")]
