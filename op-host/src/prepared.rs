@@ -21,7 +21,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 
-use op_core::{Result, Runtime, Tensor};
+use op_core::registry::OpEntry;
+use op_core::{AttrValue, InputTypes, Result, Runtime, Tensor};
 
 use crate::gradient::GradientRunner;
 use crate::kernel::{HostKernel, OutputSink, copy_outputs};
@@ -39,6 +40,29 @@ pub enum Prepared {
 }
 
 impl Prepared {
+    /// The call of `op` (its `#[gradient]` when `gradient`) for inputs of
+    /// these dtypes and these attrs, prepared on the global runtime;
+    /// `node` names it in errors.
+    pub fn new(
+        op: &OpEntry,
+        gradient: bool,
+        inputs: &[InputTypes],
+        attrs: &[(&str, AttrValue)],
+        node: &str,
+    ) -> Result<Prepared> {
+        Ok(if gradient {
+            Prepared::Gradient(GradientRunner::new(op, attrs)?)
+        } else {
+            Prepared::Kernel(HostKernel::new(
+                Runtime::global(),
+                &op.def().name,
+                inputs,
+                attrs,
+                node,
+            )?)
+        })
+    }
+
     /// Runs on `inputs` (lent with [`crate::kernel::lend_input`]), each
     /// output written into a buffer `sink` gives; the inputs are dropped
     /// (or replaced) by the time it returns, as [`HostKernel::run`] says.

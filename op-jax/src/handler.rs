@@ -11,9 +11,8 @@
 
 use std::sync::Arc;
 
-use op_core::{Code, DType, Error, Result, Runtime, contain_panic};
-use op_host::gradient::GradientRunner;
-use op_host::kernel::{HostBuffer, HostKernel, OutputSink, lend_input};
+use op_core::{Code, DType, Error, Result, contain_panic};
+use op_host::kernel::{HostBuffer, OutputSink, lend_input};
 use op_host::prepared::{Inputs, Prepared, PreparedCache};
 use op_host::request::Request;
 use smallvec::SmallVec;
@@ -33,18 +32,14 @@ static CACHE: PreparedCache = PreparedCache::new();
 fn prepared(text: &str) -> Result<Arc<Prepared>> {
     CACHE.get_or_make(text, || {
         let request = Request::parse(text)?;
-        let def = request.entry.def();
-        Ok(if request.gradient {
-            Prepared::Gradient(GradientRunner::new(request.entry, &request.attrs)?)
-        } else {
-            Prepared::Kernel(HostKernel::new(
-                Runtime::global(),
-                &def.name,
-                &request.input_types(),
-                &request.attrs,
-                &def.name,
-            )?)
-        })
+        let name = &request.entry.def().name;
+        Prepared::new(
+            request.entry,
+            request.gradient,
+            &request.input_types(),
+            &request.attrs,
+            name,
+        )
     })
 }
 

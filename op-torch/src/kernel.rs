@@ -30,9 +30,8 @@ use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
 use op_core::registry::OpEntry;
-use op_core::{AttrValue, DType, Error, ListValue, Result, Runtime, contain_panic};
-use op_host::gradient::GradientRunner;
-use op_host::kernel::{HostBuffer, HostKernel, OutputSink, lend_input};
+use op_core::{AttrValue, DType, Error, ListValue, Result, contain_panic};
+use op_host::kernel::{HostBuffer, OutputSink, lend_input};
 use op_host::prepared::{Inputs, Prepared, PreparedCache};
 use smallvec::SmallVec;
 
@@ -338,18 +337,8 @@ fn prepared(
     attrs: &[(&str, AttrValue)],
 ) -> Result<Arc<Prepared>> {
     CACHE.get_or_make(key, || {
-        Ok(if op.gradient {
-            Prepared::Gradient(GradientRunner::new(op.entry, attrs)?)
-        } else {
-            let types: Vec<op_core::InputTypes> = inputs().into_iter().map(Into::into).collect();
-            Prepared::Kernel(HostKernel::new(
-                Runtime::global(),
-                &op.entry.def().name,
-                &types,
-                attrs,
-                &op.qualified,
-            )?)
-        })
+        let types: Vec<op_core::InputTypes> = inputs().into_iter().map(Into::into).collect();
+        Prepared::new(op.entry, op.gradient, &types, attrs, &op.qualified)
     })
 }
 

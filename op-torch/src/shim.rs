@@ -190,24 +190,7 @@ impl Host {
 /// Whether tensors of our `dtype` cross to PyTorch (those [`Host::load`]
 /// maps).
 pub fn crosses(dtype: DType) -> bool {
-    matches!(
-        dtype,
-        DType::Bool
-            | DType::I8
-            | DType::I16
-            | DType::I32
-            | DType::I64
-            | DType::U8
-            | DType::U16
-            | DType::U32
-            | DType::U64
-            | DType::F16
-            | DType::BF16
-            | DType::F32
-            | DType::F64
-            | DType::Complex64
-            | DType::Complex128
-    )
+    dtype == DType::Bool || dtype.is_integer() || dtype.is_float() || dtype.is_complex()
 }
 
 #[cfg(test)]
